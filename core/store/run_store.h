@@ -1,0 +1,134 @@
+#pragma once
+// RunStore: the SQLite database that holds every run (config, status, step metrics, per-epoch
+// evaluations, per-query ranks, checkpoints). The CLI and the GUI share one file.
+//
+// Ownership/threading: one RunStore = one sqlite3 connection; use one RunStore per thread (SQLite
+// WAL lets several connections, also from several processes, read while one writes). The file is
+// opened in WAL mode with foreign keys on and a busy timeout; its schema version is kept in
+// PRAGMA user_version and migrated forward on open. Every multi-row write is one transaction, so
+// a killed process leaves either all or none of it.
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "eval/retrieval_result.h"
+
+struct sqlite3;
+
+namespace hnclip {
+
+// Any failure of the store; the message names the database file and what failed.
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class RunStatus { Queued, Running, Finished, Failed, Stopped, Interrupted };
+std::string to_string(RunStatus s);                 // "queued", "running", ...
+RunStatus run_status_from_string(const std::string& s);  // throws StoreError on an unknown name
+
+struct RunRecord {
+  int64_t id = 0;
+  std::string name;
+  RunStatus status = RunStatus::Queued;
+  std::string status_message;
+  std::string config_json;       // the full TrainConfig as JSON text
+  std::string device;            // "cpu", "cuda:0", ...
+  std::string git_rev;
+  int64_t created_at_ms = 0;     // Unix epoch milliseconds
+  int64_t started_at_ms = 0;     // 0 = not yet
+  int64_t finished_at_ms = 0;    // 0 = not yet
+  int64_t pid = 0;               // process that runs it while status is running
+  std::string host;              // host name of that process
+  int best_epoch = -1;           // -1 = none yet
+};
+
+struct StepMetricRow {
+  int64_t step = 0;
+  int epoch = 0;
+  double wall_time_s = 0;
+  double loss = 0;
+  double loss_standard = 0;
+  double lr = 0;
+  double logit_scale = 0;
+  double grad_norm = 0;
+};
+
+struct EpochEvalRow {
+  int epoch = 0;
+  int64_t step = 0;
+  std::string split;       // "test"
+  std::string direction;   // "t2i" | "i2t"
+  int k = 0;
+  double recall = 0;       // percent
+};
+
+struct QueryRankRow {
+  int64_t query = 0;               // caption index (t2i) or image index (i2t) in the split
+  int64_t rank = 0;                // 1-based rank of the best ground truth
+  std::vector<int64_t> topk;       // best candidates first (stored compactly, e.g. as a blob)
+};
+
+struct CheckpointRow {
+  int epoch = 0;
+  int64_t step = 0;
+  std::string path;
+  double mean_r1 = 0;
+  int64_t created_at_ms = 0;
+};
+
+class RunStore {
+ public:
+  // Opens or creates the database at `path` (its parent folder must exist) and migrates it to
+  // latest_schema_version(). Throws StoreError naming the path if it cannot be opened, is not a
+  // database, or has a schema version newer than this program knows.
+  explicit RunStore(const std::string& path);
+  ~RunStore();
+  RunStore(const RunStore&) = delete;
+  RunStore& operator=(const RunStore&) = delete;
+
+  static int latest_schema_version();
+  int schema_version() const;
+  const std::string& path() const { return path_; }
+
+  // Runs. create_run ignores record.id and returns the new id.
+  int64_t create_run(const RunRecord& record);
+  std::optional<RunRecord> find_run(int64_t id) const;
+  std::vector<RunRecord> list_runs() const;  // newest first
+  void set_status(int64_t run, RunStatus status, const std::string& message);
+  void set_started(int64_t run, int64_t pid, const std::string& host, const std::string& device,
+                   int64_t started_at_ms);
+  void set_finished(int64_t run, int64_t finished_at_ms);
+  void set_best_epoch(int64_t run, int epoch);
+  // Marks every `running` run whose process (pid on this host) no longer exists as
+  // `interrupted`; returns how many. Called on every open by the programs.
+  int mark_dead_runs_interrupted();
+
+  // Step metrics, appended in one transaction per call.
+  void append_step_metrics(int64_t run, const std::vector<StepMetricRow>& rows);
+  std::vector<StepMetricRow> step_metrics(int64_t run) const;  // ordered by step
+  // Drops metrics of steps > step (resume from an earlier checkpoint continues the same curves).
+  void delete_step_metrics_after(int64_t run, int64_t step);
+
+  // One epoch's evaluation: recall rows and both directions' per-query ranks, in one transaction
+  // that replaces anything stored before for the same (run, epoch, split).
+  void write_epoch_eval(int64_t run, int epoch, int64_t step, const std::string& split,
+                        const RetrievalResult& t2i, const RetrievalResult& i2t);
+  std::vector<EpochEvalRow> epoch_evals(int64_t run) const;  // ordered by epoch, direction, k
+  std::vector<QueryRankRow> query_ranks(int64_t run, int epoch, const std::string& split,
+                                        const std::string& direction) const;  // ordered by query
+  void delete_epoch_evals_after(int64_t run, int epoch);
+
+  void add_checkpoint(int64_t run, const CheckpointRow& row);  // replaces same (run, epoch)
+  std::vector<CheckpointRow> checkpoints(int64_t run) const;   // ordered by epoch
+
+ private:
+  void migrate();
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace hnclip

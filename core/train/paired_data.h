@@ -1,0 +1,32 @@
+#pragma once
+// PairedData: one split of a benchmark as the trainer and the evaluator see it — images, their
+// captions (one or several per image), and thread-safe loaders that turn indices into tensors.
+// Implemented in core/data (OpenCV decoding); declared here so train/ and eval/ need LibTorch only.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+namespace hnclip {
+
+class PairedData {
+ public:
+  virtual ~PairedData() = default;
+
+  virtual int64_t num_images() const = 0;
+  virtual int64_t num_captions() const = 0;
+  // The image a caption describes.
+  virtual int64_t caption_image(int64_t caption) const = 0;
+  // The captions of an image (at least one).
+  virtual const std::vector<int64_t>& image_captions(int64_t image) const = 0;
+  virtual const std::string& caption_text(int64_t caption) const = 0;
+
+  // [n, 3, S, S] float32, resized, centre-cropped and normalised for the model. Thread-safe.
+  virtual at::Tensor load_images(const std::vector<int64_t>& images) const = 0;
+  // [n, context_length] int64 token ids. Thread-safe.
+  virtual at::Tensor load_tokens(const std::vector<int64_t>& captions) const = 0;
+};
+
+}  // namespace hnclip

@@ -1,0 +1,47 @@
+#pragma once
+// Plain value structs the trainer reports through TrainObserver. No LibTorch here: the store,
+// the CLI and the GUI consume them.
+
+#include <cstdint>
+#include <string>
+
+#include "eval/retrieval_result.h"
+
+namespace hnclip {
+
+struct StepEvent {
+  int64_t step = 0;             // optimiser steps done so far in the run (1-based after a step)
+  int epoch = 0;                // 1-based epoch the step belongs to
+  int64_t steps_per_epoch = 0;
+  int64_t total_steps = 0;
+  double wall_time_s = 0;       // seconds of training since the run started (pauses excluded)
+  double loss = 0;              // the loss that was optimised (boosted when γ > 0)
+  double loss_standard = 0;     // plain InfoNCE on the same logits (no extra pass)
+  double lr = 0;
+  double logit_scale = 0;       // s = exp(logit_scale), after clamping
+  double grad_norm = 0;         // full-parameter L2 norm before clipping
+};
+
+struct EvalEvent {
+  int epoch = 0;                // 0 = the starting point, before any step
+  int64_t step = 0;
+  std::string split;
+  RetrievalResult t2i;
+  RetrievalResult i2t;
+  double mean_r1() const { return 0.5 * (t2i.recall_at(1) + i2t.recall_at(1)); }
+};
+
+struct CheckpointEvent {
+  int epoch = 0;
+  int64_t step = 0;
+  std::string path;
+  double mean_r1 = 0;
+};
+
+// Run status as stored: queued, running, finished, failed, stopped, interrupted.
+struct StatusEvent {
+  std::string status;
+  std::string message;
+};
+
+}  // namespace hnclip
