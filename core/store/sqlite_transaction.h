@@ -1,0 +1,31 @@
+#pragma once
+// Transaction: RAII guard for one write transaction on a sqlite3 connection. The constructor
+// begins it IMMEDIATE (takes the write lock up front, waiting up to the busy timeout), so a
+// transaction never fails half-way with SQLITE_BUSY when it upgrades from reading to writing;
+// commit() ends it, and a guard destroyed without commit (an exception) rolls everything back.
+//
+// Ownership/threading: borrows the connection, which must outlive it; one thread.
+
+#include <sqlite3.h>
+
+#include <string>
+
+namespace hnclip {
+
+class Transaction {
+ public:
+  Transaction(sqlite3* db, const std::string& path, std::string operation);
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+  void commit();
+
+ private:
+  sqlite3* db_;
+  const std::string& path_;
+  std::string operation_;
+  bool open_ = false;
+};
+
+}  // namespace hnclip
