@@ -38,7 +38,7 @@ struct RunRecord {
   std::string config_json;       // the full TrainConfig as JSON text
   std::string device;            // "cpu", "cuda:0", ...
   std::string git_rev;
-  int64_t created_at_ms = 0;     // Unix epoch milliseconds
+  int64_t created_at_ms = 0;     // Unix epoch milliseconds; create_run stores "now" for 0
   int64_t started_at_ms = 0;     // 0 = not yet
   int64_t finished_at_ms = 0;    // 0 = not yet
   int64_t pid = 0;               // process that runs it while status is running
@@ -46,6 +46,8 @@ struct RunRecord {
   int best_epoch = -1;           // -1 = none yet
 };
 
+// Doubles round-trip exactly; NaN (SQLite has none) is stored as NULL and read back as NaN.
+// loss_standard of rows written before schema version 2 reads as NaN (not recorded).
 struct StepMetricRow {
   int64_t step = 0;
   int epoch = 0;
@@ -77,14 +79,15 @@ struct CheckpointRow {
   int64_t step = 0;
   std::string path;
   double mean_r1 = 0;
-  int64_t created_at_ms = 0;
+  int64_t created_at_ms = 0;     // add_checkpoint stores "now" for 0
 };
 
 class RunStore {
  public:
   // Opens or creates the database at `path` (its parent folder must exist) and migrates it to
   // latest_schema_version(). Throws StoreError naming the path if it cannot be opened, is not a
-  // database, or has a schema version newer than this program knows.
+  // database, or has a schema version newer than this program knows. A folder that does not
+  // exist or is not writable is refused before anything is created.
   explicit RunStore(const std::string& path);
   ~RunStore();
   RunStore(const RunStore&) = delete;
@@ -96,18 +99,26 @@ class RunStore {
 
   // Runs. create_run ignores record.id and returns the new id.
   int64_t create_run(const RunRecord& record);
+  // Deletes a run and (ON DELETE CASCADE) all its metrics, evaluations and checkpoint rows; the
+  // checkpoint files themselves are the caller's. Returns false if there was no such run.
+  // [addition]
+  bool delete_run(int64_t id);
   std::optional<RunRecord> find_run(int64_t id) const;
   std::vector<RunRecord> list_runs() const;  // newest first
+  // The set_* methods throw StoreError if the run does not exist.
   void set_status(int64_t run, RunStatus status, const std::string& message);
   void set_started(int64_t run, int64_t pid, const std::string& host, const std::string& device,
                    int64_t started_at_ms);
   void set_finished(int64_t run, int64_t finished_at_ms);
   void set_best_epoch(int64_t run, int epoch);
   // Marks every `running` run whose process (pid on this host) no longer exists as
-  // `interrupted`; returns how many. Called on every open by the programs.
+  // `interrupted`; returns how many. Called on every open by the programs. Runs with pid 0 (not
+  // yet started) or on another host are left alone: their liveness cannot be checked here.
   int mark_dead_runs_interrupted();
 
-  // Step metrics, appended in one transaction per call.
+  // Step metrics, appended in one transaction per call. A step already stored for the run is an
+  // error (StoreError; nothing of the call is written): a resume must delete_step_metrics_after
+  // its checkpoint's step first.
   void append_step_metrics(int64_t run, const std::vector<StepMetricRow>& rows);
   std::vector<StepMetricRow> step_metrics(int64_t run) const;  // ordered by step
   // Drops metrics of steps > step (resume from an earlier checkpoint continues the same curves).
@@ -115,6 +126,9 @@ class RunStore {
 
   // One epoch's evaluation: recall rows and both directions' per-query ranks, in one transaction
   // that replaces anything stored before for the same (run, epoch, split).
+  // Recall rows are stored under the directions "t2i" and "i2t" (a result whose own direction
+  // is set to something else is refused, which catches swapped arguments); query i of a result
+  // gets ranks[i] and topk[i] (topk may be empty: no candidate ids stored).
   void write_epoch_eval(int64_t run, int epoch, int64_t step, const std::string& split,
                         const RetrievalResult& t2i, const RetrievalResult& i2t);
   std::vector<EpochEvalRow> epoch_evals(int64_t run) const;  // ordered by epoch, direction, k
@@ -126,7 +140,9 @@ class RunStore {
   std::vector<CheckpointRow> checkpoints(int64_t run) const;   // ordered by epoch
 
  private:
+  void configure_connection();
   void migrate();
+  int read_user_version() const;
   std::string path_;
   sqlite3* db_ = nullptr;
 };

@@ -1,0 +1,90 @@
+#include "store/schema_migrations.h"
+
+namespace hnclip {
+
+namespace {
+
+// Version 1: the initial tables. Metric doubles are nullable because SQLite stores NaN as NULL
+// and a diverged loss must still be recordable; RunStore reads NULL back as NaN.
+constexpr const char* kV1InitialTables = R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  status TEXT NOT NULL,
+  config_json TEXT NOT NULL DEFAULT '{}',
+  device TEXT NOT NULL DEFAULT '',
+  git_rev TEXT NOT NULL DEFAULT '',
+  created_at_ms INTEGER NOT NULL,
+  started_at_ms INTEGER NOT NULL DEFAULT 0,
+  finished_at_ms INTEGER NOT NULL DEFAULT 0,
+  pid INTEGER NOT NULL DEFAULT 0,
+  host TEXT NOT NULL DEFAULT '',
+  best_epoch INTEGER NOT NULL DEFAULT -1
+);
+CREATE INDEX runs_by_status ON runs(status);
+
+CREATE TABLE step_metrics (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step INTEGER NOT NULL,
+  epoch INTEGER NOT NULL,
+  wall_time_s REAL,
+  loss REAL,
+  lr REAL,
+  logit_scale REAL,
+  grad_norm REAL,
+  PRIMARY KEY (run_id, step)
+) WITHOUT ROWID;
+
+CREATE TABLE epoch_evals (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  epoch INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  split TEXT NOT NULL,
+  direction TEXT NOT NULL,
+  k INTEGER NOT NULL,
+  recall REAL,
+  PRIMARY KEY (run_id, epoch, split, direction, k)
+) WITHOUT ROWID;
+
+CREATE TABLE query_ranks (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  epoch INTEGER NOT NULL,
+  split TEXT NOT NULL,
+  direction TEXT NOT NULL,
+  query INTEGER NOT NULL,
+  rank INTEGER NOT NULL,
+  topk BLOB NOT NULL,
+  PRIMARY KEY (run_id, epoch, split, direction, query)
+) WITHOUT ROWID;
+
+CREATE TABLE checkpoints (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  epoch INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  mean_r1 REAL,
+  created_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (run_id, epoch)
+);
+)sql";
+
+// Version 2: a run's status message (why it failed / was interrupted), and the plain InfoNCE
+// loss next to the optimised one. Rows from version 1 get '' and NULL (read back as NaN: the
+// standard loss was not recorded, which a plot should show as a gap, not as zero).
+constexpr const char* kV2StatusMessageAndStandardLoss = R"sql(
+ALTER TABLE runs ADD COLUMN status_message TEXT NOT NULL DEFAULT '';
+ALTER TABLE step_metrics ADD COLUMN loss_standard REAL;
+)sql";
+
+}  // namespace
+
+const std::vector<MigrationStep>& schema_migrations() {
+  static const std::vector<MigrationStep> steps = {
+      {1, "create initial tables", kV1InitialTables},
+      {2, "add runs.status_message and step_metrics.loss_standard",
+       kV2StatusMessageAndStandardLoss},
+  };
+  return steps;
+}
+
+}  // namespace hnclip
