@@ -1,0 +1,84 @@
+#include "store/run_recorder.h"
+
+#include <iostream>
+#include <utility>
+
+namespace hnclip {
+
+namespace {
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+RunRecorder::RunRecorder(RunStore& store, int64_t run_id, std::size_t batch_rows,
+                         std::chrono::milliseconds max_delay)
+    : store_(store), run_id_(run_id), batch_rows_(batch_rows == 0 ? 1 : batch_rows),
+      max_delay_(max_delay) {
+  buffer_.reserve(batch_rows_);
+}
+
+RunRecorder::~RunRecorder() {
+  try {
+    flush();
+  } catch (const std::exception& e) {
+    std::cerr << "hnclip: run " << run_id_ << ": last step metrics not saved: " << e.what()
+              << "\n";
+  }
+}
+
+void RunRecorder::on_step(const StepEvent& e) {
+  if (buffer_.empty()) oldest_buffered_ = std::chrono::steady_clock::now();
+  StepMetricRow row;
+  row.step = e.step;
+  row.epoch = e.epoch;
+  row.wall_time_s = e.wall_time_s;
+  row.loss = e.loss;
+  row.loss_standard = e.loss_standard;
+  row.lr = e.lr;
+  row.logit_scale = e.logit_scale;
+  row.grad_norm = e.grad_norm;
+  buffer_.push_back(row);
+  if (buffer_.size() >= batch_rows_ ||
+      std::chrono::steady_clock::now() - oldest_buffered_ >= max_delay_) {
+    flush();
+  }
+}
+
+void RunRecorder::flush() {
+  if (buffer_.empty()) return;
+  std::vector<StepMetricRow> batch;
+  batch.swap(buffer_);  // dropped on failure: retrying a refused batch would fail every step
+  buffer_.reserve(batch_rows_);
+  store_.append_step_metrics(run_id_, batch);
+}
+
+void RunRecorder::on_eval(const EvalEvent& e) {
+  flush();
+  store_.write_epoch_eval(run_id_, e.epoch, e.step, e.split, e.t2i, e.i2t);
+}
+
+void RunRecorder::on_checkpoint(const CheckpointEvent& e) {
+  flush();
+  CheckpointRow row;
+  row.epoch = e.epoch;
+  row.step = e.step;
+  row.path = e.path;
+  row.mean_r1 = e.mean_r1;
+  row.created_at_ms = now_ms();
+  store_.add_checkpoint(run_id_, row);
+}
+
+void RunRecorder::on_status(const StatusEvent& e) {
+  const RunStatus status = run_status_from_string(e.status);  // refuse before writing anything
+  flush();
+  store_.set_status(run_id_, status, e.message);
+  if (status == RunStatus::Finished || status == RunStatus::Failed ||
+      status == RunStatus::Stopped) {
+    store_.set_finished(run_id_, now_ms());
+  }
+}
+
+}  // namespace hnclip
