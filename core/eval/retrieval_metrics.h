@@ -1,0 +1,31 @@
+#pragma once
+// Retrieval metrics: Recall@K and per-query ranks for one direction, computed in query chunks so
+// memory stays O(chunk × candidates) however large the test set.
+//
+// Rank rule (ties count against the query): the rank of a query is 1 + the number of
+// non-ground-truth candidates scoring >= its best ground truth. A query with several ground
+// truths (an image with several captions) hits at K if any of them is within the top K.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "eval/retrieval_result.h"
+
+namespace hnclip {
+
+struct RetrievalOptions {
+  std::vector<int> ks{1, 5, 10, 25, 50};
+  int topk = 10;                               // candidate ids kept per query
+  int64_t max_chunk_elements = int64_t{1} << 24;  // bounds one chunk's score matrix (~64 MB)
+};
+
+// queries: [Q, d], candidates: [C, d] (compared by dot product: normalise them first);
+// positives[q]: the distinct candidate ids that are correct for query q (at least one each).
+RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& candidates,
+                               const std::vector<std::vector<int64_t>>& positives,
+                               const std::string& direction, const RetrievalOptions& options = {});
+
+}  // namespace hnclip

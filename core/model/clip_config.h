@@ -1,0 +1,43 @@
+#pragma once
+// ClipConfig: the shape of a CLIP dual encoder (OpenAI's architecture), and the named presets.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace hnclip {
+
+struct ClipConfig {
+  // Image tower (ViT).
+  int64_t image_size = 48;
+  int64_t patch_size = 8;
+  int64_t vision_width = 64;
+  int64_t vision_layers = 2;
+  int64_t vision_heads = 2;
+  // Text tower (causal transformer, pooled at the end token).
+  int64_t context_length = 96;
+  int64_t vocab_size = 0;  // set from the tokenizer
+  int64_t text_width = 64;
+  int64_t text_layers = 2;
+  int64_t text_heads = 2;
+  // Joint embedding.
+  int64_t embed_dim = 64;
+
+  int64_t grid() const { return image_size / patch_size; }
+  // Throws std::invalid_argument naming the first inconsistent field.
+  void validate() const;
+  bool operator==(const ClipConfig& o) const;
+};
+
+// "tiny" (trains on 2 CPU cores in minutes), "ViT-B/32", "ViT-B/16", "ViT-L/14", "ViT-L/14-336".
+// vocab_size and context_length come from the tokenizer. Throws std::invalid_argument for an
+// unknown name, listing the known ones.
+ClipConfig clip_preset(const std::string& name, int64_t vocab_size, int64_t context_length);
+std::vector<std::string> clip_preset_names();
+
+void to_json(nlohmann::json& j, const ClipConfig& c);
+void from_json(const nlohmann::json& j, ClipConfig& c);
+
+}  // namespace hnclip

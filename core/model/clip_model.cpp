@@ -1,0 +1,79 @@
+#include "model/clip_model.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <limits>
+
+namespace hnclip {
+
+namespace {
+constexpr double kInitialLogitScale = 1.0 / 0.07;  // CLIP's starting temperature
+constexpr double kTokenEmbeddingStd = 0.02;       // CLIP's initialize_parameters
+constexpr double kPositionalStd = 0.01;
+}  // namespace
+
+ClipModelImpl::ClipModelImpl(const ClipConfig& config) : config_(config) {
+  config_.validate();
+  const auto& c = config_;
+  visual = register_module("visual", VisionTransformer(c.image_size, c.patch_size, c.vision_width,
+                                                       c.vision_layers, c.vision_heads, c.embed_dim));
+  token_embedding =
+      register_module("token_embedding", torch::nn::Embedding(c.vocab_size, c.text_width));
+  positional_embedding =
+      register_parameter("positional_embedding", torch::empty({c.context_length, c.text_width}));
+  transformer = register_module("transformer", Transformer(c.text_width, c.text_layers, c.text_heads));
+  ln_final = register_module("ln_final", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.text_width})));
+  text_projection = register_parameter("text_projection", torch::empty({c.text_width, c.embed_dim}));
+  logit_scale = register_parameter("logit_scale", torch::full({}, std::log(kInitialLogitScale)));
+
+  // Initialisation as OpenAI CLIP's initialize_parameters (text tower and attention/MLP blocks).
+  torch::NoGradGuard no_grad;
+  torch::nn::init::normal_(token_embedding->weight, 0.0, kTokenEmbeddingStd);
+  torch::nn::init::normal_(positional_embedding, 0.0, kPositionalStd);
+  auto init_blocks = [](Transformer& t) {
+    const double w = static_cast<double>(t->width);
+    const double proj_std = std::pow(w, -0.5) * std::pow(2.0 * t->layers, -0.5);
+    const double attn_std = std::pow(w, -0.5);
+    const double fc_std = std::pow(2.0 * w, -0.5);
+    for (const auto& m : *t->resblocks) {
+      auto* block = m->as<ResidualAttentionBlock>();
+      torch::nn::init::normal_(block->attn->in_proj_weight, 0.0, attn_std);
+      torch::nn::init::normal_(block->attn->out_proj->weight, 0.0, proj_std);
+      torch::nn::init::normal_(block->mlp->c_fc->weight, 0.0, fc_std);
+      torch::nn::init::normal_(block->mlp->c_proj->weight, 0.0, proj_std);
+    }
+  };
+  init_blocks(transformer);
+  init_blocks(visual->transformer);
+  torch::nn::init::normal_(text_projection, 0.0, std::pow(static_cast<double>(c.text_width), -0.5));
+}
+
+ImageFeatures ClipModelImpl::encode_image(const torch::Tensor& images, bool with_patches) {
+  return visual(images, with_patches);
+}
+
+TextFeatures ClipModelImpl::encode_text(const torch::Tensor& tokens, bool with_tokens) {
+  const int64_t l = tokens.size(1);
+  auto x = token_embedding(tokens) + positional_embedding.slice(0, 0, l);
+  // Causal mask built per call (96x96 for the tiny model: negligible) so it follows the device and
+  // dtype and never enters a state dict, as in OpenAI's checkpoints.
+  auto mask = torch::full({l, l}, -std::numeric_limits<float>::infinity(), x.options()).triu(1);
+  x = transformer(x, mask);
+  x = ln_final(x);
+  // Pool at the end token: it has the largest id, so argmax finds it (OpenAI CLIP's rule).
+  auto eot = tokens.argmax(-1);
+  auto rows = torch::arange(tokens.size(0), eot.options());
+  TextFeatures out;
+  out.pooled = torch::matmul(x.index({rows, eot}), text_projection);
+  if (with_tokens) {
+    out.tokens = torch::matmul(x, text_projection);
+    auto pos = torch::arange(l, eot.options()).unsqueeze(0);
+    out.mask = (pos > 0) & (pos < eot.unsqueeze(1));
+  }
+  return out;
+}
+
+torch::Tensor ClipModelImpl::scale() { return logit_scale.exp().clamp_max(kMaxLogitScale); }
+
+}  // namespace hnclip

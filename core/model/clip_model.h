@@ -1,0 +1,48 @@
+#pragma once
+// ClipModel: OpenAI CLIP's dual encoder with OpenAI's parameter names (`visual.*`,
+// `token_embedding.weight`, `positional_embedding`, `transformer.resblocks.N.*`, `ln_final.*`,
+// `text_projection`, `logit_scale`), so real checkpoints map onto it name for name.
+// Ownership: a TORCH_MODULE holder (shared_ptr semantics). Not thread-safe; one training thread.
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/embedding.h>
+#include <torch/nn/modules/normalization.h>
+#include <torch/nn/pimpl.h>
+
+#include "model/clip_config.h"
+#include "model/transformer.h"
+#include "model/vision_transformer.h"
+
+namespace hnclip {
+
+struct TextFeatures {
+  torch::Tensor pooled;  // [B, E] at the end token, after ln_final and text_projection
+  torch::Tensor tokens;  // [B, L, E] every position after ln_final and projection, when asked for
+  torch::Tensor mask;    // [B, L] bool: caption word positions (after start, before end)
+};
+
+class ClipModelImpl : public torch::nn::Module {
+ public:
+  explicit ClipModelImpl(const ClipConfig& config);
+
+  ImageFeatures encode_image(const torch::Tensor& images, bool with_patches = false);
+  TextFeatures encode_text(const torch::Tensor& tokens, bool with_tokens = false);
+  // s = exp(logit_scale), clamped to at most kMaxLogitScale.
+  torch::Tensor scale();
+
+  const ClipConfig& config() const { return config_; }
+
+  VisionTransformer visual{nullptr};
+  torch::nn::Embedding token_embedding{nullptr};
+  torch::Tensor positional_embedding, text_projection, logit_scale;
+  Transformer transformer{nullptr};
+  torch::nn::LayerNorm ln_final{nullptr};
+
+  static constexpr double kMaxLogitScale = 100.0;  // CLIP's clamp on s
+
+ private:
+  ClipConfig config_;
+};
+TORCH_MODULE(ClipModel);
+
+}  // namespace hnclip

@@ -1,0 +1,28 @@
+#include "model/residual_attention_block.h"
+
+#include <torch/torch.h>
+
+namespace hnclip {
+
+torch::Tensor quick_gelu(const torch::Tensor& x) { return x * torch::sigmoid(1.702 * x); }
+
+ClipMlpImpl::ClipMlpImpl(int64_t width) {
+  c_fc = register_module("c_fc", torch::nn::Linear(width, 4 * width));
+  c_proj = register_module("c_proj", torch::nn::Linear(4 * width, width));
+}
+
+torch::Tensor ClipMlpImpl::forward(const torch::Tensor& x) { return c_proj(quick_gelu(c_fc(x))); }
+
+ResidualAttentionBlockImpl::ResidualAttentionBlockImpl(int64_t width, int64_t heads) {
+  ln_1 = register_module("ln_1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})));
+  attn = register_module("attn", MultiheadSelfAttention(width, heads));
+  ln_2 = register_module("ln_2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})));
+  mlp = register_module("mlp", ClipMlp(width));
+}
+
+torch::Tensor ResidualAttentionBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& mask) {
+  auto h = x + attn(ln_1(x), mask);
+  return h + mlp(ln_2(h));
+}
+
+}  // namespace hnclip

@@ -1,0 +1,37 @@
+#pragma once
+// ResidualAttentionBlock: OpenAI CLIP's pre-LayerNorm transformer block
+// (x + attn(ln_1(x)), then x + mlp(ln_2(x)) with a 4x QuickGELU MLP), same parameter names.
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/modules/normalization.h>
+#include <torch/nn/pimpl.h>
+
+#include "model/multihead_self_attention.h"
+
+namespace hnclip {
+
+// The MLP as a module of its own so its parameters are named mlp.c_fc.* and mlp.c_proj.*.
+class ClipMlpImpl : public torch::nn::Module {
+ public:
+  explicit ClipMlpImpl(int64_t width);
+  torch::Tensor forward(const torch::Tensor& x);
+  torch::nn::Linear c_fc{nullptr}, c_proj{nullptr};
+};
+TORCH_MODULE(ClipMlp);
+
+class ResidualAttentionBlockImpl : public torch::nn::Module {
+ public:
+  ResidualAttentionBlockImpl(int64_t width, int64_t heads);
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask = {});
+
+  torch::nn::LayerNorm ln_1{nullptr}, ln_2{nullptr};
+  MultiheadSelfAttention attn{nullptr};
+  ClipMlp mlp{nullptr};
+};
+TORCH_MODULE(ResidualAttentionBlock);
+
+// QuickGELU, x * sigmoid(1.702 x): what OpenAI's CLIP weights were trained with.
+torch::Tensor quick_gelu(const torch::Tensor& x);
+
+}  // namespace hnclip

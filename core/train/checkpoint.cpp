@@ -1,0 +1,132 @@
+#include "train/checkpoint.h"
+
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+
+namespace hnclip {
+
+namespace {
+constexpr const char* kFormat = "hnclip-checkpoint";
+constexpr int kFormatVersion = 1;
+
+std::string list(const std::vector<std::string>& names) {
+  std::string out;
+  const size_t shown = std::min<size_t>(names.size(), 12);
+  for (size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > shown) out += ", ... (" + std::to_string(names.size()) + " in all)";
+  return out;
+}
+
+torch::serialize::InputArchive open_archive(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw CheckpointError("checkpoint " + path + ": no such file");
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(path);
+  } catch (const c10::Error& e) {
+    throw CheckpointError("checkpoint " + path + ": not a readable checkpoint archive (" +
+                          std::string(e.what_without_backtrace()).substr(0, 200) + ")");
+  }
+  return archive;
+}
+}  // namespace
+
+void save_checkpoint(const std::string& path, ClipModel& model, const CheckpointMeta& meta,
+                     torch::optim::Optimizer* optimizer) {
+  nlohmann::json header{{"format", kFormat},      {"version", kFormatVersion},
+                        {"model", meta.model},    {"tokenizer", meta.tokenizer},
+                        {"epoch", meta.epoch},    {"step", meta.step},
+                        {"run_id", meta.run_id},  {"train_config", meta.train_config}};
+  torch::serialize::OutputArchive archive;
+  archive.write("meta", c10::IValue(header.dump()));
+  torch::serialize::OutputArchive weights;
+  for (const auto& p : model->named_parameters()) weights.write(p.key(), p.value().detach().cpu());
+  archive.write("model", weights);
+  if (optimizer != nullptr) {
+    torch::serialize::OutputArchive opt;
+    optimizer->save(opt);
+    archive.write("optimizer", opt);
+  }
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  try {
+    archive.save_to(tmp);
+    std::filesystem::rename(tmp, path);  // atomic on one file system
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    throw;
+  }
+}
+
+CheckpointMeta read_checkpoint_meta(const std::string& path) {
+  auto archive = open_archive(path);
+  c10::IValue v;
+  if (!archive.try_read("meta", v) || !v.isString()) {
+    throw CheckpointError("checkpoint " + path + ": no 'meta' header (not a workbench checkpoint)");
+  }
+  CheckpointMeta meta;
+  try {
+    const auto header = nlohmann::json::parse(v.toStringRef());
+    if (header.value("format", "") != kFormat) throw CheckpointError("unknown format");
+    if (header.value("version", 0) > kFormatVersion) {
+      throw CheckpointError("format version " + std::to_string(header.value("version", 0)) +
+                            " is newer than this program's " + std::to_string(kFormatVersion));
+    }
+    meta.model = header.at("model").get<ClipConfig>();
+    meta.tokenizer = header.at("tokenizer");
+    meta.epoch = header.at("epoch").get<int>();
+    meta.step = header.at("step").get<int64_t>();
+    meta.run_id = header.value("run_id", int64_t{0});
+    meta.train_config = header.value("train_config", nlohmann::json());
+  } catch (const std::exception& e) {
+    throw CheckpointError("checkpoint " + path + ": bad header: " + e.what());
+  }
+  return meta;
+}
+
+void load_checkpoint_weights(const std::string& path, ClipModel& model,
+                             torch::optim::Optimizer* optimizer) {
+  auto archive = open_archive(path);
+  torch::serialize::InputArchive weights;
+  if (!archive.try_read("model", weights)) {
+    throw CheckpointError("checkpoint " + path + ": no 'model' weights");
+  }
+  std::vector<std::string> missing, mismatched, unexpected;
+  std::set<std::string> expected;
+  torch::NoGradGuard no_grad;
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;
+  for (auto& p : model->named_parameters()) {
+    expected.insert(p.key());
+    torch::Tensor t;
+    if (!weights.try_read(p.key(), t)) {
+      missing.push_back(p.key());
+    } else if (t.sizes() != p.value().sizes()) {
+      mismatched.push_back(p.key() + " (checkpoint " + c10::str(t.sizes()) + ", model " +
+                           c10::str(p.value().sizes()) + ")");
+    } else {
+      copies.emplace_back(p.value(), t);
+    }
+  }
+  for (const auto& key : weights.keys()) {
+    if (!expected.count(key)) unexpected.push_back(key);
+  }
+  if (!missing.empty() || !mismatched.empty() || !unexpected.empty()) {
+    std::string msg = "checkpoint " + path + " does not fit the model:";
+    if (!missing.empty()) msg += " missing keys: " + list(missing) + ";";
+    if (!unexpected.empty()) msg += " unexpected keys: " + list(unexpected) + ";";
+    if (!mismatched.empty()) msg += " shape mismatches: " + list(mismatched) + ";";
+    throw CheckpointError(msg);
+  }
+  // Only now, with everything checked, touch the model: a bad file changes nothing.
+  for (auto& [dst, src] : copies) dst.copy_(src.to(dst.device(), dst.dtype()));
+  if (optimizer != nullptr) {
+    torch::serialize::InputArchive opt;
+    if (archive.try_read("optimizer", opt)) optimizer->load(opt);
+  }
+}
+
+}  // namespace hnclip

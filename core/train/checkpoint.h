@@ -1,0 +1,48 @@
+#pragma once
+// The workbench's own checkpoint: model weights, optionally the optimiser state, and a JSON
+// header (model shape, tokenizer, epoch, step, run config) so a checkpoint alone rebuilds the
+// model and its tokenizer. Written atomically (temporary file + rename): a crash mid-write never
+// leaves a truncated checkpoint under the final name.
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "model/clip_config.h"
+#include "model/clip_model.h"
+
+namespace torch::optim {
+class Optimizer;
+}
+
+namespace hnclip {
+
+// Unreadable file, or weights that do not fit the model; the message names the file and lists
+// missing keys, unexpected keys and shape mismatches by name.
+class CheckpointError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CheckpointMeta {
+  ClipConfig model;
+  nlohmann::json tokenizer;     // Tokenizer::to_json()
+  int epoch = 0;                // epochs completed when written
+  int64_t step = 0;             // optimiser steps completed when written
+  int64_t run_id = 0;           // 0 = not from a run (e.g. the committed pretrained checkpoint)
+  nlohmann::json train_config;  // the run's TrainConfig, or null
+};
+
+void save_checkpoint(const std::string& path, ClipModel& model, const CheckpointMeta& meta,
+                     torch::optim::Optimizer* optimizer = nullptr);
+
+CheckpointMeta read_checkpoint_meta(const std::string& path);
+
+// Copies the checkpoint's weights into `model` (same names and shapes required), and its
+// optimiser state into `optimizer` when both exist.
+void load_checkpoint_weights(const std::string& path, ClipModel& model,
+                             torch::optim::Optimizer* optimizer = nullptr);
+
+}  // namespace hnclip

@@ -1,0 +1,66 @@
+#include "train/evaluator.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+
+namespace hnclip {
+
+namespace {
+std::vector<BatchRequest> chunked(int64_t n, int64_t batch, bool images) {
+  std::vector<BatchRequest> out;
+  for (int64_t start = 0; start < n; start += batch) {
+    BatchRequest r;
+    auto& ids = images ? r.images : r.captions;
+    for (int64_t i = start; i < std::min(n, start + batch); ++i) ids.push_back(i);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+}  // namespace
+
+Evaluator::Evaluator(const PairedData& data, BatchSourceFactory make_loader, int64_t batch_size,
+                     RetrievalOptions options)
+    : data_(data), make_loader_(std::move(make_loader)), batch_size_(batch_size),
+      options_(std::move(options)) {}
+
+EncodedSplit Evaluator::encode(ClipModel& model, c10::Device device) const {
+  torch::NoGradGuard no_grad;
+  const bool was_training = model->is_training();
+  model->eval();
+  auto requests = chunked(data_.num_images(), batch_size_, true);
+  auto captions = chunked(data_.num_captions(), batch_size_, false);
+  requests.insert(requests.end(), captions.begin(), captions.end());
+  auto loader = make_loader_(data_);
+  loader->schedule(std::move(requests));
+  std::vector<torch::Tensor> image_parts, caption_parts;
+  Batch batch;
+  while (loader->next(batch)) {
+    if (!batch.request.images.empty()) {
+      auto f = model->encode_image(batch.images.to(device)).pooled;
+      image_parts.push_back(torch::nn::functional::normalize(f, torch::nn::functional::NormalizeFuncOptions().dim(-1)));
+    } else {
+      auto f = model->encode_text(batch.tokens.to(device)).pooled;
+      caption_parts.push_back(torch::nn::functional::normalize(f, torch::nn::functional::NormalizeFuncOptions().dim(-1)));
+    }
+  }
+  if (was_training) model->train();
+  return {torch::cat(image_parts, 0), torch::cat(caption_parts, 0)};
+}
+
+EvalEvent Evaluator::rank(const EncodedSplit& encoded) const {
+  std::vector<std::vector<int64_t>> caption_truth(data_.num_captions());
+  for (int64_t c = 0; c < data_.num_captions(); ++c) caption_truth[c] = {data_.caption_image(c)};
+  std::vector<std::vector<int64_t>> image_truth(data_.num_images());
+  for (int64_t i = 0; i < data_.num_images(); ++i) image_truth[i] = data_.image_captions(i);
+  EvalEvent ev;
+  ev.t2i = rank_retrieval(encoded.captions, encoded.images, caption_truth, "t2i", options_);
+  ev.i2t = rank_retrieval(encoded.images, encoded.captions, image_truth, "i2t", options_);
+  return ev;
+}
+
+EvalEvent Evaluator::evaluate(ClipModel& model, c10::Device device) const {
+  return rank(encode(model, device));
+}
+
+}  // namespace hnclip

@@ -1,0 +1,65 @@
+#pragma once
+// TrainConfig: everything that defines a fine-tuning run. Stored as JSON with the run, so a run
+// can be resumed, repeated ("same as run…") and compared. Field names follow the CLI flags.
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace hnclip {
+
+// A configuration value that cannot be used; the message names the flag/key.
+class ConfigError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct TrainConfig {
+  // Data.
+  std::string benchmark = "synthetic";
+  std::string benchmark_size = "default";  // synthetic only: small | default | large
+  std::string benchmark_root;              // manifest path for non-built-in benchmarks
+  std::string train_split = "train";
+  std::string test_split = "test";
+  double data_fraction = 1.0;              // (0, 1]: the same subset for the same seed
+  uint64_t data_seed = 1;                  // seed of the synthetic benchmark's generator
+
+  // Model.
+  std::string model = "tiny";              // preset name
+  std::string init;                        // checkpoint to start from ("" = random init)
+  int64_t context_length = 96;             // word tokenizer context (from --init when given)
+
+  // Loss.
+  double loss_gamma = 0.0;                 // margin strength γ >= 0; 0 = plain InfoNCE
+  std::string loss_gbar = "recomputed";    // recomputed | frozen
+  double loss_token_weight = 0.0;          // λtok, weight of the token-level term
+  double logit_scale = 0.0;                // starting s; 0 = keep the checkpoint's (or 1/0.07)
+  bool fixed_scale = false;                // true: s is not learned
+
+  // Optimisation.
+  int epochs = 10;
+  int64_t batch_size = 128;
+  double lr = 5e-5;
+  double weight_decay = 0.1;
+  double warmup_fraction = 0.05;           // of all steps, linear warm-up then cosine decay
+  double grad_clip = 0.0;                  // max global grad norm; 0 = off
+  uint64_t seed = 0;                       // data order, caption choice, subset, init
+
+  // Execution.
+  std::string device = "auto";             // auto | cpu | cuda | cuda:N
+  int threads = 1;                         // LibTorch intra-op threads (measured: 1 is fastest here)
+  int loader_workers = 1;                  // batch loader threads
+  bool eval_at_start = true;               // evaluate the starting point as epoch 0
+  std::string name;
+
+  // Throws ConfigError naming the flag of the first bad value.
+  void validate() const;
+};
+
+void to_json(nlohmann::json& j, const TrainConfig& c);
+// Missing keys keep their defaults (older runs stay readable); mistyped keys throw ConfigError.
+void from_json(const nlohmann::json& j, TrainConfig& c);
+
+}  // namespace hnclip

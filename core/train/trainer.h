@@ -1,0 +1,89 @@
+#pragma once
+// Trainer: the fine-tuning loop — seeded data order, HN-CLIP loss, AdamW with warm-up + cosine,
+// evaluation and an atomic checkpoint after every epoch, best-epoch selection, clean stop.
+// Ownership: holds the model (shared holder) and references to the data, which must outlive it.
+// Threading: run() blocks the calling thread (a worker thread in the GUI); `stop` may be set from
+// any thread and is honoured between steps. Observers are called on the calling thread.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <c10/core/Device.h>
+#include <nlohmann/json.hpp>
+
+#include "model/clip_model.h"
+#include "train/evaluator.h"
+#include "train/paired_data.h"
+#include "train/train_config.h"
+#include "train/train_observer.h"
+
+namespace hnclip {
+
+// Where a run starts: fresh (all zero) or after `completed_epochs` of an earlier attempt whose
+// checkpoint (weights + optimiser) is `checkpoint`.
+struct TrainStart {
+  int completed_epochs = 0;
+  int64_t completed_steps = 0;
+  double completed_seconds = 0;  // training wall time already spent (step events continue from it)
+  std::string checkpoint;
+  int best_epoch = -1;
+  double best_mean_r1 = -1;
+};
+
+struct TrainResult {
+  std::string status;  // finished | stopped | failed
+  std::string message;
+  int best_epoch = -1;
+  EvalEvent best_eval;  // valid when best_epoch >= 0
+  EvalEvent last_eval;
+  int64_t steps = 0;
+  double train_seconds = 0;     // optimiser steps only (no evaluation, no checkpoint writing)
+  int64_t images_seen = 0;
+  double loader_wait_seconds = 0;
+};
+
+class Trainer {
+ public:
+  Trainer(ClipModel model, TrainConfig config, const PairedData& train, const PairedData& test,
+          BatchSourceFactory make_loader, std::string checkpoint_dir, nlohmann::json tokenizer,
+          int64_t run_id = 0);
+  ~Trainer();
+
+  void add_observer(TrainObserver* observer) { observers_.push_back(observer); }
+  // The text encoder frozen Ḡ is computed from. Defaults to the model's weights when run() starts
+  // (right for a fresh run); a resumed run must pass its true starting point.
+  void set_frozen_reference(ClipModel reference) { frozen_reference_ = std::move(reference); }
+
+  TrainResult run(const TrainStart& start, const std::atomic<bool>& stop);
+
+  c10::Device device() const { return device_; }
+  int64_t steps_per_epoch() const;
+  // Image indices of the training subset (data_fraction), identical for identical seeds.
+  std::vector<int64_t> training_subset() const;
+  // The batches of one epoch (1-based): a seeded permutation of the subset, one seeded caption per
+  // image, the last incomplete batch dropped. Depends on (seed, epoch) only.
+  std::vector<BatchRequest> epoch_batches(int epoch) const;
+
+ private:
+  struct State;
+  void emit_status(const std::string& status, const std::string& message);
+  ClipModel model_;
+  ClipModel frozen_reference_{nullptr};
+  TrainConfig config_;
+  const PairedData& train_;
+  const PairedData& test_;
+  BatchSourceFactory make_loader_;
+  std::string checkpoint_dir_;
+  nlohmann::json tokenizer_;
+  int64_t run_id_;
+  c10::Device device_;
+  std::vector<TrainObserver*> observers_;
+};
+
+// Builds a randomly initialised model; `seed` fixes the initial weights.
+ClipModel make_clip_model(const ClipConfig& config, uint64_t seed);
+
+}  // namespace hnclip
