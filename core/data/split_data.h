@@ -1,0 +1,52 @@
+#pragma once
+// SplitData: the PairedData of one benchmark split read from image files — images in sample
+// order, captions numbered image by image (all captions of image 0, then of image 1, ...).
+// Ownership: holds the samples (paths and captions, never pixels) and shares the tokenizer.
+// Threading: immutable after construction; load_images / load_tokens may run on several loader
+// threads at once (each call decodes its images one after another on the calling thread).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/image_pipeline.h"
+#include "data/sample.h"
+#include "text/tokenizer.h"
+#include "train/paired_data.h"
+
+namespace hnclip {
+
+class SplitData : public PairedData {
+ public:
+  // Throws DataError if a sample has no caption, std::invalid_argument for a null tokenizer or a
+  // bad pipeline config.
+  SplitData(std::vector<Sample> samples, std::shared_ptr<const Tokenizer> tokenizer,
+            const ImagePipelineConfig& pipeline = {});
+
+  int64_t num_images() const override;
+  int64_t num_captions() const override;
+  int64_t caption_image(int64_t caption) const override;
+  const std::vector<int64_t>& image_captions(int64_t image) const override;
+  const std::string& caption_text(int64_t caption) const override;
+
+  // [n, 3, S, S] float32; throws DataError naming the file of an image that cannot be decoded.
+  at::Tensor load_images(const std::vector<int64_t>& images) const override;
+  // [n, context_length] int64.
+  at::Tensor load_tokens(const std::vector<int64_t>& captions) const override;
+
+  // The sample image `image` was made from. Indices out of range throw std::out_of_range (as do
+  // those passed to any method above).
+  const Sample& sample(int64_t image) const;
+  const ImagePipeline& pipeline() const { return pipeline_; }
+  const Tokenizer& tokenizer() const { return *tokenizer_; }
+
+ private:
+  std::vector<Sample> samples_;
+  std::shared_ptr<const Tokenizer> tokenizer_;
+  ImagePipeline pipeline_;
+  std::vector<int64_t> caption_image_;                // caption -> image
+  std::vector<std::vector<int64_t>> image_captions_;  // image -> its captions
+};
+
+}  // namespace hnclip
