@@ -1,0 +1,44 @@
+#pragma once
+// The content plan of the built-in benchmark: which scenes, captions and families each split of
+// each size holds, before anything is rendered or written. Pure and deterministic in (size, seed,
+// split), so tests can regenerate the scenes behind a cached benchmark and check them.
+//   pretrain: independent scenes of 1-4 objects; half with the full caption, half with a shorter
+//             caption of a random proper subset of the objects; no families.
+//   train:    near-twin families of 2-4 scenes of 3-4 objects, full captions.
+//   test:     near-twin families of 3-4 scenes of 3-4 objects, full captions.
+// Every item draws from its own random stream (family streams for train/test), so items do not
+// depend on how many came before, and a larger size's prefix is unaffected by its length.
+// Threading: free functions without state.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/synthetic_scene.h"
+
+namespace hnclip {
+
+struct SyntheticSizeSpec {
+  std::string name;            // "small", "default" or "large"
+  int64_t pretrain_images = 0;
+  int64_t train_images = 0;    // in families of 2-4
+  int64_t test_families = 0;   // of 3-4 images each
+};
+
+// Throws std::invalid_argument naming an unknown size.
+SyntheticSizeSpec synthetic_size_spec(const std::string& size);
+
+// The split names, in manifest order.
+const std::vector<std::string>& synthetic_split_names();
+
+struct SyntheticItem {
+  Scene scene;
+  std::string caption;
+  std::string group;  // family id "f000123" (train/test); empty for pretrain
+};
+
+// Throws std::invalid_argument naming an unknown split.
+std::vector<SyntheticItem> synthetic_split_items(const SyntheticSizeSpec& spec, uint64_t seed,
+                                                 const std::string& split);
+
+}  // namespace hnclip
