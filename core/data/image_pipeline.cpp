@@ -1,6 +1,7 @@
 #include "data/image_pipeline.h"
 
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
 #include <opencv2/imgcodecs.hpp>
@@ -30,6 +31,9 @@ int64_t ImagePipeline::floats_per_image() const {
 }
 
 void ImagePipeline::load(const std::string& path, float* chw) const {
+  // Checked first so a missing file gets a plain message (and OpenCV prints no warning).
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw DataError(path + ": no such image file");
   // IMREAD_COLOR always yields 8-bit BGR: grey is expanded, alpha dropped, 16-bit scaled down.
   cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR);
   if (bgr.empty()) throw DataError(path + ": cannot decode image (missing, unreadable or not an image)");
