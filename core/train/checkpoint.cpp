@@ -14,7 +14,7 @@ constexpr int kFormatVersion = 1;
 
 std::string list(const std::vector<std::string>& names) {
   std::string out;
-  const size_t shown = std::min<size_t>(names.size(), 12);
+  const size_t shown = std::min<size_t>(names.size(), 24);
   for (size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + names[i];
   if (names.size() > shown) out += ", ... (" + std::to_string(names.size()) + " in all)";
   return out;

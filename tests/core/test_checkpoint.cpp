@@ -1,0 +1,101 @@
+// Tests core/train/checkpoint: round trip of weights, optimiser state and header; a checkpoint that
+// does not fit the model is refused with the offending names and leaves the model untouched.
+
+#include "train/checkpoint.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+
+#include "support/in_memory_data.h"
+#include "support/test_dirs.h"
+#include "train/trainer.h"
+
+namespace hnclip {
+namespace {
+
+TEST(Checkpoint, RoundTripsWeightsAndHeader) {
+  test::ScratchDir dir;
+  auto cfg = test::tiny_test_config();
+  auto a = make_clip_model(cfg, 1);
+  CheckpointMeta meta{cfg, nlohmann::json{{"kind", "word"}, {"vocab", {"a", "b"}}}, 3, 120, 7,
+                      nlohmann::json{{"loss_gamma", 0.5}}};
+  const auto path = (dir / "sub" / "c.pt").string();
+  save_checkpoint(path, a, meta);
+  EXPECT_TRUE(std::filesystem::exists(path));
+  auto m = read_checkpoint_meta(path);
+  EXPECT_TRUE(m.model == cfg);
+  EXPECT_EQ(m.tokenizer, meta.tokenizer);
+  EXPECT_EQ(m.epoch, 3);
+  EXPECT_EQ(m.step, 120);
+  EXPECT_EQ(m.run_id, 7);
+  EXPECT_EQ(m.train_config["loss_gamma"], 0.5);
+  auto b = make_clip_model(cfg, 2);
+  load_checkpoint_weights(path, b);
+  auto pa = a->named_parameters(), pb = b->named_parameters();
+  for (const auto& p : pa) EXPECT_TRUE(torch::equal(p.value(), pb[p.key()])) << p.key();
+}
+
+TEST(Checkpoint, OptimizerStateRoundTrips) {
+  test::ScratchDir dir;
+  auto cfg = test::tiny_test_config();
+  auto model = make_clip_model(cfg, 1);
+  torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-3));
+  auto loss = model->encode_text(torch::tensor({{18, 3, 19, 0, 0, 0, 0, 0}}, torch::kLong)).pooled.sum();
+  loss.backward();
+  opt.step();
+  save_checkpoint((dir / "c.pt").string(), model, {cfg, {}, 1, 1, 0, {}}, &opt);
+  auto model2 = make_clip_model(cfg, 1);
+  torch::optim::AdamW opt2(model2->parameters(), torch::optim::AdamWOptions(1e-3));
+  load_checkpoint_weights((dir / "c.pt").string(), model2, &opt2);
+  // Same state: the next step from the same gradient gives the same weights.
+  for (auto* m : {&model, &model2}) {
+    (*m)->zero_grad();
+    (*m)->encode_text(torch::tensor({{18, 3, 19, 0, 0, 0, 0, 0}}, torch::kLong)).pooled.sum().backward();
+  }
+  opt.step();
+  opt2.step();
+  auto p1 = model->named_parameters(), p2 = model2->named_parameters();
+  for (const auto& p : p1) EXPECT_TRUE(torch::equal(p.value(), p2[p.key()])) << p.key();
+}
+
+TEST(Checkpoint, MismatchNamesTheKeysAndChangesNothing) {
+  test::ScratchDir dir;
+  auto cfg = test::tiny_test_config();
+  auto other = cfg;
+  other.text_width = 48;
+  other.text_heads = 3;
+  other.text_layers = 2;
+  auto other_model = make_clip_model(other, 1);
+  save_checkpoint((dir / "other.pt").string(), other_model, {other, {}, 0, 0, 0, {}});
+  auto model = make_clip_model(cfg, 5);
+  auto before = model->named_parameters()["ln_final.weight"].clone();
+  try {
+    load_checkpoint_weights((dir / "other.pt").string(), model);
+    FAIL() << "expected CheckpointError";
+  } catch (const CheckpointError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("other.pt"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("shape mismatches: "), std::string::npos) << msg;
+    EXPECT_NE(msg.find("positional_embedding (checkpoint [8, 48], model [8, 32])"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("unexpected keys: transformer.resblocks.1."), std::string::npos) << msg;
+  }
+  EXPECT_TRUE(torch::equal(before, model->named_parameters()["ln_final.weight"]));
+}
+
+TEST(Checkpoint, UnreadableFilesAreNamed) {
+  test::ScratchDir dir;
+  test::write_text_file(dir / "junk.pt", "not a checkpoint");
+  auto model = make_clip_model(test::tiny_test_config(), 1);
+  try {
+    read_checkpoint_meta((dir / "junk.pt").string());
+    FAIL();
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("junk.pt"), std::string::npos);
+  }
+  EXPECT_THROW(load_checkpoint_weights((dir / "missing.pt").string(), model), CheckpointError);
+}
+
+}  // namespace
+}  // namespace hnclip

@@ -1,0 +1,96 @@
+// Tests core/model: OpenAI parameter names and shapes, presets, end-token pooling, causality.
+
+#include "model/clip_model.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <map>
+
+namespace hnclip {
+namespace {
+
+ClipConfig small_config() {
+  ClipConfig c = clip_preset("tiny", 30, 12);
+  return c;
+}
+
+TEST(ClipModel, ParameterNamesAndShapesFollowOpenAi) {
+  ClipModel m(small_config());
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const auto& p : m->named_parameters()) shapes[p.key()] = p.value().sizes().vec();
+  const std::map<std::string, std::vector<int64_t>> expected{
+      {"visual.conv1.weight", {64, 3, 8, 8}},
+      {"visual.class_embedding", {64}},
+      {"visual.positional_embedding", {37, 64}},
+      {"visual.ln_pre.weight", {64}},
+      {"visual.transformer.resblocks.0.attn.in_proj_weight", {192, 64}},
+      {"visual.transformer.resblocks.0.attn.in_proj_bias", {192}},
+      {"visual.transformer.resblocks.1.attn.out_proj.weight", {64, 64}},
+      {"visual.transformer.resblocks.1.mlp.c_fc.weight", {256, 64}},
+      {"visual.transformer.resblocks.1.mlp.c_proj.bias", {64}},
+      {"visual.ln_post.bias", {64}},
+      {"visual.proj", {64, 64}},
+      {"token_embedding.weight", {30, 64}},
+      {"positional_embedding", {12, 64}},
+      {"transformer.resblocks.1.ln_2.weight", {64}},
+      {"ln_final.weight", {64}},
+      {"text_projection", {64, 64}},
+      {"logit_scale", {}},
+  };
+  for (const auto& [name, shape] : expected) {
+    ASSERT_TRUE(shapes.count(name)) << "missing parameter " << name;
+    EXPECT_EQ(shapes[name], shape) << name;
+  }
+  // No stray parameters (2 blocks per tower, 12 tensors per block, 8 vision + 6 text others).
+  EXPECT_EQ(shapes.size(), 2u * 2u * 12u + 8u + 6u);
+  EXPECT_EQ(shapes.count("visual.conv1.bias"), 0u);  // CLIP's patchify conv has no bias
+}
+
+TEST(ClipModel, PresetsHaveOpenAiShapes) {
+  auto b32 = clip_preset("ViT-B/32", 49408, 77);
+  EXPECT_EQ(b32.vision_width, 768);
+  EXPECT_EQ(b32.grid(), 7);
+  EXPECT_EQ(b32.embed_dim, 512);
+  auto l14 = clip_preset("ViT-L/14", 49408, 248);
+  EXPECT_EQ(l14.vision_layers, 24);
+  EXPECT_EQ(l14.grid(), 16);
+  EXPECT_EQ(l14.text_width, 768);
+  EXPECT_THROW(clip_preset("ViT-H/99", 10, 10), std::invalid_argument);
+}
+
+TEST(ClipModel, TextIsPooledAtTheEndTokenAndIsCausal) {
+  torch::manual_seed(1);
+  ClipModel m(small_config());
+  m->eval();
+  torch::NoGradGuard no_grad;
+  // end token = 29 (the largest id) at position 4; padding after it.
+  auto a = torch::tensor({{28, 5, 6, 7, 29, 0, 0, 0, 0, 0, 0, 0}}, torch::kLong);
+  auto b = a.clone();
+  b[0][7] = 13;  // after the end token: must not change the pooled feature (causal mask)
+  auto c = a.clone();
+  c[0][2] = 9;   // before the end token: must change it
+  auto fa = m->encode_text(a).pooled, fb = m->encode_text(b).pooled, fc = m->encode_text(c).pooled;
+  EXPECT_EQ(fa.sizes(), (std::vector<int64_t>{1, 64}));
+  EXPECT_TRUE(torch::allclose(fa, fb, 1e-6, 1e-6));
+  EXPECT_FALSE(torch::allclose(fa, fc, 1e-3, 1e-3));
+  auto tok = m->encode_text(a, true);
+  EXPECT_EQ(tok.tokens.sizes(), (std::vector<int64_t>{1, 12, 64}));
+  EXPECT_EQ(tok.mask.sum().item<int64_t>(), 3);  // words at positions 1..3
+  EXPECT_TRUE(torch::allclose(tok.tokens[0][4], fa[0], 1e-6, 1e-6));
+}
+
+TEST(ClipModel, ImageFeaturesAndScale) {
+  torch::manual_seed(2);
+  ClipModel m(small_config());
+  auto img = m->encode_image(torch::randn({3, 3, 48, 48}), true);
+  EXPECT_EQ(img.pooled.sizes(), (std::vector<int64_t>{3, 64}));
+  EXPECT_EQ(img.patches.sizes(), (std::vector<int64_t>{3, 36, 64}));
+  EXPECT_NEAR(m->scale().item<double>(), 1.0 / 0.07, 1e-3);
+  torch::NoGradGuard no_grad;
+  m->logit_scale.fill_(std::log(1000.0));
+  EXPECT_DOUBLE_EQ(m->scale().item<double>(), 100.0);  // clamped
+}
+
+}  // namespace
+}  // namespace hnclip

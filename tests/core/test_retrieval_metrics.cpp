@@ -1,0 +1,109 @@
+// Tests core/eval/retrieval_metrics against a brute-force reference that sorts every candidate
+// list (ties placed ahead of the ground truth), with deliberate ties, multi-caption images and
+// chunk sizes that split the queries unevenly.
+
+#include "eval/retrieval_metrics.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+namespace hnclip {
+namespace {
+
+// Rank by sorting: candidates ordered by score (desc), and among equal scores non-ground-truth
+// first — so a tie counts against the query. The rank is the first ground truth's position.
+int64_t brute_force_rank(const std::vector<float>& scores, const std::set<int64_t>& truth) {
+  std::vector<int64_t> order(scores.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    if (scores[a] != scores[b]) return scores[a] > scores[b];
+    return truth.count(a) < truth.count(b);
+  });
+  for (size_t i = 0; i < order.size(); ++i)
+    if (truth.count(order[i])) return static_cast<int64_t>(i) + 1;
+  return -1;
+}
+
+TEST(RetrievalMetrics, MatchesBruteForceWithTiesAndMultiCaptionImages) {
+  torch::manual_seed(11);
+  const int64_t n_images = 37, d = 4;
+  // Quantised features make many exact score ties.
+  auto images = torch::randint(-2, 3, {n_images, d}).to(torch::kFloat);
+  std::vector<int64_t> caption_image;
+  std::vector<std::vector<int64_t>> image_captions(n_images);
+  std::vector<torch::Tensor> caps;
+  for (int64_t i = 0; i < n_images; ++i) {
+    const int64_t n = 1 + (i % 3);  // 1, 2 or 3 captions per image
+    for (int64_t k = 0; k < n; ++k) {
+      image_captions[i].push_back(static_cast<int64_t>(caption_image.size()));
+      caption_image.push_back(i);
+      caps.push_back(images[i] + torch::randint(-1, 2, {d}).to(torch::kFloat));
+    }
+  }
+  auto captions = torch::stack(caps);
+
+  for (int64_t chunk_elements : {int64_t{7}, int64_t{100}, int64_t{1} << 20}) {
+    RetrievalOptions opt;
+    opt.max_chunk_elements = chunk_elements;
+    std::vector<std::vector<int64_t>> t2i_truth;
+    for (auto img : caption_image) t2i_truth.push_back({img});
+    auto t2i = rank_retrieval(captions, images, t2i_truth, "t2i", opt);
+    auto i2t = rank_retrieval(images, captions, image_captions, "i2t", opt);
+
+    auto scores_t2i = torch::matmul(captions, images.t());
+    for (int64_t q = 0; q < captions.size(0); ++q) {
+      auto row = scores_t2i[q].contiguous();
+      std::vector<float> s(row.data_ptr<float>(), row.data_ptr<float>() + row.numel());
+      ASSERT_EQ(t2i.ranks[q], brute_force_rank(s, {caption_image[q]})) << "t2i query " << q;
+      ASSERT_EQ(t2i.topk[q].size(), 10u);
+      EXPECT_EQ(s[t2i.topk[q][0]], *std::max_element(s.begin(), s.end()));
+    }
+    auto scores_i2t = torch::matmul(images, captions.t());
+    for (int64_t q = 0; q < n_images; ++q) {
+      auto row = scores_i2t[q].contiguous();
+      std::vector<float> s(row.data_ptr<float>(), row.data_ptr<float>() + row.numel());
+      std::set<int64_t> truth(image_captions[q].begin(), image_captions[q].end());
+      ASSERT_EQ(i2t.ranks[q], brute_force_rank(s, truth)) << "i2t query " << q;
+    }
+    for (const auto* r : {&t2i, &i2t}) {
+      for (const auto& [k, recall] : r->recall) {
+        const auto hits = std::count_if(r->ranks.begin(), r->ranks.end(), [&](int64_t x) { return x <= k; });
+        EXPECT_DOUBLE_EQ(recall, 100.0 * hits / r->ranks.size());
+      }
+    }
+  }
+}
+
+TEST(RetrievalMetrics, TieWithTheGroundTruthCountsAgainstTheQuery) {
+  // Query scores 1 with both candidates; the ground truth is candidate 1: rank 2, R@1 = 0.
+  auto q = torch::tensor({{1.0f, 0.0f}});
+  auto c = torch::tensor({{1.0f, 0.0f}, {1.0f, 0.0f}});
+  auto r = rank_retrieval(q, c, {{1}}, "t2i");
+  EXPECT_EQ(r.ranks[0], 2);
+  EXPECT_DOUBLE_EQ(r.recall_at(1), 0.0);
+  EXPECT_DOUBLE_EQ(r.recall_at(5), 100.0);
+  EXPECT_THROW(r.recall_at(3), std::out_of_range);
+}
+
+TEST(RetrievalMetrics, AnyCaptionOfAnImageIsAHit) {
+  auto q = torch::tensor({{1.0f, 0.0f}});
+  auto c = torch::tensor({{0.0f, 1.0f}, {0.9f, 0.1f}, {1.0f, 0.0f}});
+  auto r = rank_retrieval(q, c, {{0, 2}}, "i2t");
+  EXPECT_EQ(r.ranks[0], 1);  // candidate 2 is a ground truth and scores best
+  auto r2 = rank_retrieval(q, c, {{0}}, "i2t");
+  EXPECT_EQ(r2.ranks[0], 3);
+}
+
+TEST(RetrievalMetrics, RejectsInconsistentInput) {
+  auto q = torch::ones({2, 3});
+  EXPECT_THROW(rank_retrieval(q, q, {{0}}, "t2i"), std::invalid_argument);
+  EXPECT_THROW(rank_retrieval(q, q, {{0}, {}}, "t2i"), std::invalid_argument);
+  EXPECT_THROW(rank_retrieval(q, q, {{0}, {5}}, "t2i"), std::out_of_range);
+}
+
+}  // namespace
+}  // namespace hnclip

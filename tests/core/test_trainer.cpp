@@ -1,0 +1,233 @@
+// Tests core/train/trainer on in-memory data: the loss falls, same seed → same metrics, resume
+// continues the very same run, the data order ignores γ, stop and non-finite loss end cleanly.
+
+#include "train/trainer.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <filesystem>
+
+#include "support/in_memory_data.h"
+#include "support/test_dirs.h"
+#include "train/checkpoint.h"
+
+namespace hnclip {
+namespace {
+
+struct Collect : TrainObserver {
+  std::vector<StepEvent> steps;
+  std::vector<EvalEvent> evals;
+  std::vector<CheckpointEvent> checkpoints;
+  std::vector<StatusEvent> statuses;
+  std::function<void(const CheckpointEvent&)> checkpoint_hook;
+  void on_step(const StepEvent& e) override { steps.push_back(e); }
+  void on_eval(const EvalEvent& e) override { evals.push_back(e); }
+  void on_checkpoint(const CheckpointEvent& e) override {
+    checkpoints.push_back(e);
+    if (checkpoint_hook) checkpoint_hook(e);
+  }
+  void on_status(const StatusEvent& e) override { statuses.push_back(e); }
+};
+
+TrainConfig base_config() {
+  TrainConfig c;
+  c.epochs = 6;
+  c.batch_size = 8;
+  c.lr = 2e-3;
+  c.warmup_fraction = 0.1;
+  c.seed = 3;
+  c.device = "cpu";
+  c.loss_gamma = 0.5;
+  return c;
+}
+
+BatchSourceFactory sync_loader() {
+  return [](const PairedData& d) { return std::make_unique<test::SyncBatchSource>(d); };
+}
+
+struct Run {
+  TrainResult result;
+  Collect events;
+  ClipModel model{nullptr};
+};
+
+// Trains a freshly built model (same initial weights every time) on the in-memory data.
+// stop_after_epoch > 0 raises the stop flag once that epoch's checkpoint is written.
+Run train(const TrainConfig& cfg, const std::string& ckpt_dir, const TrainStart& start = {},
+          int stop_after_epoch = 0, bool poison = false) {
+  static test::InMemoryPairedData train_data(32, 1), test_data(14, 2);
+  static test::InMemoryPairedData poisoned(32, 1, true);
+  Run r;
+  r.model = make_clip_model(test::tiny_test_config(), 42);
+  Trainer trainer(r.model, cfg, poison ? poisoned : train_data, test_data, sync_loader(), ckpt_dir,
+                  nlohmann::json{{"kind", "test"}});
+  trainer.add_observer(&r.events);
+  std::atomic<bool> stop{false};
+  r.events.checkpoint_hook = [&](const CheckpointEvent& e) {
+    if (e.epoch == stop_after_epoch) stop = true;
+  };
+  r.result = trainer.run(start, stop);
+  return r;
+}
+
+double mean_loss(const std::vector<StepEvent>& steps, int epoch) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& s : steps)
+    if (s.epoch == epoch) { sum += s.loss; ++n; }
+  return sum / n;
+}
+
+TEST(Trainer, LossFallsAndRecallRises) {
+  test::ScratchDir dir;
+  auto cfg = base_config();
+  cfg.epochs = 8;
+  auto r = train(cfg, dir.path().string());
+  ASSERT_EQ(r.result.status, "finished") << r.result.message;
+  ASSERT_EQ(r.events.steps.size(), 8u * 4u);
+  EXPECT_LT(mean_loss(r.events.steps, 8), 0.6 * mean_loss(r.events.steps, 1));
+  ASSERT_EQ(r.events.evals.size(), 9u);  // epoch 0 (start) + 8
+  EXPECT_EQ(r.events.evals.front().epoch, 0);
+  EXPECT_GT(r.events.evals.back().mean_r1(), r.events.evals.front().mean_r1());
+  EXPECT_GE(r.result.best_epoch, 1);
+  EXPECT_EQ(r.events.statuses.front().status, "running");
+  EXPECT_EQ(r.events.statuses.back().status, "finished");
+  EXPECT_EQ(r.events.checkpoints.size(), 8u);
+  for (const auto& c : r.events.checkpoints) EXPECT_TRUE(std::filesystem::exists(c.path)) << c.path;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << "temporary file left: " << e.path();
+}
+
+TEST(Trainer, SameSeedGivesIdenticalMetrics) {
+  test::ScratchDir a, b;
+  auto cfg = base_config();
+  cfg.epochs = 2;
+  auto r1 = train(cfg, a.path().string());
+  auto r2 = train(cfg, b.path().string());
+  ASSERT_EQ(r1.events.steps.size(), r2.events.steps.size());
+  for (size_t i = 0; i < r1.events.steps.size(); ++i) {
+    EXPECT_EQ(r1.events.steps[i].loss, r2.events.steps[i].loss) << "step " << i;
+    EXPECT_EQ(r1.events.steps[i].grad_norm, r2.events.steps[i].grad_norm) << "step " << i;
+  }
+  EXPECT_EQ(r1.events.evals.back().t2i.ranks, r2.events.evals.back().t2i.ranks);
+  cfg.seed = 4;
+  auto r3 = train(cfg, b.path().string());
+  EXPECT_NE(r1.events.steps[0].loss, r3.events.steps[0].loss);  // another data order
+}
+
+TEST(Trainer, ResumeContinuesTheSameRun) {
+  test::ScratchDir straight, split;
+  auto cfg = base_config();
+  cfg.epochs = 4;
+  auto full = train(cfg, straight.path().string());
+  ASSERT_EQ(full.result.status, "finished");
+
+  // Same run stopped after epoch 2's checkpoint ...
+  auto first = train(cfg, split.path().string(), {}, /*stop_after_epoch=*/2);
+  ASSERT_EQ(first.result.status, "stopped");
+  ASSERT_EQ(first.events.checkpoints.size(), 2u);
+  const auto& ck = first.events.checkpoints.back();
+  // ... then resumed from that checkpoint into a freshly built model.
+  TrainStart start;
+  start.completed_epochs = 2;
+  start.completed_steps = ck.step;
+  start.checkpoint = ck.path;
+  auto second = train(cfg, split.path().string(), start);
+  ASSERT_EQ(second.result.status, "finished") << second.result.message;
+  ASSERT_EQ(second.events.steps.size(), 8u);
+  EXPECT_EQ(second.events.steps.front().step, ck.step + 1);
+  for (size_t i = 0; i < second.events.steps.size(); ++i) {
+    EXPECT_EQ(second.events.steps[i].loss, full.events.steps[8 + i].loss) << "step " << 9 + i;
+    EXPECT_EQ(second.events.steps[i].lr, full.events.steps[8 + i].lr) << "step " << 9 + i;
+  }
+  auto pa = full.model->named_parameters(), pb = second.model->named_parameters();
+  for (const auto& p : pa) EXPECT_TRUE(torch::equal(p.value(), pb[p.key()])) << p.key();
+  EXPECT_EQ(second.events.evals.front().epoch, 3);  // no second epoch-0 evaluation on resume
+}
+
+TEST(Trainer, DataOrderDependsOnSeedNotGamma) {
+  test::InMemoryPairedData data(40, 1), test_data(10, 2);
+  auto cfg = base_config();
+  cfg.data_fraction = 0.5;
+  auto make = [&](const TrainConfig& c) {
+    return std::make_unique<Trainer>(make_clip_model(test::tiny_test_config(), 1), c, data,
+                                     test_data, sync_loader(), "", nlohmann::json());
+  };
+  auto t0 = make(cfg);
+  cfg.loss_gamma = 0.0;
+  auto t1 = make(cfg);
+  cfg.loss_gbar = "frozen";
+  auto t2 = make(cfg);
+  EXPECT_EQ(t0->training_subset().size(), 20u);
+  EXPECT_EQ(t0->training_subset(), t1->training_subset());
+  for (int e = 1; e <= 3; ++e) {
+    auto a = t0->epoch_batches(e), b = t1->epoch_batches(e), c = t2->epoch_batches(e);
+    ASSERT_EQ(a.size(), 2u);
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].images, b[i].images);
+      EXPECT_EQ(a[i].images, c[i].images);
+    }
+  }
+  EXPECT_NE(t0->epoch_batches(1)[0].images, t0->epoch_batches(2)[0].images);
+  cfg.seed = 99;
+  EXPECT_NE(make(cfg)->training_subset(), t0->training_subset());
+}
+
+TEST(Trainer, FrozenGbarMatchesRecomputedOnlyAtTheFirstStep) {
+  test::ScratchDir a, b;
+  auto cfg = base_config();
+  cfg.epochs = 1;
+  auto rec = train(cfg, a.path().string());
+  cfg.loss_gbar = "frozen";
+  auto fro = train(cfg, b.path().string());
+  // Step 1: the frozen copy *is* the live encoder, so Ḡ and the loss agree; then they part.
+  EXPECT_FLOAT_EQ(rec.events.steps[0].loss, fro.events.steps[0].loss);
+  EXPECT_NE(rec.events.steps[3].loss, fro.events.steps[3].loss);
+}
+
+TEST(Trainer, FixedScaleStaysFixed) {
+  test::ScratchDir dir;
+  auto cfg = base_config();
+  cfg.epochs = 1;
+  cfg.fixed_scale = true;
+  cfg.logit_scale = 100;
+  auto r = train(cfg, dir.path().string());
+  for (const auto& s : r.events.steps) EXPECT_NEAR(s.logit_scale, 100.0, 1e-3);
+  cfg.fixed_scale = false;
+  cfg.logit_scale = 20;
+  auto r2 = train(cfg, dir.path().string());
+  EXPECT_NEAR(r2.events.steps.front().logit_scale, 20.0, 1e-3);
+  EXPECT_NE(r2.events.steps.back().logit_scale, r2.events.steps.front().logit_scale);
+}
+
+TEST(Trainer, NonFiniteLossFailsWithTheStep) {
+  test::ScratchDir dir;
+  auto cfg = base_config();
+  cfg.eval_at_start = false;
+  auto r = train(cfg, dir.path().string(), {}, 0, /*poison=*/true);
+  EXPECT_EQ(r.result.status, "failed");
+  EXPECT_NE(r.result.message.find("non-finite loss"), std::string::npos) << r.result.message;
+  EXPECT_NE(r.result.message.find("step 1 "), std::string::npos) << r.result.message;
+  EXPECT_EQ(r.events.statuses.back().status, "failed");
+}
+
+TEST(Trainer, RejectsABatchLargerThanTheSplit) {
+  test::InMemoryPairedData data(10, 1), test_data(4, 2);
+  auto cfg = base_config();
+  cfg.batch_size = 16;
+  try {
+    Trainer t(make_clip_model(test::tiny_test_config(), 1), cfg, data, test_data, sync_loader(), "",
+              nlohmann::json());
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--batch 16"), std::string::npos) << e.what();
+  }
+  cfg.batch_size = 1;
+  EXPECT_THROW(Trainer(make_clip_model(test::tiny_test_config(), 1), cfg, data, test_data,
+                       sync_loader(), "", nlohmann::json()),
+               ConfigError);
+}
+
+}  // namespace
+}  // namespace hnclip
