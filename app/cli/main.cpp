@@ -1,2 +1,55 @@
-// hnclip: the headless command-line front end of the workbench (placeholder while the core is built).
-int main() { return 0; }
+// hnclip: the headless front end of HN-CLIP Workbench (train, pretrain, eval, runs, show,
+// benchmark). Exit codes: 0 ok, 1 runtime failure, 2 usage error, 130 stopped by Ctrl-C.
+
+#include <iostream>
+#include <map>
+
+#include "cli_support.h"
+#include "commands.h"
+#include "data/benchmark.h"
+#include "store/run_store.h"
+#include "train/checkpoint.h"
+#include "train/train_config.h"
+
+int main(int argc, char** argv) {
+  using namespace hnclip::cli;
+  CLI::App app{"hnclip: fine-tune CLIP-style dual encoders with HN-CLIP margins (headless)"};
+  app.require_subcommand(1);
+  std::map<CLI::App*, CommandAction> actions;
+  auto add = [&](const char* name, CommandAction action) { actions[app.get_subcommand(name)] = std::move(action); };
+  add("train", add_train_command(app));
+  add("pretrain", add_pretrain_command(app));
+  add("eval", add_eval_command(app));
+  add("runs", add_runs_command(app));
+  add("show", add_show_command(app));
+  add("benchmark", add_benchmark_command(app));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    print_error(std::string(e.what()) + " (see --help)");
+    return kExitUsage;
+  }
+  try {
+    for (auto& [sub, action] : actions) {
+      if (sub->parsed()) return action();
+    }
+    return kExitUsage;
+  } catch (const hnclip::ConfigError& e) {
+    print_error(e.what());
+    return kExitUsage;
+  } catch (const UsageError& e) {
+    print_error(e.what());
+    return kExitUsage;
+  } catch (const std::invalid_argument& e) {
+    print_error(e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return kExitRuntime;
+  }
+}

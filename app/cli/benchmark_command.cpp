@@ -1,0 +1,61 @@
+// `hnclip benchmark`: a benchmark's Table-A1 row (paper Table A1): sizes, mean words and the
+// model-free bag-of-words caption similarity (mean pairwise, mean and median hardest neighbour).
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli_support.h"
+#include "commands.h"
+#include "common_options.h"
+#include "data/benchmark_registry.h"
+#include "data/caption_similarity.h"
+
+namespace hnclip::cli {
+
+CommandAction add_benchmark_command(CLI::App& app) {
+  struct Options {
+    CommonOptions common;
+    BenchmarkSpec spec;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("benchmark", "generate/open a benchmark and print its Table-A1 statistics");
+  cmd->add_option("--benchmark", o->spec.name, "synthetic or manifest")->capture_default_str();
+  cmd->add_option("--benchmark-size", o->spec.size, "synthetic: small | default | large")
+      ->check(CLI::IsMember({"small", "default", "large"}))->capture_default_str();
+  cmd->add_option("--data", o->spec.root, "manifest: path of the .jsonl or .csv file");
+  cmd->add_option("--data-seed", o->spec.seed, "synthetic: generator seed")->capture_default_str();
+  add_common_options(cmd, o->common);
+  return [o]() {
+    o->spec.cache_dir = o->common.paths().cache_dir;
+    const auto bench = open_benchmark(o->spec, [](const std::string& m) { std::cerr << m << std::endl; });
+    nlohmann::json out{{"benchmark", bench->name()}, {"root", bench->root()}, {"splits", nlohmann::json::object()}};
+    if (!o->common.json) {
+      std::printf("%-10s %8s %9s %11s %14s %13s %15s\n", "split", "images", "captions", "mean words",
+                  "mean pairwise", "mean hardest", "median hardest");
+    }
+    for (const auto& name : bench->splits()) {
+      std::vector<std::string> captions;
+      const auto samples = bench->split(name);
+      for (const auto& s : samples) captions.insert(captions.end(), s.captions.begin(), s.captions.end());
+      const auto st = bag_of_words_stats(captions);
+      out["splits"][name] = {{"images", samples.size()}, {"captions", captions.size()},
+                             {"mean_words", st.mean_words}, {"mean_pairwise", st.mean_pairwise},
+                             {"mean_hardest", st.mean_hardest}, {"median_hardest", st.median_hardest}};
+      if (!o->common.json) {
+        std::printf("%-10s %8zu %9zu %11.1f %14.3f %13.3f %15.3f\n", name.c_str(), samples.size(),
+                    captions.size(), st.mean_words, st.mean_pairwise, st.mean_hardest, st.median_hardest);
+      }
+    }
+    if (o->common.json) {
+      if (out["splits"].contains("train")) out["train"] = out["splits"]["train"]["images"];
+      if (out["splits"].contains("test")) out["test"] = out["splits"]["test"]["images"];
+      std::cout << out.dump() << std::endl;
+    } else {
+      std::cout << "(bag-of-words cosine over each split's captions; hardest = a caption's most similar other caption)\n";
+    }
+    return kExitOk;
+  };
+}
+
+}  // namespace hnclip::cli

@@ -1,0 +1,44 @@
+#pragma once
+// Shared by the hnclip subcommands: exit codes, the usage-error type, default paths, the stop
+// flag raised by Ctrl-C, and JSON shapes of results.
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/retrieval_result.h"
+#include "job/training_job.h"
+
+namespace hnclip::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitRuntime = 1;    // the work failed (I/O, a failed run, a bad file's content)
+constexpr int kExitUsage = 2;      // the command line was wrong (flags, values, unknown ids)
+constexpr int kExitStopped = 130;  // stopped by Ctrl-C (128 + SIGINT), the run kept as `stopped`
+
+// A command-line mistake found after parsing (e.g. a run id that does not exist).
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Options every subcommand takes.
+struct CommonOptions {
+  std::string database;   // --db
+  std::string cache_dir;  // --cache-dir
+  bool json = false;      // --json
+  JobPaths paths() const;
+};
+
+// Set by SIGINT/SIGTERM; a second signal kills the process the default way.
+std::atomic<bool>& stop_flag();
+void install_stop_handlers();
+
+// {"R@1": .., "R@5": .., ...} in percent.
+nlohmann::json recall_json(const RetrievalResult& r);
+// One line, stderr: "hnclip: <message>" with newlines folded.
+void print_error(const std::string& message);
+
+}  // namespace hnclip::cli

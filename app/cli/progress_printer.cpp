@@ -1,0 +1,59 @@
+#include "progress_printer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace hnclip::cli {
+
+namespace {
+constexpr int kLinesPerEpoch = 4;
+
+std::string format(const char* fmt, double a) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, a);
+  return buf;
+}
+}  // namespace
+
+void ProgressPrinter::on_step(const StepEvent& e) {
+  if (e.epoch != epoch_) {
+    epoch_ = e.epoch;
+    steps_ = solved_ = 0;
+    loss_sum_ = standard_sum_ = 0;
+    epoch_start_wall_ = last_wall_;
+  }
+  ++steps_;
+  solved_ += e.loss_standard < kSolvedLoss ? 1 : 0;
+  loss_sum_ += e.loss;
+  standard_sum_ += e.loss_standard;
+  last_wall_ = e.wall_time_s;
+  const int64_t in_epoch = (e.step - 1) % e.steps_per_epoch + 1;
+  const int64_t every = std::max<int64_t>(1, e.steps_per_epoch / kLinesPerEpoch);
+  if (in_epoch % every == 0 || in_epoch == e.steps_per_epoch) {
+    out_ << "epoch " << e.epoch << " step " << in_epoch << "/" << e.steps_per_epoch << "  loss "
+         << format("%.4f", e.loss) << " (InfoNCE " << format("%.2e", e.loss_standard) << ")  |grad| "
+         << format("%.3g", e.grad_norm) << "  lr " << format("%.2e", e.lr) << "  s "
+         << format("%.1f", e.logit_scale) << "  " << format("%.1f", e.wall_time_s) << " s" << std::endl;
+  }
+}
+
+void ProgressPrinter::on_eval(const EvalEvent& e) {
+  out_ << (e.epoch == 0 ? std::string("start  ") : "epoch " + std::to_string(e.epoch)) << "  " << e.split
+       << ": t2i R@1 " << format("%.2f", e.t2i.recall_at(1)) << " R@5 " << format("%.2f", e.t2i.recall_at(5))
+       << " R@10 " << format("%.2f", e.t2i.recall_at(10)) << " | i2t R@1 " << format("%.2f", e.i2t.recall_at(1))
+       << " R@5 " << format("%.2f", e.i2t.recall_at(5)) << " R@10 " << format("%.2f", e.i2t.recall_at(10));
+  if (e.epoch > 0 && steps_ > 0) {
+    const double secs = last_wall_ - epoch_start_wall_;
+    out_ << " | mean loss " << format("%.4f", loss_sum_ / steps_) << ", solved (InfoNCE < 1e-3) "
+         << format("%.0f", 100.0 * solved_ / steps_) << "% of batches, " << format("%.1f", secs) << " s";
+  }
+  out_ << std::endl;
+}
+
+void ProgressPrinter::on_status(const StatusEvent& e) {
+  if (e.status == "running") return;
+  out_ << "run " << e.status << (e.message.empty() ? "" : ": " + e.message) << std::endl;
+}
+
+}  // namespace hnclip::cli

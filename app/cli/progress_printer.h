@@ -1,0 +1,31 @@
+#pragma once
+// ProgressPrinter: the CLI's TrainObserver — a few progress lines per epoch on stderr, and a
+// per-epoch summary with recall and the saturation figure (fraction of batches whose plain
+// InfoNCE loss is below 1e-3, the paper's "solved" batches).
+
+#include <chrono>
+#include <cstdint>
+#include <ostream>
+
+#include "train/train_observer.h"
+
+namespace hnclip::cli {
+
+class ProgressPrinter : public TrainObserver {
+ public:
+  explicit ProgressPrinter(std::ostream& out) : out_(out) {}
+  void on_step(const StepEvent& e) override;
+  void on_eval(const EvalEvent& e) override;
+  void on_status(const StatusEvent& e) override;
+
+  static constexpr double kSolvedLoss = 1e-3;  // paper: a batch is "solved" below this loss
+
+ private:
+  std::ostream& out_;
+  int epoch_ = 0;
+  int64_t steps_ = 0, solved_ = 0;
+  double loss_sum_ = 0, standard_sum_ = 0;
+  double epoch_start_wall_ = 0, last_wall_ = 0;
+};
+
+}  // namespace hnclip::cli

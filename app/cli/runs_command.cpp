@@ -1,0 +1,147 @@
+// `hnclip runs` (the run table) and `hnclip show ID` (one run in full).
+
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "cli_support.h"
+#include "commands.h"
+#include "common_options.h"
+#include "store/run_store.h"
+
+namespace hnclip::cli {
+
+namespace {
+
+std::string iso_time(int64_t ms) {
+  if (ms <= 0) return "";
+  const std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// (epoch -> direction -> K -> recall) of one run.
+using RecallTable = std::map<int, std::map<std::string, std::map<int, double>>>;
+RecallTable recall_table(const RunStore& store, int64_t run) {
+  RecallTable t;
+  for (const auto& e : store.epoch_evals(run)) t[e.epoch][e.direction][e.k] = e.recall;
+  return t;
+}
+
+nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
+  nlohmann::json config = nlohmann::json::parse(r.config_json, nullptr, false);
+  const auto table = recall_table(store, r.id);
+  nlohmann::json j{{"id", r.id}, {"name", r.name}, {"status", to_string(r.status)},
+                   {"message", r.status_message}, {"device", r.device}, {"git_rev", r.git_rev},
+                   {"created", iso_time(r.created_at_ms)}, {"started", iso_time(r.started_at_ms)},
+                   {"finished", iso_time(r.finished_at_ms)}, {"best_epoch", r.best_epoch},
+                   {"gamma", config.value("loss_gamma", 0.0)}, {"gbar", config.value("loss_gbar", "")},
+                   {"epochs", config.value("epochs", 0)}};
+  if (auto it = table.find(r.best_epoch); it != table.end()) {
+    j["best"] = nlohmann::json::object();
+    for (const auto& [dir, ks] : it->second) {
+      for (const auto& [k, v] : ks) j["best"][dir]["R@" + std::to_string(k)] = v;
+    }
+  }
+  if (full) {
+    j["config"] = config;
+    nlohmann::json epochs = nlohmann::json::array();
+    for (const auto& [epoch, dirs] : table) {
+      nlohmann::json e{{"epoch", epoch}};
+      for (const auto& [dir, ks] : dirs) {
+        nlohmann::json rec;
+        for (const auto& [k, v] : ks) rec["R@" + std::to_string(k)] = v;
+        e[dir] = rec;
+      }
+      epochs.push_back(e);
+    }
+    j["evaluations"] = epochs;
+    nlohmann::json ckpts = nlohmann::json::array();
+    for (const auto& c : store.checkpoints(r.id))
+      ckpts.push_back({{"epoch", c.epoch}, {"step", c.step}, {"path", c.path}, {"mean_r1", c.mean_r1}});
+    j["checkpoints"] = ckpts;
+    j["steps"] = store.step_metrics(r.id).size();
+  }
+  return j;
+}
+
+std::string fixed(double v, int digits = 2) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+}  // namespace
+
+CommandAction add_runs_command(CLI::App& app) {
+  auto o = std::make_shared<CommonOptions>();
+  auto* cmd = app.add_subcommand("runs", "list the runs in the database");
+  add_common_options(cmd, *o);
+  return [o]() {
+    RunStore store(o->paths().database);
+    store.mark_dead_runs_interrupted();
+    const auto runs = store.list_runs();
+    if (o->json) {
+      nlohmann::json arr = nlohmann::json::array();
+      for (const auto& r : runs) arr.push_back(run_json(store, r, false));
+      std::cout << arr.dump() << std::endl;
+      return kExitOk;
+    }
+    std::printf("%5s  %-20s %-11s %6s %-10s %6s %5s %8s %8s  %s\n", "id", "name", "status", "gamma", "gbar",
+                "epochs", "best", "t2i R@1", "i2t R@1", "created");
+    for (const auto& r : runs) {
+      const auto j = run_json(store, r, false);
+      const bool has = j.contains("best");
+      std::printf("%5lld  %-20.20s %-11s %6s %-10s %6d %5d %8s %8s  %s\n", static_cast<long long>(r.id),
+                  r.name.c_str(), to_string(r.status).c_str(), fixed(j["gamma"].get<double>()).c_str(),
+                  j["gbar"].get<std::string>().c_str(), j["epochs"].get<int>(), r.best_epoch,
+                  has ? fixed(j["best"]["t2i"].value("R@1", 0.0)).c_str() : "-",
+                  has ? fixed(j["best"]["i2t"].value("R@1", 0.0)).c_str() : "-", j["created"].get<std::string>().c_str());
+    }
+    return kExitOk;
+  };
+}
+
+CommandAction add_show_command(CLI::App& app) {
+  struct Options {
+    CommonOptions common;
+    int64_t id = 0;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("show", "show one run: config, status, recall per epoch, checkpoints");
+  cmd->add_option("id", o->id, "run id")->required();
+  add_common_options(cmd, o->common);
+  return [o]() {
+    RunStore store(o->common.paths().database);
+    store.mark_dead_runs_interrupted();
+    const auto run = store.find_run(o->id);
+    if (!run) throw UsageError("run " + std::to_string(o->id) + " does not exist in " + store.path());
+    const auto j = run_json(store, *run, true);
+    if (o->common.json) {
+      std::cout << j.dump() << std::endl;
+      return kExitOk;
+    }
+    std::cout << "run " << run->id << " '" << run->name << "': " << to_string(run->status)
+              << (run->status_message.empty() ? "" : " (" + run->status_message + ")") << "\n"
+              << "  device " << run->device << ", created " << j["created"].get<std::string>() << ", git "
+              << run->git_rev << ", " << j["steps"].get<size_t>() << " steps recorded\n"
+              << "  config " << j["config"].dump() << "\n  epoch   t2i R@1   R@5  R@10 | i2t R@1   R@5  R@10\n";
+    for (const auto& e : j["evaluations"]) {
+      auto r = [&](const char* d, const char* k) { return e.contains(d) ? fixed(e[d].value(k, 0.0)) : std::string("-"); };
+      std::printf("  %5d %s %9s %5s %5s | %7s %5s %5s\n", e["epoch"].get<int>(),
+                  e["epoch"].get<int>() == run->best_epoch ? "*" : " ", r("t2i", "R@1").c_str(),
+                  r("t2i", "R@5").c_str(), r("t2i", "R@10").c_str(), r("i2t", "R@1").c_str(),
+                  r("i2t", "R@5").c_str(), r("i2t", "R@10").c_str());
+    }
+    for (const auto& c : j["checkpoints"])
+      std::cout << "  checkpoint epoch " << c["epoch"] << ": " << c["path"].get<std::string>() << "\n";
+    return kExitOk;
+  };
+}
+
+}  // namespace hnclip::cli

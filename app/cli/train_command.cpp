@@ -1,0 +1,159 @@
+// `hnclip train` (fine-tune or resume a run) and `hnclip pretrain` (make the starting checkpoint
+// the built-in demo fine-tunes from).
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "cli_support.h"
+#include "commands.h"
+#include "common_options.h"
+#include "job/training_job.h"
+#include "job/workbench_paths.h"
+#include "progress_printer.h"
+#include "train/checkpoint.h"
+
+namespace hnclip::cli {
+
+namespace {
+
+struct TrainOptions {
+  CommonOptions common;
+  TrainConfig config;
+  int64_t resume = 0;
+};
+
+void add_config_options(CLI::App* cmd, TrainConfig& c) {
+  cmd->add_option("--benchmark", c.benchmark, "synthetic (built in) or manifest")->capture_default_str();
+  cmd->add_option("--benchmark-size", c.benchmark_size, "synthetic: small | default | large")
+      ->check(CLI::IsMember({"small", "default", "large"}))->capture_default_str();
+  cmd->add_option("--data", c.benchmark_root, "manifest: path of the .jsonl or .csv file");
+  cmd->add_option("--data-seed", c.data_seed, "synthetic: generator seed")->capture_default_str();
+  cmd->add_option("--train-split", c.train_split, "split to train on")->capture_default_str();
+  cmd->add_option("--test-split", c.test_split, "split to evaluate on")->capture_default_str();
+  cmd->add_option("--model", c.model, "model preset (tiny, ViT-B/32, ViT-B/16, ViT-L/14)")->capture_default_str();
+  cmd->add_option("--context-length", c.context_length, "word tokenizer context (without --init)")->capture_default_str();
+  cmd->add_option("--gamma", c.loss_gamma, "HN margin strength γ >= 0 (0 = plain InfoNCE)")->capture_default_str();
+  cmd->add_option("--gbar", c.loss_gbar, "caption similarity Ḡ: recomputed (live text encoder) or frozen")
+      ->check(CLI::IsMember({"recomputed", "frozen"}))->capture_default_str();
+  cmd->add_option("--token-weight", c.loss_token_weight, "weight λtok of the token-level term")->capture_default_str();
+  cmd->add_option("--logit-scale", c.logit_scale, "starting logit scale s (<= 100); 0 = keep the checkpoint's")->capture_default_str();
+  cmd->add_flag("--fixed-scale", c.fixed_scale, "do not learn s (Long-CLIP fine-tuning fixes s = 100)");
+  cmd->add_option("--epochs", c.epochs, "epochs")->capture_default_str();
+  cmd->add_option("--batch", c.batch_size, "batch size (>= 2)")->capture_default_str();
+  cmd->add_option("--lr", c.lr, "peak learning rate (AdamW)")->capture_default_str();
+  cmd->add_option("--weight-decay", c.weight_decay, "AdamW weight decay (not on gains, biases, embeddings, s)")->capture_default_str();
+  cmd->add_option("--warmup", c.warmup_fraction, "fraction of steps of linear warm-up before cosine decay")->capture_default_str();
+  cmd->add_option("--grad-clip", c.grad_clip, "clip the global gradient norm (0 = off)")->capture_default_str();
+  cmd->add_option("--seed", c.seed, "seed of data order, subset and initial weights")->capture_default_str();
+  cmd->add_option("--data-fraction", c.data_fraction, "train on this fraction of the split (same subset per seed)")->capture_default_str();
+  cmd->add_option("--device", c.device, "auto | cpu | cuda | cuda:N")->capture_default_str();
+  cmd->add_option("--threads", c.threads, "LibTorch threads (1 measured fastest for tiny on 2 cores)")->capture_default_str();
+  cmd->add_option("--loader-workers", c.loader_workers, "batch loader threads")->capture_default_str();
+  cmd->add_option("--init", c.init, "checkpoint to start from ('pretrained' = the committed tiny checkpoint)");
+  cmd->add_option("--name", c.name, "run name");
+}
+
+// Runs a job to its end with progress on stderr; returns the exit code and prints the result.
+int run_job(TrainingJob& job, bool json, TrainResult* result_out = nullptr) {
+  install_stop_handlers();
+  ProgressPrinter printer(std::cerr);
+  std::cerr << "run " << job.run_id() << " started" << std::endl;
+  const TrainResult result = job.run(stop_flag(), {&printer});
+  if (result_out) *result_out = result;
+  const bool have_best = result.best_epoch >= 0 && !result.best_eval.t2i.recall.empty();
+  const double ips = result.train_seconds > 0 ? result.images_seen / result.train_seconds : 0.0;
+  if (json) {
+    nlohmann::json out{{"run_id", job.run_id()},
+                       {"status", result.status},
+                       {"best_epoch", result.best_epoch},
+                       {"n_test", job.test_images()},
+                       {"n_test_captions", job.test_captions()},
+                       {"t2i", have_best ? recall_json(result.best_eval.t2i) : nlohmann::json()},
+                       {"i2t", have_best ? recall_json(result.best_eval.i2t) : nlohmann::json()},
+                       {"train_seconds", result.train_seconds},
+                       {"images_per_second", ips},
+                       {"config", nlohmann::json(job.config())}};
+    if (!result.message.empty()) out["message"] = result.message;
+    std::cout << out.dump() << std::endl;
+  } else if (have_best) {
+    std::cout << "run " << job.run_id() << " " << result.status << "; best epoch " << result.best_epoch
+              << " on " << job.test_images() << " test images:\n";
+    for (const auto* r : {&result.best_eval.t2i, &result.best_eval.i2t}) {
+      std::cout << "  " << r->direction << ":";
+      for (const auto& [k, v] : r->recall) std::cout << "  R@" << k << " " << v;
+      std::cout << "\n";
+    }
+    std::cout << "  " << result.train_seconds << " s of training, " << ips << " images/s" << std::endl;
+  } else {
+    std::cout << "run " << job.run_id() << " " << result.status
+              << (result.message.empty() ? "" : ": " + result.message) << std::endl;
+  }
+  if (result.status == "stopped") return kExitStopped;
+  if (result.status == "failed") return kExitRuntime;
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandAction add_train_command(CLI::App& app) {
+  auto o = std::make_shared<TrainOptions>();
+  auto* cmd = app.add_subcommand("train", "fine-tune a dual encoder (a new run, or --resume one)");
+  add_config_options(cmd, o->config);
+  add_common_options(cmd, o->common);
+  cmd->add_option("--resume", o->resume, "continue an interrupted or stopped run (same id) from its last checkpoint");
+  return [o, cmd]() {
+    const auto log = [](const std::string& m) { std::cerr << m << std::endl; };
+    std::unique_ptr<TrainingJob> job;
+    if (o->resume != 0) {
+      // A resumed run keeps its stored config; only --db/--cache-dir/--json apply.
+      for (const auto* opt : cmd->get_options()) {
+        const auto& n = opt->get_name();
+        if (opt->count() > 0 && n != "--resume" && n != "--db" && n != "--cache-dir" && n != "--json") {
+          throw UsageError("--resume continues a run with its stored configuration; " + n + " cannot be changed");
+        }
+      }
+      job = TrainingJob::resume(o->resume, o->common.paths(), log);
+    } else {
+      job = std::make_unique<TrainingJob>(o->config, o->common.paths(), log);
+    }
+    return run_job(*job, o->common.json);
+  };
+}
+
+CommandAction add_pretrain_command(CLI::App& app) {
+  auto o = std::make_shared<TrainOptions>();
+  auto out_path = std::make_shared<std::string>();
+  // The recipe of shared/notes/builtin-benchmark-recipe.md (round 2): the broad `pretrain` split,
+  // learnable scale from CLIP's 1/0.07, AdamW lr 2e-3, batch 128, 16 epochs.
+  auto& c = o->config;
+  c.train_split = "pretrain";
+  c.lr = 2e-3;
+  c.epochs = 16;
+  c.batch_size = 128;
+  c.loss_gamma = 0;
+  c.warmup_fraction = 0.02;
+  c.name = "pretrain";
+  auto* cmd = app.add_subcommand("pretrain", "train the tiny model from scratch on the broad synthetic split and save the starting checkpoint");
+  add_config_options(cmd, c);
+  add_common_options(cmd, o->common);
+  cmd->add_option("--out", *out_path, "where to write the pretrained checkpoint (weights + tokenizer)")->required();
+  return [o, out_path]() {
+    const auto log = [](const std::string& m) { std::cerr << m << std::endl; };
+    TrainingJob job(o->config, o->common.paths(), log);
+    TrainResult result;
+    const int code = run_job(job, o->common.json, &result);
+    if (code != kExitOk) return code;
+    // Export the last epoch's weights without optimiser state: the committed file stays small.
+    const auto ckpt_dir = std::filesystem::path(run_checkpoint_dir(o->common.paths().database, job.run_id())) /
+                          ("epoch-" + std::to_string(o->config.epochs) + ".pt");
+    auto meta = read_checkpoint_meta(ckpt_dir.string());
+    ClipModel model(meta.model);
+    load_checkpoint_weights(ckpt_dir.string(), model);
+    save_checkpoint(*out_path, model, meta);
+    std::cerr << "wrote " << *out_path << " (from " << ckpt_dir.string() << ")" << std::endl;
+    return kExitOk;
+  };
+}
+
+}  // namespace hnclip::cli

@@ -1,0 +1,53 @@
+#include "job/run_assets.h"
+
+#include <torch/torch.h>
+
+#include "data/benchmark_registry.h"
+#include "job/workbench_paths.h"
+#include "text/word_tokenizer.h"
+#include "train/checkpoint.h"
+#include "train/trainer.h"
+
+namespace hnclip {
+
+RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_dir,
+                           const std::string& shape_checkpoint,
+                           const std::function<void(const std::string&)>& log) {
+  config.validate();
+  RunAssets a;
+  BenchmarkSpec spec{config.benchmark, config.benchmark_size, config.data_seed,
+                     config.benchmark_root, cache_dir};
+  a.benchmark = open_benchmark(spec, log);
+  auto train_samples = a.benchmark->split(config.train_split);
+  auto test_samples = a.benchmark->split(config.test_split);
+
+  ClipConfig shape;
+  const std::string init = resolve_init_checkpoint(config.init);
+  const std::string meta_source = !shape_checkpoint.empty() ? shape_checkpoint : init;
+  if (!meta_source.empty()) {
+    auto meta = read_checkpoint_meta(meta_source);
+    a.tokenizer = tokenizer_from_json(meta.tokenizer);
+    shape = meta.model;
+  } else {
+    std::vector<std::string> captions;
+    for (const auto& s : train_samples) captions.insert(captions.end(), s.captions.begin(), s.captions.end());
+    a.tokenizer = std::make_shared<WordTokenizer>(WordTokenizer::build(captions, config.context_length));
+    shape = clip_preset(config.model, a.tokenizer->vocab_size(), a.tokenizer->context_length());
+  }
+  a.model = make_clip_model(shape, config.seed);
+  if (!init.empty()) load_checkpoint_weights(init, a.model);
+
+  ImagePipelineConfig pipeline;
+  pipeline.image_size = static_cast<int>(shape.image_size);
+  a.train = std::make_unique<SplitData>(std::move(train_samples), a.tokenizer, pipeline);
+  a.test = std::make_unique<SplitData>(std::move(test_samples), a.tokenizer, pipeline);
+  if (log) {
+    log("benchmark " + a.benchmark->name() + ": " + std::to_string(a.train->num_images()) +
+        " training images (" + config.train_split + "), " + std::to_string(a.test->num_images()) +
+        " test images (" + config.test_split + "); " + std::to_string(a.tokenizer->vocab_size()) +
+        " tokens, context " + std::to_string(a.tokenizer->context_length()));
+  }
+  return a;
+}
+
+}  // namespace hnclip

@@ -1,0 +1,34 @@
+#pragma once
+// RunAssets: what a run's configuration turns into before any training — the benchmark's two
+// splits as PairedData, the tokenizer and the model at its starting point (or at a checkpoint).
+// Shared by TrainingJob (train/resume) and the evaluation of a stored run.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "data/benchmark.h"
+#include "data/split_data.h"
+#include "model/clip_model.h"
+#include "text/tokenizer.h"
+#include "train/train_config.h"
+
+namespace hnclip {
+
+struct RunAssets {
+  std::unique_ptr<Benchmark> benchmark;
+  std::shared_ptr<const Tokenizer> tokenizer;
+  ClipModel model{nullptr};             // starting weights (seeded init, then --init if given)
+  std::unique_ptr<SplitData> train;
+  std::unique_ptr<SplitData> test;
+};
+
+// Validates the config, opens (or generates) the benchmark and builds tokenizer and model. The
+// tokenizer and model shape come from `shape_checkpoint` when given (a run's own checkpoint),
+// else from --init, else the tokenizer is built from the training captions and the shape from
+// the --model preset. Throws ConfigError / DataError / CheckpointError naming the problem.
+RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_dir,
+                           const std::string& shape_checkpoint,
+                           const std::function<void(const std::string&)>& log);
+
+}  // namespace hnclip

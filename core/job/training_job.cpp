@@ -1,0 +1,185 @@
+#include "job/training_job.h"
+
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "data/batch_loader.h"
+#include "job/run_assets.h"
+#include "job/workbench_paths.h"
+#include "store/host_process.h"
+#include "store/run_recorder.h"
+#include "store/run_store.h"
+#include "train/checkpoint.h"
+#include "train/compute_setup.h"
+
+namespace hnclip {
+
+namespace {
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Keeps runs.best_epoch current while training, so a GUI or `hnclip runs` sees it live.
+class BestEpochTracker : public TrainObserver {
+ public:
+  BestEpochTracker(RunStore& store, int64_t run, double best) : store_(store), run_(run), best_(best) {}
+  void on_eval(const EvalEvent& e) override {
+    if (e.epoch >= 1 && e.mean_r1() > best_) {
+      best_ = e.mean_r1();
+      store_.set_best_epoch(run_, e.epoch);
+    }
+  }
+
+ private:
+  RunStore& store_;
+  int64_t run_;
+  double best_;
+};
+}  // namespace
+
+struct TrainingJob::Impl {
+  TrainConfig config;
+  JobPaths paths;
+  JobLog log;
+  std::unique_ptr<RunStore> store;
+  std::unique_ptr<Benchmark> benchmark;
+  std::shared_ptr<const Tokenizer> tokenizer;
+  ClipModel model{nullptr};
+  ClipModel frozen_reference{nullptr};
+  std::unique_ptr<SplitData> train_data, test_data;
+  int64_t run_id = 0;
+  TrainStart start;
+
+  void say(const std::string& s) const {
+    if (log) log(s);
+  }
+
+  // Everything up to (not including) the database row: data, tokenizer, model.
+  void prepare(const std::string& weights_checkpoint) {
+    auto assets = build_run_assets(config, paths.cache_dir, weights_checkpoint, log);
+    tokenizer = assets.tokenizer;
+    model = assets.model;
+    train_data = std::move(assets.train);
+    test_data = std::move(assets.test);
+    benchmark = std::move(assets.benchmark);
+    if (config.loss_gamma > 0 && config.loss_gbar == "frozen" && !weights_checkpoint.empty()) {
+      // Resuming: the model takes the checkpoint's weights when training starts, but frozen Ḡ
+      // must keep coming from the true starting point — which is what `model` still holds now.
+      frozen_reference = make_clip_model(model->config(), config.seed);
+      torch::NoGradGuard no_grad;
+      auto src = model->named_parameters();
+      for (auto& p : frozen_reference->named_parameters()) p.value().copy_(src[p.key()]);
+    }
+  }
+};
+
+TrainingJob::TrainingJob(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLog log)
+    : impl_(std::make_unique<Impl>()) {
+  auto& s = *impl_;
+  s.config = config;
+  s.paths = paths;
+  s.log = std::move(log);
+  config.validate();
+  s.store = std::make_unique<RunStore>(paths.database);
+  s.store->mark_dead_runs_interrupted();
+  s.prepare("");
+  RunRecord record;
+  record.name = config.name;
+  record.status = RunStatus::Queued;
+  record.config_json = nlohmann::json(config).dump();
+  record.git_rev = HNCLIP_GIT_REV;
+  record.created_at_ms = now_ms();
+  s.run_id = s.store->create_run(record);
+}
+
+std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths& paths, JobLog log) {
+  auto impl = std::make_unique<Impl>();
+  auto& s = *impl;
+  s.paths = paths;
+  s.log = std::move(log);
+  s.store = std::make_unique<RunStore>(paths.database);
+  s.store->mark_dead_runs_interrupted();
+  const auto run = s.store->find_run(run_id);
+  if (!run) throw ConfigError("--resume " + std::to_string(run_id) + ": no such run in " + paths.database);
+  if (run->status != RunStatus::Interrupted && run->status != RunStatus::Stopped) {
+    throw ConfigError("--resume " + std::to_string(run_id) + ": the run is " + to_string(run->status) +
+                      "; only interrupted or stopped runs can be resumed");
+  }
+  from_json(nlohmann::json::parse(run->config_json), s.config);
+  s.run_id = run_id;
+
+  // The last checkpoint whose file still exists is where training continues.
+  std::optional<CheckpointRow> last;
+  for (const auto& c : s.store->checkpoints(run_id)) {
+    if (std::filesystem::exists(c.path)) last = c;
+  }
+  s.prepare(last ? last->path : "");
+  if (last) {
+    s.start.completed_epochs = last->epoch;
+    s.start.completed_steps = last->step;
+    s.start.checkpoint = last->path;
+    for (const auto& m : s.store->step_metrics(run_id)) {
+      if (m.step == last->step) s.start.completed_seconds = m.wall_time_s;
+    }
+    // Best so far among the epochs being kept.
+    std::map<int, double> r1;
+    for (const auto& e : s.store->epoch_evals(run_id)) {
+      if (e.k == 1 && e.epoch >= 1 && e.epoch <= last->epoch) r1[e.epoch] += 0.5 * e.recall;
+    }
+    for (const auto& [epoch, score] : r1) {
+      if (score > s.start.best_mean_r1) {
+        s.start.best_mean_r1 = score;
+        s.start.best_epoch = epoch;
+      }
+    }
+  }
+  s.store->delete_step_metrics_after(run_id, s.start.completed_steps);
+  s.store->delete_epoch_evals_after(run_id, last ? last->epoch : -1);
+  s.say("resuming run " + std::to_string(run_id) + " after epoch " +
+        std::to_string(s.start.completed_epochs) + " (step " + std::to_string(s.start.completed_steps) + ")");
+  return std::unique_ptr<TrainingJob>(new TrainingJob(std::move(impl)));
+}
+
+TrainingJob::~TrainingJob() = default;
+
+int64_t TrainingJob::run_id() const { return impl_->run_id; }
+const TrainConfig& TrainingJob::config() const { return impl_->config; }
+int64_t TrainingJob::test_images() const { return impl_->test_data->num_images(); }
+int64_t TrainingJob::test_captions() const { return impl_->test_data->num_captions(); }
+
+TrainResult TrainingJob::run(const std::atomic<bool>& stop, const std::vector<TrainObserver*>& observers) {
+  auto& s = *impl_;
+  configure_threads(s.config.threads);
+  const int workers = s.config.loader_workers;
+  BatchSourceFactory loaders = [workers](const PairedData& d) {
+    return std::make_unique<BatchLoader>(d, workers);
+  };
+  RunRecorder recorder(*s.store, s.run_id);
+  BestEpochTracker best(*s.store, s.run_id, s.start.best_mean_r1);
+  try {
+    Trainer trainer(s.model, s.config, *s.train_data, *s.test_data, loaders,
+                    run_checkpoint_dir(s.paths.database, s.run_id), s.tokenizer->to_json(), s.run_id);
+    if (s.frozen_reference) trainer.set_frozen_reference(s.frozen_reference);
+    s.store->set_started(s.run_id, ::getpid(), current_host_name(), trainer.device().str(), now_ms());
+    trainer.add_observer(&recorder);
+    trainer.add_observer(&best);
+    for (auto* o : observers) trainer.add_observer(o);
+    return trainer.run(s.start, stop);
+  } catch (const std::exception& e) {
+    recorder.flush();
+    s.store->set_status(s.run_id, RunStatus::Failed, e.what());
+    s.store->set_finished(s.run_id, now_ms());
+    throw;
+  }
+}
+
+}  // namespace hnclip

@@ -1,0 +1,40 @@
+#include "job/workbench_paths.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace hnclip {
+
+namespace {
+constexpr const char* kAppFolder = "hnclip-workbench";
+constexpr const char* kPretrainedName = "checkpoints/tiny-synthetic-pretrained.pt";
+
+std::filesystem::path xdg(const char* var, const char* fallback) {
+  if (const char* v = std::getenv(var); v != nullptr && *v != '\0') return v;
+  const char* home = std::getenv("HOME");
+  return std::filesystem::path(home != nullptr ? home : ".") / fallback;
+}
+}  // namespace
+
+std::string default_database_path() {
+  return (xdg("XDG_DATA_HOME", ".local/share") / kAppFolder / "runs.db").string();
+}
+
+std::string default_cache_dir() { return (xdg("XDG_CACHE_HOME", ".cache") / kAppFolder).string(); }
+
+std::string resource_dir() {
+  if (const char* v = std::getenv("HNCLIP_RESOURCE_DIR"); v != nullptr && *v != '\0') return v;
+  return HNCLIP_RESOURCE_DIR_DEFAULT;
+}
+
+std::string run_checkpoint_dir(const std::string& database_path, int64_t run_id) {
+  auto folder = std::filesystem::path(database_path).parent_path();
+  return (folder / "checkpoints" / ("run-" + std::to_string(run_id))).string();
+}
+
+std::string resolve_init_checkpoint(const std::string& value) {
+  if (value == "pretrained") return (std::filesystem::path(resource_dir()) / kPretrainedName).string();
+  return value;
+}
+
+}  // namespace hnclip

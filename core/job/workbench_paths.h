@@ -1,0 +1,20 @@
+#pragma once
+// Where the workbench keeps its files when the user does not say: the run database and checkpoints
+// in the user's data directory (XDG_DATA_HOME, else ~/.local/share), generated benchmarks in the
+// cache directory (XDG_CACHE_HOME, else ~/.cache), committed resources next to the sources or
+// wherever HNCLIP_RESOURCE_DIR points.
+
+#include <cstdint>
+#include <string>
+
+namespace hnclip {
+
+std::string default_database_path();
+std::string default_cache_dir();
+std::string resource_dir();
+// Checkpoints of run `id` live in <folder of the database>/checkpoints/run-<id>/.
+std::string run_checkpoint_dir(const std::string& database_path, int64_t run_id);
+// "pretrained" names the committed tiny checkpoint; any other value is a path, returned as is.
+std::string resolve_init_checkpoint(const std::string& value);
+
+}  // namespace hnclip
