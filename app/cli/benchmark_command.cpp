@@ -20,6 +20,7 @@ CommandAction add_benchmark_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("benchmark", "generate/open a benchmark and print its Table-A1 statistics");
+  take_last_value(cmd);
   cmd->add_option("--benchmark", o->spec.name, "synthetic or manifest")->capture_default_str();
   cmd->add_option("--benchmark-size", o->spec.size, "synthetic: small | default | large")
       ->check(CLI::IsMember({"small", "default", "large"}))->capture_default_str();

@@ -7,6 +7,11 @@
 
 namespace hnclip::cli {
 
+// Later occurrences of a flag override earlier ones (as in most CLIs), so scripts can append.
+inline void take_last_value(CLI::App* cmd) {
+  cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
+
 inline void add_common_options(CLI::App* cmd, CommonOptions& o, bool with_json = true) {
   cmd->add_option("--db", o.database, "SQLite run database (default: $XDG_DATA_HOME/hnclip-workbench/runs.db)");
   cmd->add_option("--cache-dir", o.cache_dir, "where generated benchmarks are kept (default: $XDG_CACHE_HOME/hnclip-workbench)");

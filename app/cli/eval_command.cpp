@@ -18,6 +18,7 @@ CommandAction add_eval_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("eval", "evaluate a run's checkpoint on its test split (stored with the run)");
+  take_last_value(cmd);
   cmd->add_option("--run", o->run, "run id")->required();
   cmd->add_option("--epoch", o->epoch, "best | last | N")->capture_default_str();
   add_common_options(cmd, o->common);

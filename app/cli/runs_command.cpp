@@ -81,6 +81,7 @@ std::string fixed(double v, int digits = 2) {
 CommandAction add_runs_command(CLI::App& app) {
   auto o = std::make_shared<CommonOptions>();
   auto* cmd = app.add_subcommand("runs", "list the runs in the database");
+  take_last_value(cmd);
   add_common_options(cmd, *o);
   return [o]() {
     RunStore store(o->paths().database);
@@ -114,6 +115,7 @@ CommandAction add_show_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("show", "show one run: config, status, recall per epoch, checkpoints");
+  take_last_value(cmd);
   cmd->add_option("id", o->id, "run id")->required();
   add_common_options(cmd, o->common);
   return [o]() {

@@ -31,7 +31,7 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
   cmd->add_option("--data-seed", c.data_seed, "synthetic: generator seed")->capture_default_str();
   cmd->add_option("--train-split", c.train_split, "split to train on")->capture_default_str();
   cmd->add_option("--test-split", c.test_split, "split to evaluate on")->capture_default_str();
-  cmd->add_option("--model", c.model, "model preset (tiny, ViT-B/32, ViT-B/16, ViT-L/14)")->capture_default_str();
+  cmd->add_option("--model", c.model, "model preset: tiny, ViT-B/32, ViT-B/16, ViT-L/14 (default: the --init checkpoint's shape, else tiny)");
   cmd->add_option("--context-length", c.context_length, "word tokenizer context (without --init)")->capture_default_str();
   cmd->add_option("--gamma", c.loss_gamma, "HN margin strength γ >= 0 (0 = plain InfoNCE)")->capture_default_str();
   cmd->add_option("--gbar", c.loss_gbar, "caption similarity Ḡ: recomputed (live text encoder) or frozen")
@@ -48,7 +48,7 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
   cmd->add_option("--seed", c.seed, "seed of data order, subset and initial weights")->capture_default_str();
   cmd->add_option("--data-fraction", c.data_fraction, "train on this fraction of the split (same subset per seed)")->capture_default_str();
   cmd->add_option("--device", c.device, "auto | cpu | cuda | cuda:N")->capture_default_str();
-  cmd->add_option("--threads", c.threads, "LibTorch threads (1 measured fastest for tiny on 2 cores)")->capture_default_str();
+  cmd->add_option("--threads", c.threads, "LibTorch intra-op threads (OpenBLAS is held to 1 so the two do not oversubscribe)")->capture_default_str();
   cmd->add_option("--loader-workers", c.loader_workers, "batch loader threads")->capture_default_str();
   cmd->add_option("--init", c.init, "checkpoint to start from ('pretrained' = the committed tiny checkpoint)");
   cmd->add_option("--name", c.name, "run name");
@@ -99,6 +99,7 @@ int run_job(TrainingJob& job, bool json, TrainResult* result_out = nullptr) {
 CommandAction add_train_command(CLI::App& app) {
   auto o = std::make_shared<TrainOptions>();
   auto* cmd = app.add_subcommand("train", "fine-tune a dual encoder (a new run, or --resume one)");
+  take_last_value(cmd);
   add_config_options(cmd, o->config);
   add_common_options(cmd, o->common);
   cmd->add_option("--resume", o->resume, "continue an interrupted or stopped run (same id) from its last checkpoint");
@@ -135,6 +136,7 @@ CommandAction add_pretrain_command(CLI::App& app) {
   c.warmup_fraction = 0.02;
   c.name = "pretrain";
   auto* cmd = app.add_subcommand("pretrain", "train the tiny model from scratch on the broad synthetic split and save the starting checkpoint");
+  take_last_value(cmd);
   add_config_options(cmd, c);
   add_common_options(cmd, o->common);
   cmd->add_option("--out", *out_path, "where to write the pretrained checkpoint (weights + tokenizer)")->required();

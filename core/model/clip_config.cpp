@@ -62,6 +62,15 @@ ClipConfig clip_preset(const std::string& name, int64_t vocab_size, int64_t cont
   return c;
 }
 
+std::string describe_differences(const ClipConfig& a, const ClipConfig& b) {
+  const nlohmann::json ja = a, jb = b;
+  std::string out;
+  for (const auto& [key, value] : ja.items()) {
+    if (value != jb.at(key)) out += (out.empty() ? "" : ", ") + key + " " + value.dump() + " vs " + jb.at(key).dump();
+  }
+  return out;
+}
+
 void to_json(nlohmann::json& j, const ClipConfig& c) {
   j = nlohmann::json{{"image_size", c.image_size},         {"patch_size", c.patch_size},
                      {"vision_width", c.vision_width},     {"vision_layers", c.vision_layers},

@@ -35,6 +35,8 @@ struct ClipConfig {
 // vocab_size and context_length come from the tokenizer. Throws std::invalid_argument for an
 // unknown name, listing the known ones.
 ClipConfig clip_preset(const std::string& name, int64_t vocab_size, int64_t context_length);
+// "field a vs b, ..." for every field that differs; empty when equal.
+std::string describe_differences(const ClipConfig& a, const ClipConfig& b);
 std::vector<std::string> clip_preset_names();
 
 void to_json(nlohmann::json& j, const ClipConfig& c);

@@ -53,7 +53,11 @@ ImageFeatures ClipModelImpl::encode_image(const torch::Tensor& images, bool with
   return visual(images, with_patches);
 }
 
-TextFeatures ClipModelImpl::encode_text(const torch::Tensor& tokens, bool with_tokens) {
+TextFeatures ClipModelImpl::encode_text(const torch::Tensor& all_tokens, bool with_tokens) {
+  // Positions after the batch's last end token are padding that, under the causal mask, no pooled
+  // feature can see: dropping them is exact and saves much of the text tower on short captions.
+  const int64_t used = all_tokens.argmax(-1).max().item<int64_t>() + 1;
+  const auto tokens = all_tokens.slice(1, 0, used);
   const int64_t l = tokens.size(1);
   auto x = token_embedding(tokens) + positional_embedding.slice(0, 0, l);
   // Causal mask built per call (96x96 for the tiny model: negligible) so it follows the device and

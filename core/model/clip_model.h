@@ -17,8 +17,10 @@ namespace hnclip {
 
 struct TextFeatures {
   torch::Tensor pooled;  // [B, E] at the end token, after ln_final and text_projection
-  torch::Tensor tokens;  // [B, L, E] every position after ln_final and projection, when asked for
-  torch::Tensor mask;    // [B, L] bool: caption word positions (after start, before end)
+  // When asked for: [B, L', E] every position up to the batch's last end token (L' <= L), after
+  // ln_final and projection, and the [B, L'] bool mask of caption words (after start, before end).
+  torch::Tensor tokens;
+  torch::Tensor mask;
 };
 
 class ClipModelImpl : public torch::nn::Module {

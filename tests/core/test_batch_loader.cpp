@@ -260,47 +260,5 @@ TEST(BatchLoader, RejectsBadArguments) {
   EXPECT_THROW(BatchLoader(data, 1, 0), std::invalid_argument);
 }
 
-// ---- Measurement (not a check): run with --gtest_also_run_disabled_tests ------------------------
-// Loads batches of 128 real 48x48 PNGs through SplitData with 0, 1 and 2 workers and prints the
-// time per batch as the consumer sees it (consumer does no work, so this is pure loader speed).
-
-TEST(BatchLoaderMeasure, DISABLED_Batch128Png48) {
-  constexpr int kBatch = 128;   // images per batch
-  constexpr int kBatches = 16;  // batches per measurement
-  constexpr int kSource = 48;   // side of the PNG files
-  test::ScratchDir dir;
-  cv::RNG rng(1);
-  std::vector<Sample> samples;
-  for (int i = 0; i < kBatch * 2; ++i) {
-    cv::Mat m(kSource, kSource, CV_8UC3);
-    rng.fill(m, cv::RNG::UNIFORM, 0, 256);
-    const std::string path = (dir / ("i" + std::to_string(i) + ".png")).string();
-    cv::imwrite(path, m);
-    samples.push_back(Sample{path, {"a red cube left of a blue ball"}, "train", ""});
-  }
-  auto tok = std::make_shared<WordTokenizer>(
-      WordTokenizer::build({"a red cube left of blue ball"}, 77));
-  SplitData data(samples, tok);
-  std::vector<BatchRequest> schedule;
-  for (int b = 0; b < kBatches; ++b) {
-    BatchRequest r;
-    for (int k = 0; k < kBatch; ++k) r.images.push_back((b * kBatch + k) % (kBatch * 2));
-    r.captions = r.images;
-    schedule.push_back(r);
-  }
-  data.load_images(schedule[0].images);  // warm the page cache
-  for (int workers : {0, 1, 2}) {
-    BatchLoader loader(data, workers, 4);
-    const auto start = Clock::now();
-    loader.schedule(schedule);
-    Batch batch;
-    while (loader.next(batch)) {
-    }
-    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    std::printf("workers %d: %.2f ms per batch of %d %dx%d PNGs (+%d-token captions)\n", workers,
-                ms / kBatches, kBatch, kSource, kSource, 77);
-  }
-}
-
 }  // namespace
 }  // namespace hnclip

@@ -75,9 +75,22 @@ TEST(ClipModel, TextIsPooledAtTheEndTokenAndIsCausal) {
   EXPECT_TRUE(torch::allclose(fa, fb, 1e-6, 1e-6));
   EXPECT_FALSE(torch::allclose(fa, fc, 1e-3, 1e-3));
   auto tok = m->encode_text(a, true);
-  EXPECT_EQ(tok.tokens.sizes(), (std::vector<int64_t>{1, 12, 64}));
+  EXPECT_EQ(tok.tokens.sizes(), (std::vector<int64_t>{1, 5, 64}));  // trimmed after the end token
   EXPECT_EQ(tok.mask.sum().item<int64_t>(), 3);  // words at positions 1..3
   EXPECT_TRUE(torch::allclose(tok.tokens[0][4], fa[0], 1e-6, 1e-6));
+}
+
+TEST(ClipModel, TrimmingPaddingDoesNotChangeFeatures) {
+  // Row 0 alone is trimmed to 3 positions, in the batch to 9 (row 1's end token): same feature.
+  torch::manual_seed(3);
+  ClipModel m(small_config());
+  m->eval();
+  torch::NoGradGuard no_grad;
+  auto batch = torch::tensor({{28, 5, 29, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+                              {28, 5, 6, 7, 8, 9, 10, 11, 29, 0, 0, 0}}, torch::kLong);
+  auto together = m->encode_text(batch).pooled;
+  auto alone = m->encode_text(batch.slice(0, 0, 1)).pooled;
+  EXPECT_TRUE(torch::allclose(together[0], alone[0], 1e-5, 1e-6));
 }
 
 TEST(ClipModel, ImageFeaturesAndScale) {

@@ -1,0 +1,235 @@
+// End-to-end tests of the `hnclip` CLI on the built-in benchmark (size small): exit codes and
+// one-line errors for bad input, nothing stored is lost, the --json shapes, Ctrl-C, kill + resume.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "support/test_dirs.h"
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+class Cli : public ::testing::Test {
+ protected:
+  hnclip::test::ScratchDir dir;
+  std::string db() const { return (dir / "runs.db").string(); }
+  std::string common() const {
+    return " --db " + db() + " --cache-dir " + (dir / "cache").string();
+  }
+  Result hnclip(const std::string& args) const {
+    Result r;
+    r.code = hnclip::test::run_command(std::string(HNCLIP_CLI_PATH) + " " + args, &r.out, &r.err);
+    return r;
+  }
+  static std::string small_train() {
+    return "train --benchmark-size small --epochs 2 --batch 32 --lr 1e-3 --threads 1";
+  }
+  json runs() const {
+    auto r = hnclip("runs --json" + common());
+    EXPECT_EQ(r.code, 0) << r.err;
+    return json::parse(r.out);
+  }
+};
+
+// The exit code, and exactly one error line on stderr — the last one, "hnclip: ..." naming
+// `needle` — and nothing on stdout. (Progress lines, e.g. generating the benchmark before its
+// size can be checked, may come before it.)
+void expect_one_line_error(const Result& r, int code, const std::string& needle) {
+  EXPECT_EQ(r.code, code) << r.err;
+  ASSERT_FALSE(r.err.empty());
+  ASSERT_EQ(r.err.back(), '\n');
+  const auto start = r.err.rfind('\n', r.err.size() - 2);
+  const std::string last = r.err.substr(start == std::string::npos ? 0 : start + 1);
+  EXPECT_EQ(last.rfind("hnclip: ", 0), 0u) << "last line is not the error: " << r.err;
+  EXPECT_NE(last.find(needle), std::string::npos) << "stderr: " << r.err;
+  size_t error_lines = 0;
+  for (size_t p = 0; (p = r.err.find("hnclip: ", p)) != std::string::npos; ++p) {
+    if (p == 0 || r.err[p - 1] == '\n') ++error_lines;
+  }
+  EXPECT_EQ(error_lines, 1u) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
+  auto r = hnclip(small_train() + " --gamma 0.5 --json" + common());
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << "exactly one JSON object: " << r.out;
+  auto j = json::parse(r.out);
+  for (const char* key : {"run_id", "status", "best_epoch", "n_test", "t2i", "i2t", "train_seconds",
+                          "images_per_second", "config"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["status"], "finished");
+  EXPECT_EQ(j["n_test"], 142);
+  EXPECT_GE(j["best_epoch"].get<int>(), 1);
+  for (const char* dir : {"t2i", "i2t"}) {
+    ASSERT_EQ(j[dir].size(), 5u);
+    double prev = -1;
+    for (const char* k : {"R@1", "R@5", "R@10", "R@25", "R@50"}) {
+      const double v = j[dir][k].get<double>();
+      EXPECT_GE(v, prev) << dir << " " << k;  // recall is monotone in K
+      EXPECT_LE(v, 100.0);
+      prev = v;
+    }
+  }
+  EXPECT_GT(j["images_per_second"].get<double>(), 0);
+  EXPECT_EQ(j["config"]["loss_gamma"], 0.5);
+  EXPECT_NE(r.err.find("epoch 2"), std::string::npos) << "progress goes to stderr";
+
+  // The run is stored, with its evaluations, and `show`/`eval` read it back.
+  auto list = runs();
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["status"], "finished");
+  auto show = hnclip("show " + std::to_string(j["run_id"].get<int>()) + " --json" + common());
+  ASSERT_EQ(show.code, 0) << show.err;
+  auto s = json::parse(show.out);
+  EXPECT_EQ(s["evaluations"].size(), 3u);  // start + 2 epochs
+  EXPECT_EQ(s["checkpoints"].size(), 2u);
+  EXPECT_EQ(s["best"]["t2i"]["R@1"], j["t2i"]["R@1"]);
+  auto ev = hnclip("eval --run " + std::to_string(j["run_id"].get<int>()) + " --json" + common());
+  ASSERT_EQ(ev.code, 0) << ev.err;
+  auto e = json::parse(ev.out);
+  EXPECT_EQ(e["epoch"], j["best_epoch"]);
+  EXPECT_EQ(e["t2i"], j["t2i"]);  // same checkpoint, same data: identical recall
+  EXPECT_EQ(e["i2t"], j["i2t"]);
+}
+
+TEST_F(Cli, BadInputGivesOneLineAndTheRightExitCode) {
+  expect_one_line_error(hnclip("train --no-such-flag" + common()), 2, "--no-such-flag");
+  expect_one_line_error(hnclip(small_train() + " --gamma -0.5" + common()), 2, "--gamma");
+  expect_one_line_error(hnclip(small_train() + " --gamma nan" + common()), 2, "--gamma");
+  expect_one_line_error(hnclip(small_train() + " --gamma inf" + common()), 2, "--gamma");
+  expect_one_line_error(hnclip(small_train() + " --batch 1" + common()), 2, "--batch");
+  expect_one_line_error(hnclip(small_train() + " --batch 100000" + common()), 2, "--batch 100000");
+  expect_one_line_error(hnclip(small_train() + " --data-fraction 0" + common()), 2, "--data-fraction");
+  expect_one_line_error(hnclip(small_train() + " --data-fraction 1.5" + common()), 2, "--data-fraction");
+  expect_one_line_error(hnclip(small_train() + " --gbar sometimes" + common()), 2, "--gbar");
+  expect_one_line_error(hnclip("show 999" + common()), 2, "run 999");
+  expect_one_line_error(hnclip("eval --run 999" + common()), 2, "999");
+  expect_one_line_error(hnclip("train --resume 999" + common()), 2, "999");
+  expect_one_line_error(hnclip(small_train() + " --db /nonexistent-folder/x.db"), 1, "/nonexistent-folder/x.db");
+  hnclip::test::write_text_file(dir / "bogus.pt", "not a checkpoint");
+  expect_one_line_error(hnclip(small_train() + " --init " + (dir / "bogus.pt").string() + common()), 1, "bogus.pt");
+  EXPECT_EQ(hnclip("train --help").code, 0);
+}
+
+TEST_F(Cli, FailuresLoseNothingAlreadyStored) {
+  auto first = hnclip(small_train() + " --json" + common());
+  ASSERT_EQ(first.code, 0) << first.err;
+  const auto before = runs();
+  const auto show_before = hnclip("show 1 --json" + common()).out;
+  const auto ckpt = json::parse(show_before)["checkpoints"][0]["path"].get<std::string>();
+
+  expect_one_line_error(hnclip(small_train() + " --gamma -1" + common()), 2, "--gamma");
+  expect_one_line_error(hnclip("train --resume 1" + common()), 2, "finished");
+  // A checkpoint that does not fit the asked-for model: the differing sizes are named.
+  expect_one_line_error(hnclip(small_train() + " --model ViT-B/32 --init " + ckpt + common()), 1,
+                        "does not fit --model ViT-B/32");
+  expect_one_line_error(hnclip(small_train() + " --data-fraction 2" + common()), 2, "--data-fraction");
+
+  EXPECT_EQ(runs(), before);
+  EXPECT_EQ(hnclip("show 1 --json" + common()).out, show_before);
+  EXPECT_TRUE(fs::exists(ckpt));
+}
+
+// Starts hnclip in the background; returns its pid.
+pid_t spawn(const std::string& args, const std::string& log) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    const std::string cmd = std::string("exec ") + HNCLIP_CLI_PATH + " " + args + " >" + log + ".out 2>" + log + ".err";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// Polls `show ID --json` until `pred` holds or ~120 s pass.
+template <typename Pred>
+bool wait_for(const Cli& cli, Pred pred) {
+  for (int i = 0; i < 1200; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+TEST_F(Cli, CtrlCStopsCleanlyAndKeepsCheckpointAndMetrics) {
+  const auto log = (dir / "train").string();
+  pid_t pid = spawn("train --benchmark-size small --epochs 30 --batch 32 --threads 1 --json" + common(), log);
+  ASSERT_TRUE(wait_for(*this, [&] {
+    auto r = hnclip("show 1 --json" + common());
+    return r.code == 0 && !json::parse(r.out)["checkpoints"].empty();
+  })) << hnclip::test::read_text_file(log + ".err");
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  auto s = json::parse(hnclip("show 1 --json" + common()).out);
+  EXPECT_EQ(s["status"], "stopped");
+  EXPECT_NE(s["message"].get<std::string>().find("step"), std::string::npos);
+  ASSERT_FALSE(s["checkpoints"].empty());
+  EXPECT_TRUE(fs::exists(s["checkpoints"][0]["path"].get<std::string>()));
+  EXPECT_GT(s["steps"].get<int>(), 0);
+  auto out = json::parse(hnclip::test::read_text_file(log + ".out"));
+  EXPECT_EQ(out["status"], "stopped");
+}
+
+TEST_F(Cli, KilledRunIsInterruptedAndResumesIntoTheSameRun) {
+  const auto log = (dir / "train").string();
+  pid_t pid = spawn("train --benchmark-size small --epochs 4 --batch 32 --threads 1" + common(), log);
+  ASSERT_TRUE(wait_for(*this, [&] {
+    auto r = hnclip("show 1 --json" + common());
+    return r.code == 0 && json::parse(r.out)["checkpoints"].size() >= 1;
+  })) << hnclip::test::read_text_file(log + ".err");
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  auto s = json::parse(hnclip("show 1 --json" + common()).out);
+  EXPECT_EQ(s["status"], "interrupted");
+
+  auto resumed = hnclip("train --resume 1 --json" + common());
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  auto j = json::parse(resumed.out);
+  EXPECT_EQ(j["run_id"], 1);
+  EXPECT_EQ(j["status"], "finished");
+  auto after = json::parse(hnclip("show 1 --json" + common()).out);
+  EXPECT_EQ(after["status"], "finished");
+  EXPECT_EQ(after["checkpoints"].size(), 4u);
+  EXPECT_EQ(after["evaluations"].size(), 5u);  // start + 4 epochs, none twice
+  EXPECT_EQ(after["steps"], 4 * (512 / 32));   // every step once: the curves continue
+  EXPECT_EQ(runs().size(), 1u);
+  expect_one_line_error(hnclip("train --resume 1 --gamma 0.3" + common()), 2, "--gamma");
+}
+
+TEST_F(Cli, BenchmarkJsonReportsTableA1) {
+  auto r = hnclip("benchmark --benchmark-size small --json" + common());
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["train"], 512);
+  EXPECT_EQ(j["test"], 142);
+  for (const char* split : {"train", "test"}) {
+    const auto& s = j["splits"][split];
+    EXPECT_GE(s["median_hardest"].get<double>(), 0.9) << split;
+    EXPECT_GE(s["mean_words"].get<double>(), 60) << split;
+    EXPECT_LE(s["mean_words"].get<double>(), 150) << split;
+    EXPECT_LT(s["mean_pairwise"].get<double>(), s["mean_hardest"].get<double>());
+  }
+}
+
+}  // namespace
