@@ -20,12 +20,6 @@
 namespace hnclip {
 
 namespace {
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // Keeps runs.best_epoch current while training, so a GUI or `hnclip runs` sees it live.
 class BestEpochTracker : public TrainObserver {
  public:
@@ -97,7 +91,7 @@ TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLo
   record.status = RunStatus::Queued;
   record.config_json = nlohmann::json(config).dump();
   record.git_rev = HNCLIP_GIT_REV;
-  record.created_at_ms = now_ms();
+  record.created_at_ms = unix_time_ms();
   s.run_id = s.store->create_run(record);
 }
 
@@ -169,7 +163,7 @@ TrainResult TrainingJob::run(const std::atomic<bool>& stop, const std::vector<Tr
     Trainer trainer(s.model, s.config, *s.train_data, *s.test_data, loaders,
                     run_checkpoint_dir(s.paths.database, s.run_id), s.tokenizer->to_json(), s.run_id);
     if (s.frozen_reference) trainer.set_frozen_reference(s.frozen_reference);
-    s.store->set_started(s.run_id, ::getpid(), current_host_name(), trainer.device().str(), now_ms());
+    s.store->set_started(s.run_id, ::getpid(), current_host_name(), trainer.device().str(), unix_time_ms());
     trainer.add_observer(&recorder);
     trainer.add_observer(&best);
     for (auto* o : observers) trainer.add_observer(o);
@@ -177,7 +171,7 @@ TrainResult TrainingJob::run(const std::atomic<bool>& stop, const std::vector<Tr
   } catch (const std::exception& e) {
     recorder.flush();
     s.store->set_status(s.run_id, RunStatus::Failed, e.what());
-    s.store->set_finished(s.run_id, now_ms());
+    s.store->set_finished(s.run_id, unix_time_ms());
     throw;
   }
 }

@@ -5,14 +5,6 @@
 
 namespace hnclip {
 
-namespace {
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
-
 RunRecorder::RunRecorder(RunStore& store, int64_t run_id, std::size_t batch_rows,
                          std::chrono::milliseconds max_delay)
     : store_(store), run_id_(run_id), batch_rows_(batch_rows == 0 ? 1 : batch_rows),
@@ -67,7 +59,7 @@ void RunRecorder::on_checkpoint(const CheckpointEvent& e) {
   row.step = e.step;
   row.path = e.path;
   row.mean_r1 = e.mean_r1;
-  row.created_at_ms = now_ms();
+  row.created_at_ms = unix_time_ms();
   store_.add_checkpoint(run_id_, row);
 }
 
@@ -77,7 +69,7 @@ void RunRecorder::on_status(const StatusEvent& e) {
   store_.set_status(run_id_, status, e.message);
   if (status == RunStatus::Finished || status == RunStatus::Failed ||
       status == RunStatus::Stopped) {
-    store_.set_finished(run_id_, now_ms());
+    store_.set_finished(run_id_, unix_time_ms());
   }
 }
 

@@ -26,12 +26,6 @@ constexpr int kBusyTimeoutMs = 5000;
 constexpr const char* kT2I = "t2i";
 constexpr const char* kI2T = "i2t";
 
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // Refuses a path whose folder is missing or not writable before sqlite3_open_v2 could create
 // anything (SQLite would also need to create the -wal and -shm files next to the database).
 void check_folder(const std::string& path) {
@@ -85,6 +79,12 @@ void check_direction(const std::string& path, const RetrievalResult& result,
 }
 
 }  // namespace
+
+int64_t unix_time_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 RunStore::RunStore(const std::string& path) : path_(path) {
   check_folder(path_);
@@ -176,7 +176,7 @@ int64_t RunStore::create_run(const RunRecord& record) {
       .bind_text(4, record.config_json)
       .bind_text(5, record.device)
       .bind_text(6, record.git_rev)
-      .bind_int64(7, record.created_at_ms != 0 ? record.created_at_ms : now_ms())
+      .bind_int64(7, record.created_at_ms != 0 ? record.created_at_ms : unix_time_ms())
       .bind_int64(8, record.started_at_ms)
       .bind_int64(9, record.finished_at_ms)
       .bind_int64(10, record.pid)
@@ -472,7 +472,7 @@ void RunStore::add_checkpoint(int64_t run, const CheckpointRow& row) {
       .bind_int64(3, row.step)
       .bind_text(4, row.path)
       .bind_double(5, row.mean_r1)
-      .bind_int64(6, row.created_at_ms != 0 ? row.created_at_ms : now_ms());
+      .bind_int64(6, row.created_at_ms != 0 ? row.created_at_ms : unix_time_ms());
   st.run();
 }
 

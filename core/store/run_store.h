@@ -26,6 +26,9 @@ class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Unix epoch milliseconds, the unit of every *_at_ms field.
+int64_t unix_time_ms();
+
 enum class RunStatus { Queued, Running, Finished, Failed, Stopped, Interrupted };
 std::string to_string(RunStatus s);                 // "queued", "running", ...
 RunStatus run_status_from_string(const std::string& s);  // throws StoreError on an unknown name
