@@ -83,6 +83,7 @@ TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLo
   s.paths = paths;
   s.log = std::move(log);
   config.validate();
+  resolve_device(config.device);  // an unavailable --device fails here, before any record exists
   s.store = std::make_unique<RunStore>(paths.database);
   s.store->mark_dead_runs_interrupted();
   s.prepare("");

@@ -141,6 +141,9 @@ TEST_F(Cli, FailuresLoseNothingAlreadyStored) {
   expect_one_line_error(hnclip(small_train() + " --model ViT-B/32 --init " + ckpt + common()), 1,
                         "does not fit --model ViT-B/32");
   expect_one_line_error(hnclip(small_train() + " --data-fraction 2" + common()), 2, "--data-fraction");
+  // A device that is not there (no CUDA here; on a GPU machine, no 100th GPU) fails before any
+  // run is recorded.
+  expect_one_line_error(hnclip(small_train() + " --device cuda:99" + common()), 1, "--device cuda:99");
 
   EXPECT_EQ(runs(), before);
   EXPECT_EQ(hnclip("show 1 --json" + common()).out, show_before);
