@@ -16,5 +16,6 @@ CommandAction add_eval_command(CLI::App& app);
 CommandAction add_runs_command(CLI::App& app);
 CommandAction add_show_command(CLI::App& app);
 CommandAction add_benchmark_command(CLI::App& app);
+CommandAction add_probes_command(CLI::App& app);
 
 }  // namespace hnclip::cli

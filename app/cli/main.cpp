@@ -1,5 +1,5 @@
 // hnclip: the headless front end of HN-CLIP Workbench (train, pretrain, eval, runs, show,
-// benchmark). Exit codes: 0 ok, 1 runtime failure, 2 usage error, 130 stopped by Ctrl-C.
+// benchmark, probes). Exit codes: 0 ok, 1 runtime failure, 2 usage error, 130 stopped by Ctrl-C.
 
 #include <iostream>
 #include <map>
@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   add("runs", add_runs_command(app));
   add("show", add_show_command(app));
   add("benchmark", add_benchmark_command(app));
+  add("probes", add_probes_command(app));
 
   try {
     app.parse(argc, argv);

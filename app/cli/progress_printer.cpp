@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "train/probe_summary.h"
+
 namespace hnclip::cli {
 
 namespace {
@@ -22,6 +24,8 @@ void ProgressPrinter::on_step(const StepEvent& e) {
     steps_ = solved_ = 0;
     loss_sum_ = standard_sum_ = 0;
     epoch_start_wall_ = last_wall_;
+    probes_.erase(std::remove_if(probes_.begin(), probes_.end(), [&](const ProbeEvent& p) { return p.epoch != e.epoch; }),
+                  probes_.end());
   }
   ++steps_;
   solved_ += e.loss_standard < kSolvedLoss ? 1 : 0;
@@ -38,6 +42,8 @@ void ProgressPrinter::on_step(const StepEvent& e) {
   }
 }
 
+void ProgressPrinter::on_probe(const ProbeEvent& e) { probes_.push_back(e); }
+
 void ProgressPrinter::on_eval(const EvalEvent& e) {
   out_ << (e.epoch == 0 ? std::string("start  ") : "epoch " + std::to_string(e.epoch)) << "  " << e.split
        << ": t2i R@1 " << format("%.2f", e.t2i.recall_at(1)) << " R@5 " << format("%.2f", e.t2i.recall_at(5))
@@ -47,6 +53,14 @@ void ProgressPrinter::on_eval(const EvalEvent& e) {
     const double secs = last_wall_ - epoch_start_wall_;
     out_ << " | mean loss " << format("%.4f", loss_sum_ / steps_) << ", solved (InfoNCE < 1e-3) "
          << format("%.0f", 100.0 * solved_ / steps_) << "% of batches, " << format("%.1f", secs) << " s";
+  }
+  const auto summary = summarize_probes(probes_);
+  if (e.epoch > 0 && !summary.empty() && summary.back().epoch == e.epoch) {
+    const auto& p = summary.back();
+    out_ << "\n         probes: " << p.probes << ", zero fp32 gradients " << format("%.0f", 100 * p.zero_grad_fraction)
+         << "%, median |g| " << format("%.3g", p.grad_norm_standard.median) << " (InfoNCE) vs "
+         << format("%.3g", p.grad_norm_boosted.median) << " (HN), ratio " << format("%.3g", p.grad_ratio.median)
+         << ", cosine " << format("%.3f", p.median_grad_cosine);
   }
   out_ << std::endl;
 }

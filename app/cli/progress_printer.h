@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <ostream>
+#include <vector>
 
 #include "train/train_observer.h"
 
@@ -15,10 +16,9 @@ class ProgressPrinter : public TrainObserver {
  public:
   explicit ProgressPrinter(std::ostream& out) : out_(out) {}
   void on_step(const StepEvent& e) override;
+  void on_probe(const ProbeEvent& e) override;
   void on_eval(const EvalEvent& e) override;
   void on_status(const StatusEvent& e) override;
-
-  static constexpr double kSolvedLoss = 1e-3;  // paper: a batch is "solved" below this loss
 
  private:
   std::ostream& out_;
@@ -26,6 +26,7 @@ class ProgressPrinter : public TrainObserver {
   int64_t steps_ = 0, solved_ = 0;
   double loss_sum_ = 0, standard_sum_ = 0;
   double epoch_start_wall_ = 0, last_wall_ = 0;
+  std::vector<ProbeEvent> probes_;  // this epoch's
 };
 
 }  // namespace hnclip::cli

@@ -39,12 +39,23 @@ void RunRecorder::on_step(const StepEvent& e) {
   }
 }
 
+void RunRecorder::on_probe(const ProbeEvent& e) {
+  // Probes are rare (every K steps): they wait for the next flush of step metrics.
+  probe_buffer_.push_back(ProbeRow{e.step, e.epoch, e.loss_standard, e.loss_boosted,
+                                   e.grad_norm_standard, e.grad_norm_boosted, e.grad_ratio,
+                                   e.grad_cosine});
+}
+
 void RunRecorder::flush() {
-  if (buffer_.empty()) return;
-  std::vector<StepMetricRow> batch;
-  batch.swap(buffer_);  // dropped on failure: retrying a refused batch would fail every step
-  buffer_.reserve(batch_rows_);
-  store_.append_step_metrics(run_id_, batch);
+  std::vector<ProbeRow> probes;
+  probes.swap(probe_buffer_);
+  if (!buffer_.empty()) {
+    std::vector<StepMetricRow> batch;
+    batch.swap(buffer_);  // dropped on failure: retrying a refused batch would fail every step
+    buffer_.reserve(batch_rows_);
+    store_.append_step_metrics(run_id_, batch);
+  }
+  store_.append_probes(run_id_, probes);
 }
 
 void RunRecorder::on_eval(const EvalEvent& e) {

@@ -33,6 +33,7 @@ class RunRecorder : public TrainObserver {
   RunRecorder& operator=(const RunRecorder&) = delete;
 
   void on_step(const StepEvent& e) override;
+  void on_probe(const ProbeEvent& e) override;            // buffered until the next flush
   void on_eval(const EvalEvent& e) override;            // -> write_epoch_eval
   void on_checkpoint(const CheckpointEvent& e) override;  // -> add_checkpoint (created now)
   // -> set_status; finished/failed/stopped also set the finish time. An unknown status string
@@ -51,6 +52,7 @@ class RunRecorder : public TrainObserver {
   std::size_t batch_rows_;
   std::chrono::milliseconds max_delay_;
   std::vector<StepMetricRow> buffer_;
+  std::vector<ProbeRow> probe_buffer_;
   std::chrono::steady_clock::time_point oldest_buffered_{};
 };
 

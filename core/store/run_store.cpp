@@ -349,6 +349,65 @@ void RunStore::delete_step_metrics_after(int64_t run, int64_t step) {
   st.run();
 }
 
+// ---- gradient probes ----
+
+void RunStore::append_probes(int64_t run, const std::vector<ProbeRow>& rows) {
+  if (rows.empty()) return;
+  const std::string op = "append " + std::to_string(rows.size()) + " gradient probes to run " +
+                         std::to_string(run);
+  Transaction tx(db_, path_, op);
+  Statement st(db_, path_,
+               "INSERT INTO probes (run_id, step, epoch, loss_standard, loss_boosted, "
+               "grad_norm_standard, grad_norm_boosted, grad_ratio, grad_cosine) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+               op);
+  for (const auto& r : rows) {
+    st.bind_int64(1, run)
+        .bind_int64(2, r.step)
+        .bind_int64(3, r.epoch)
+        .bind_double(4, r.loss_standard)
+        .bind_double(5, r.loss_boosted)
+        .bind_double(6, r.grad_norm_standard)
+        .bind_double(7, r.grad_norm_boosted)
+        .bind_double(8, r.grad_ratio)
+        .bind_double(9, r.grad_cosine);
+    st.run();
+    st.reset();
+  }
+  tx.commit();
+}
+
+std::vector<ProbeRow> RunStore::probes(int64_t run) const {
+  Statement st(db_, path_,
+               "SELECT step, epoch, loss_standard, loss_boosted, grad_norm_standard, "
+               "grad_norm_boosted, grad_ratio, grad_cosine FROM probes WHERE run_id = ?1 "
+               "ORDER BY step",
+               "read gradient probes of run " + std::to_string(run));
+  st.bind_int64(1, run);
+  std::vector<ProbeRow> rows;
+  while (st.step()) {
+    ProbeRow r;
+    r.step = st.column_int64(0);
+    r.epoch = static_cast<int>(st.column_int64(1));
+    r.loss_standard = st.column_double(2);
+    r.loss_boosted = st.column_double(3);
+    r.grad_norm_standard = st.column_double(4);
+    r.grad_norm_boosted = st.column_double(5);
+    r.grad_ratio = st.column_double(6);
+    r.grad_cosine = st.column_double(7);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+void RunStore::delete_probes_after(int64_t run, int64_t step) {
+  Statement st(db_, path_, "DELETE FROM probes WHERE run_id = ?1 AND step > ?2",
+               "delete gradient probes of run " + std::to_string(run) + " after step " +
+                   std::to_string(step));
+  st.bind_int64(1, run).bind_int64(2, step);
+  st.run();
+}
+
 // ---- evaluations ----
 
 void RunStore::write_epoch_eval(int64_t run, int epoch, int64_t step, const std::string& split,

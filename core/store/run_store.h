@@ -62,6 +62,17 @@ struct StepMetricRow {
   double grad_norm = 0;
 };
 
+struct ProbeRow {
+  int64_t step = 0;
+  int epoch = 0;
+  double loss_standard = 0;
+  double loss_boosted = 0;
+  double grad_norm_standard = 0;
+  double grad_norm_boosted = 0;
+  double grad_ratio = 0;   // may be +inf
+  double grad_cosine = 0;  // may be NaN (stored as NULL)
+};
+
 struct EpochEvalRow {
   int epoch = 0;
   int64_t step = 0;
@@ -126,6 +137,12 @@ class RunStore {
   std::vector<StepMetricRow> step_metrics(int64_t run) const;  // ordered by step
   // Drops metrics of steps > step (resume from an earlier checkpoint continues the same curves).
   void delete_step_metrics_after(int64_t run, int64_t step);
+
+  // Gradient probes, appended in one transaction per call; a step already stored refuses the
+  // whole call, like append_step_metrics.
+  void append_probes(int64_t run, const std::vector<ProbeRow>& rows);
+  std::vector<ProbeRow> probes(int64_t run) const;  // ordered by step
+  void delete_probes_after(int64_t run, int64_t step);
 
   // One epoch's evaluation: recall rows and both directions' per-query ranks, in one transaction
   // that replaces anything stored before for the same (run, epoch, split).

@@ -76,6 +76,23 @@ ALTER TABLE runs ADD COLUMN status_message TEXT NOT NULL DEFAULT '';
 ALTER TABLE step_metrics ADD COLUMN loss_standard REAL;
 )sql";
 
+// Version 3: gradient probes (paper Fig. 4/A8), one row per probed step. Ratio may be +inf (a
+// vanished standard gradient) and cosine NULL (undefined), so both are nullable REALs.
+constexpr const char* kV3GradientProbes = R"sql(
+CREATE TABLE probes (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  step INTEGER NOT NULL,
+  epoch INTEGER NOT NULL,
+  loss_standard REAL,
+  loss_boosted REAL,
+  grad_norm_standard REAL,
+  grad_norm_boosted REAL,
+  grad_ratio REAL,
+  grad_cosine REAL,
+  PRIMARY KEY (run_id, step)
+) WITHOUT ROWID;
+)sql";
+
 }  // namespace
 
 const std::vector<MigrationStep>& schema_migrations() {
@@ -83,6 +100,7 @@ const std::vector<MigrationStep>& schema_migrations() {
       {1, "create initial tables", kV1InitialTables},
       {2, "add runs.status_message and step_metrics.loss_standard",
        kV2StatusMessageAndStandardLoss},
+      {3, "add the probes table (gradient probes)", kV3GradientProbes},
   };
   return steps;
 }

@@ -45,6 +45,7 @@ struct TrainConfig {
   double weight_decay = 0.1;
   double warmup_fraction = 0.05;           // of all steps, linear warm-up then cosine decay
   double grad_clip = 0.0;                  // max global grad norm; 0 = off
+  int probe_every = 5;                     // gradient probe every K optimiser steps; 0 = off
   uint64_t seed = 0;                       // data order, caption choice, subset, init
 
   // Execution.

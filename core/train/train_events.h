@@ -22,6 +22,18 @@ struct StepEvent {
   double grad_norm = 0;         // full-parameter L2 norm before clipping
 };
 
+// One gradient probe (every --probe-every optimiser steps; see train/gradient_probe.h).
+struct ProbeEvent {
+  int64_t step = 0;               // the optimiser step whose batch was probed (before its update)
+  int epoch = 0;
+  double loss_standard = 0;
+  double loss_boosted = 0;
+  double grad_norm_standard = 0;
+  double grad_norm_boosted = 0;
+  double grad_ratio = 0;          // boosted / standard; inf when the standard gradient is 0
+  double grad_cosine = 0;         // NaN when either gradient is exactly 0
+};
+
 struct EvalEvent {
   int epoch = 0;                // 0 = the starting point, before any step
   int64_t step = 0;

@@ -13,6 +13,7 @@
 #include "loss/token_similarity.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
+#include "train/gradient_probe.h"
 #include "train/lr_schedule.h"
 
 namespace hnclip {
@@ -230,6 +231,15 @@ TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop)
         result.message = "non-finite loss (" + fmt(loss_value) + ") at step " + std::to_string(step) +
                          " (epoch " + std::to_string(epoch) + ")";
         break;
+      }
+      if (c.probe_every > 0 && step % c.probe_every == 0) {
+        // Standard vs boosted gradients on this very batch, before the update (extra backward
+        // passes through autograd::grad: no .grad, optimiser state or RNG is touched).
+        const auto standard = info_nce_loss(v, t, s);
+        const auto pv = probe_gradients(standard, gamma == 0.0 ? standard : out.loss, trainable);
+        const ProbeEvent probe{step, epoch, pv.loss_standard, pv.loss_boosted, pv.grad_norm_standard,
+                               pv.grad_norm_boosted, pv.grad_ratio, pv.grad_cosine};
+        for (auto* o : observers_) o->on_probe(probe);
       }
       optimizer.zero_grad();
       loss.backward();

@@ -575,6 +575,28 @@ TEST(RunStoreMetrics, DeleteAfterStepKeepsEarlierStepsAndOtherRuns) {
 
 // ---- evaluations ----
 
+TEST(RunStoreProbes, RoundTripWithInfAndNanAndDeleteAfter) {
+  ScratchDir dir;
+  RunStore store((dir / "runs.db").string());
+  const int64_t id = store.create_run(sample_run("p", 1000));
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<ProbeRow> rows{{5, 1, 1e-4, 2.5, 0.0, 3.25, inf, std::nan("")},
+                             {10, 1, 0.3, 4.0, 0.125, 0.5, 4.0, 0.75},
+                             {15, 2, 0.2, 3.0, 1e-12, 2.0, 2e12, -0.5}};
+  store.append_probes(id, rows);
+  auto back = store.probes(id);
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(back[0].grad_norm_standard, 0.0);
+  EXPECT_TRUE(std::isinf(back[0].grad_ratio));
+  EXPECT_TRUE(std::isnan(back[0].grad_cosine));
+  EXPECT_EQ(back[1].grad_cosine, 0.75);
+  EXPECT_EQ(back[2].grad_norm_standard, 1e-12);
+  EXPECT_EQ(back[2].epoch, 2);
+  EXPECT_THROW(store.append_probes(id, {rows[1]}), StoreError);  // step 10 is already there
+  store.delete_probes_after(id, 10);
+  EXPECT_EQ(store.probes(id).size(), 2u);
+}
+
 TEST(RunStoreEvals, RoundTripOfRecallsRanksAndTopkBlobs) {
   ScratchDir dir;
   const std::string path = (dir / "runs.db").string();

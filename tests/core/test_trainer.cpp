@@ -20,6 +20,8 @@ struct Collect : TrainObserver {
   std::vector<EvalEvent> evals;
   std::vector<CheckpointEvent> checkpoints;
   std::vector<StatusEvent> statuses;
+  std::vector<ProbeEvent> probes;
+  void on_probe(const ProbeEvent& e) override { probes.push_back(e); }
   std::function<void(const CheckpointEvent&)> checkpoint_hook;
   void on_step(const StepEvent& e) override { steps.push_back(e); }
   void on_eval(const EvalEvent& e) override { evals.push_back(e); }
@@ -144,6 +146,31 @@ TEST(Trainer, ResumeContinuesTheSameRun) {
   auto pa = full.model->named_parameters(), pb = second.model->named_parameters();
   for (const auto& p : pa) EXPECT_TRUE(torch::equal(p.value(), pb[p.key()])) << p.key();
   EXPECT_EQ(second.events.evals.front().epoch, 3);  // no second epoch-0 evaluation on resume
+}
+
+TEST(Trainer, ProbesChangeNothing) {
+  test::ScratchDir a, b;
+  auto cfg = base_config();
+  cfg.epochs = 2;
+  cfg.probe_every = 0;
+  auto off = train(cfg, a.path().string());
+  cfg.probe_every = 3;
+  auto on = train(cfg, b.path().string());
+  EXPECT_TRUE(off.events.probes.empty());
+  ASSERT_EQ(on.events.probes.size(), 8u / 3u);  // steps 3 and 6 of 8
+  EXPECT_EQ(on.events.probes[0].step, 3);
+  EXPECT_EQ(on.events.probes[1].epoch, 2);
+  // The probed batch's standard loss is the step's own standard loss.
+  EXPECT_NEAR(on.events.probes[0].loss_standard, on.events.steps[2].loss_standard, 1e-6);
+  EXPECT_NEAR(on.events.probes[0].loss_boosted, on.events.steps[2].loss, 1e-6);
+  ASSERT_EQ(off.events.steps.size(), on.events.steps.size());
+  for (size_t i = 0; i < on.events.steps.size(); ++i) {
+    EXPECT_EQ(off.events.steps[i].loss, on.events.steps[i].loss) << "step " << i + 1;
+  }
+  auto pa = off.model->named_parameters(), pb = on.model->named_parameters();
+  for (const auto& p : pa) EXPECT_TRUE(torch::equal(p.value(), pb[p.key()])) << p.key();
+  cfg.probe_every = -1;
+  EXPECT_THROW(cfg.validate(), ConfigError);
 }
 
 TEST(Trainer, DataOrderDependsOnSeedNotGamma) {

@@ -101,6 +101,27 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   EXPECT_EQ(s["evaluations"].size(), 3u);  // start + 2 epochs
   EXPECT_EQ(s["checkpoints"].size(), 2u);
   EXPECT_EQ(s["best"]["t2i"]["R@1"], j["t2i"]["R@1"]);
+  // Gradient probes every 5 steps (the default): 16 steps per epoch -> 3 per epoch.
+  auto pr = hnclip("probes --run " + std::to_string(j["run_id"].get<int>()) + " --json" + common());
+  ASSERT_EQ(pr.code, 0) << pr.err;
+  auto p = json::parse(pr.out);
+  ASSERT_EQ(p["probes"].size(), 6u);
+  for (const char* key : {"step", "epoch", "loss_standard", "loss_boosted", "grad_norm_standard",
+                          "grad_norm_boosted", "grad_ratio", "grad_cosine"}) {
+    EXPECT_TRUE(p["probes"][0].contains(key)) << key;
+  }
+  EXPECT_EQ(p["probes"][0]["step"], 5);
+  ASSERT_EQ(p["epochs"].size(), 2u);
+  for (const char* key : {"epoch", "solved_fraction", "zero_grad_fraction", "median_grad_norm_standard",
+                          "median_grad_norm_boosted", "median_grad_ratio", "median_grad_cosine"}) {
+    EXPECT_TRUE(p["epochs"][0].contains(key)) << key;
+  }
+  EXPECT_GT(p["epochs"][0]["median_grad_ratio"].get<double>(), 1.0);  // γ = 0.5 boosts the gradient
+  auto csv = hnclip("probes --csv --run " + std::to_string(j["run_id"].get<int>()) + common());
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 7) << csv.out;  // header + 6
+  expect_one_line_error(hnclip("probes --run 999" + common()), 2, "--run 999");
+  expect_one_line_error(hnclip(small_train() + " --probe-every -1" + common()), 2, "--probe-every");
+
   auto ev = hnclip("eval --run " + std::to_string(j["run_id"].get<int>()) + " --json" + common());
   ASSERT_EQ(ev.code, 0) << ev.err;
   auto e = json::parse(ev.out);
