@@ -66,6 +66,12 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
       ckpts.push_back({{"epoch", c.epoch}, {"step", c.step}, {"path", c.path}, {"mean_r1", c.mean_r1}});
     j["checkpoints"] = ckpts;
     j["steps"] = store.step_metrics(r.id).size();
+    nlohmann::json snaps = nlohmann::json::array();
+    for (const auto& g : store.gbar_snapshots(r.id)) {
+      snaps.push_back({{"epoch", g.epoch}, {"batch", g.batch}, {"size", g.captions.size()},
+                       {"max_value", g.max_value}, {"max_pair", {g.captions[g.max_i], g.captions[g.max_j]}}});
+    }
+    j["gbar_snapshots"] = snaps;
   }
   return j;
 }

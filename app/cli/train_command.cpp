@@ -45,6 +45,7 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
   cmd->add_option("--weight-decay", c.weight_decay, "AdamW weight decay (not on gains, biases, embeddings, s)")->capture_default_str();
   cmd->add_option("--warmup", c.warmup_fraction, "fraction of steps of linear warm-up before cosine decay")->capture_default_str();
   cmd->add_option("--grad-clip", c.grad_clip, "clip the global gradient norm (0 = off)")->capture_default_str();
+  cmd->add_option("--gbar-snapshots", c.gbar_snapshots, "fixed training batches whose Ḡ is stored per epoch (heatmaps)")->capture_default_str();
   cmd->add_option("--probe-every", c.probe_every, "gradient probe (standard vs boosted loss) every K steps; 0 = off")->capture_default_str();
   cmd->add_option("--seed", c.seed, "seed of data order, subset and initial weights")->capture_default_str();
   cmd->add_option("--data-fraction", c.data_fraction, "train on this fraction of the split (same subset per seed)")->capture_default_str();

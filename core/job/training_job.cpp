@@ -140,6 +140,7 @@ std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths&
   s.store->delete_step_metrics_after(run_id, s.start.completed_steps);
   s.store->delete_probes_after(run_id, s.start.completed_steps);
   s.store->delete_epoch_evals_after(run_id, last ? last->epoch : -1);
+  s.store->delete_gbar_snapshots_after(run_id, last ? last->epoch : -1);
   s.say("resuming run " + std::to_string(run_id) + " after epoch " +
         std::to_string(s.start.completed_epochs) + " (step " + std::to_string(s.start.completed_steps) + ")");
   return std::unique_ptr<TrainingJob>(new TrainingJob(std::move(impl)));

@@ -46,6 +46,11 @@ void RunRecorder::on_probe(const ProbeEvent& e) {
                                    e.grad_cosine});
 }
 
+void RunRecorder::on_gbar_snapshot(const GbarSnapshotEvent& e) {
+  store_.write_gbar_snapshot(run_id_, GbarSnapshotRow{e.epoch, e.batch, e.captions, e.matrix,
+                                                      e.max_value, e.max_i, e.max_j});
+}
+
 void RunRecorder::flush() {
   std::vector<ProbeRow> probes;
   probes.swap(probe_buffer_);

@@ -34,6 +34,7 @@ class RunRecorder : public TrainObserver {
 
   void on_step(const StepEvent& e) override;
   void on_probe(const ProbeEvent& e) override;            // buffered until the next flush
+  void on_gbar_snapshot(const GbarSnapshotEvent& e) override;  // -> write_gbar_snapshot
   void on_eval(const EvalEvent& e) override;            // -> write_epoch_eval
   void on_checkpoint(const CheckpointEvent& e) override;  // -> add_checkpoint (created now)
   // -> set_status; finished/failed/stopped also set the finish time. An unknown status string

@@ -11,6 +11,7 @@
 #include "store/schema_migrations.h"
 #include "store/sqlite_statement.h"
 #include "store/sqlite_transaction.h"
+#include "store/little_endian_blob.h"
 #include "store/topk_blob.h"
 
 namespace hnclip {
@@ -405,6 +406,61 @@ void RunStore::delete_probes_after(int64_t run, int64_t step) {
                "delete gradient probes of run " + std::to_string(run) + " after step " +
                    std::to_string(step));
   st.bind_int64(1, run).bind_int64(2, step);
+  st.run();
+}
+
+// ---- Ḡ snapshots ----
+
+void RunStore::write_gbar_snapshot(int64_t run, const GbarSnapshotRow& row) {
+  const size_t n = row.captions.size();
+  const std::string op = "write Ḡ snapshot of run " + std::to_string(run) + " epoch " +
+                         std::to_string(row.epoch) + " batch " + std::to_string(row.batch);
+  if (row.matrix.size() != n * n) {
+    throw StoreError(path_ + ": " + op + ": matrix has " + std::to_string(row.matrix.size()) +
+                     " values for " + std::to_string(n) + " captions");
+  }
+  Statement st(db_, path_,
+               "INSERT OR REPLACE INTO gbar_snapshots (run_id, epoch, batch, size, captions, matrix, "
+               "max_value, max_i, max_j) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+               op);
+  st.bind_int64(1, run)
+      .bind_int64(2, row.epoch)
+      .bind_int64(3, row.batch)
+      .bind_int64(4, static_cast<int64_t>(n))
+      .bind_blob(5, encode_int64_blob(row.captions))
+      .bind_blob(6, encode_float32_blob(row.matrix))
+      .bind_double(7, row.max_value)
+      .bind_int64(8, row.max_i)
+      .bind_int64(9, row.max_j);
+  st.run();
+}
+
+std::vector<GbarSnapshotRow> RunStore::gbar_snapshots(int64_t run) const {
+  const std::string op = "read Ḡ snapshots of run " + std::to_string(run);
+  Statement st(db_, path_,
+               "SELECT epoch, batch, captions, matrix, max_value, max_i, max_j FROM gbar_snapshots "
+               "WHERE run_id = ?1 ORDER BY epoch, batch",
+               op);
+  st.bind_int64(1, run);
+  std::vector<GbarSnapshotRow> rows;
+  while (st.step()) {
+    GbarSnapshotRow r;
+    r.epoch = static_cast<int>(st.column_int64(0));
+    r.batch = static_cast<int>(st.column_int64(1));
+    r.captions = decode_int64_blob(st.column_blob(2), path_ + ": " + op);
+    r.matrix = decode_float32_blob(st.column_blob(3), path_ + ": " + op);
+    r.max_value = static_cast<float>(st.column_double(4));
+    r.max_i = st.column_int64(5);
+    r.max_j = st.column_int64(6);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+void RunStore::delete_gbar_snapshots_after(int64_t run, int epoch) {
+  Statement st(db_, path_, "DELETE FROM gbar_snapshots WHERE run_id = ?1 AND epoch > ?2",
+               "delete Ḡ snapshots of run " + std::to_string(run) + " after epoch " + std::to_string(epoch));
+  st.bind_int64(1, run).bind_int64(2, epoch);
   st.run();
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "eval/retrieval_result.h"
+#include "store/caption_geometry_record.h"
 
 struct sqlite3;
 
@@ -71,6 +72,15 @@ struct ProbeRow {
   double grad_norm_boosted = 0;
   double grad_ratio = 0;   // may be +inf
   double grad_cosine = 0;  // may be NaN (stored as NULL)
+};
+
+struct GbarSnapshotRow {
+  int epoch = 0;                  // 0 = before training
+  int batch = 0;                  // which fixed snapshot batch
+  std::vector<int64_t> captions;  // caption ids of the batch, in matrix order
+  std::vector<float> matrix;      // size×size, row-major, diagonal 0
+  float max_value = 0;            // largest off-diagonal entry, at (max_i, max_j)
+  int64_t max_i = 0, max_j = 0;
 };
 
 struct EpochEvalRow {
@@ -144,6 +154,11 @@ class RunStore {
   std::vector<ProbeRow> probes(int64_t run) const;  // ordered by step
   void delete_probes_after(int64_t run, int64_t step);
 
+  // Ḡ snapshots: one write replaces the same (run, epoch, batch).
+  void write_gbar_snapshot(int64_t run, const GbarSnapshotRow& row);
+  std::vector<GbarSnapshotRow> gbar_snapshots(int64_t run) const;  // ordered by epoch, batch
+  void delete_gbar_snapshots_after(int64_t run, int epoch);
+
   // One epoch's evaluation: recall rows and both directions' per-query ranks, in one transaction
   // that replaces anything stored before for the same (run, epoch, split).
   // Recall rows are stored under the directions "t2i" and "i2t" (a result whose own direction
@@ -158,6 +173,20 @@ class RunStore {
 
   void add_checkpoint(int64_t run, const CheckpointRow& row);  // replaces same (run, epoch)
   std::vector<CheckpointRow> checkpoints(int64_t run) const;   // ordered by epoch
+
+  // Caption geometry of one (dataset, encoder): stats, neighbours and near-duplicate pairs in one
+  // transaction that replaces anything stored before under the same keys (record.stats keys).
+  void write_caption_geometry(const CaptionGeometryRecord& record);
+  // The stored geometry, or nullopt when none is stored for the keys.
+  std::optional<CaptionGeometryRecord> caption_geometry(const std::string& dataset_key,
+                                                        const std::string& encoder_key) const;
+  // Only the summary row (no neighbours or pairs), for listings.
+  std::optional<CaptionStatsRow> caption_stats(const std::string& dataset_key,
+                                               const std::string& encoder_key) const;
+  // One caption's stored neighbours, nearest first (caption < 0: all, by caption, rank).
+  std::vector<CaptionNeighborRow> caption_neighbors(const std::string& dataset_key,
+                                                    const std::string& encoder_key,
+                                                    int64_t caption) const;
 
  private:
   void configure_connection();

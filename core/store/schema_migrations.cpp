@@ -76,8 +76,10 @@ ALTER TABLE runs ADD COLUMN status_message TEXT NOT NULL DEFAULT '';
 ALTER TABLE step_metrics ADD COLUMN loss_standard REAL;
 )sql";
 
-// Version 3: gradient probes (paper Fig. 4/A8), one row per probed step. Ratio may be +inf (a
-// vanished standard gradient) and cosine NULL (undefined), so both are nullable REALs.
+// Version 3: gradient probes (paper Fig. 4/A8), one row per probed step — ratio may be +inf (a
+// vanished standard gradient) and cosine NULL (undefined), so both are nullable REALs — and Ḡ
+// snapshots of a few fixed training batches per epoch (paper Fig. A5): the caption ids of the
+// batch and the B×B matrix as little-endian float32 blobs, with its largest off-diagonal entry.
 constexpr const char* kV3GradientProbes = R"sql(
 CREATE TABLE probes (
   run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -91,6 +93,68 @@ CREATE TABLE probes (
   grad_cosine REAL,
   PRIMARY KEY (run_id, step)
 ) WITHOUT ROWID;
+
+CREATE TABLE gbar_snapshots (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  epoch INTEGER NOT NULL,
+  batch INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  captions BLOB NOT NULL,
+  matrix BLOB NOT NULL,
+  max_value REAL,
+  max_i INTEGER NOT NULL,
+  max_j INTEGER NOT NULL,
+  PRIMARY KEY (run_id, epoch, batch)
+);
+)sql";
+
+// Version 4: caption geometry per (dataset, encoder) (issue 3): a summary row with histograms
+// and bucket fractions as JSON arrays, every caption's nearest neighbours with the content words
+// they share (JSON array text), and the top near-duplicate pairs. Replaced as a whole per key.
+constexpr const char* kV4CaptionGeometry = R"sql(
+CREATE TABLE caption_stats (
+  dataset_key TEXT NOT NULL,
+  encoder_key TEXT NOT NULL,
+  train_images INTEGER NOT NULL,
+  test_images INTEGER NOT NULL,
+  captions INTEGER NOT NULL,
+  mean_words REAL,
+  mean_pairwise REAL,
+  mean_hardest REAL,
+  median_hardest REAL,
+  batch_size INTEGER NOT NULL,
+  bucket_fractions_json TEXT NOT NULL,
+  bucket_counts_json TEXT NOT NULL,
+  pairwise_histogram_json TEXT NOT NULL,
+  hardest_histogram_json TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (dataset_key, encoder_key)
+);
+
+CREATE TABLE caption_neighbors (
+  dataset_key TEXT NOT NULL,
+  encoder_key TEXT NOT NULL,
+  caption INTEGER NOT NULL,
+  rank INTEGER NOT NULL,
+  neighbor INTEGER NOT NULL,
+  cosine REAL,
+  shared_words_json TEXT NOT NULL,
+  PRIMARY KEY (dataset_key, encoder_key, caption, rank),
+  FOREIGN KEY (dataset_key, encoder_key) REFERENCES caption_stats(dataset_key, encoder_key)
+    ON DELETE CASCADE
+) WITHOUT ROWID;
+
+CREATE TABLE near_duplicate_pairs (
+  dataset_key TEXT NOT NULL,
+  encoder_key TEXT NOT NULL,
+  rank INTEGER NOT NULL,
+  caption_a INTEGER NOT NULL,
+  caption_b INTEGER NOT NULL,
+  cosine REAL,
+  PRIMARY KEY (dataset_key, encoder_key, rank),
+  FOREIGN KEY (dataset_key, encoder_key) REFERENCES caption_stats(dataset_key, encoder_key)
+    ON DELETE CASCADE
+) WITHOUT ROWID;
 )sql";
 
 }  // namespace
@@ -100,7 +164,9 @@ const std::vector<MigrationStep>& schema_migrations() {
       {1, "create initial tables", kV1InitialTables},
       {2, "add runs.status_message and step_metrics.loss_standard",
        kV2StatusMessageAndStandardLoss},
-      {3, "add the probes table (gradient probes)", kV3GradientProbes},
+      {3, "add the probes and gbar_snapshots tables", kV3GradientProbes},
+      {4, "add caption_stats, caption_neighbors and near_duplicate_pairs (caption geometry)",
+       kV4CaptionGeometry},
   };
   return steps;
 }

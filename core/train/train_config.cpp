@@ -40,6 +40,7 @@ void TrainConfig::validate() const {
   require(std::isfinite(data_fraction) && data_fraction > 0 && data_fraction <= 1,
           "--data-fraction must be in (0, 1] (got " + std::to_string(data_fraction) + ")");
   require(probe_every >= 0, "--probe-every must be >= 0 (0 = off), got " + std::to_string(probe_every));
+  require(gbar_snapshots >= 0, "--gbar-snapshots must be >= 0 (0 = off)");
   require(threads >= 1, "--threads must be >= 1");
   require(loader_workers >= 0, "--loader-workers must be >= 0");
   require(context_length >= 3, "--context-length must be >= 3");
@@ -57,7 +58,7 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
       {"loss_gbar", c.loss_gbar}, {"loss_token_weight", c.loss_token_weight},
       {"logit_scale", c.logit_scale}, {"fixed_scale", c.fixed_scale}, {"epochs", c.epochs},
       {"batch_size", c.batch_size}, {"lr", c.lr}, {"weight_decay", c.weight_decay},
-      {"warmup_fraction", c.warmup_fraction}, {"grad_clip", c.grad_clip}, {"probe_every", c.probe_every}, {"seed", c.seed},
+      {"warmup_fraction", c.warmup_fraction}, {"grad_clip", c.grad_clip}, {"probe_every", c.probe_every}, {"gbar_snapshots", c.gbar_snapshots}, {"seed", c.seed},
       {"device", c.device}, {"threads", c.threads}, {"loader_workers", c.loader_workers},
       {"eval_at_start", c.eval_at_start}, {"name", c.name}};
 }
@@ -76,6 +77,7 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   read_key(j, "lr", c.lr); read_key(j, "weight_decay", c.weight_decay);
   read_key(j, "warmup_fraction", c.warmup_fraction); read_key(j, "grad_clip", c.grad_clip);
   read_key(j, "probe_every", c.probe_every);
+  read_key(j, "gbar_snapshots", c.gbar_snapshots);
   read_key(j, "seed", c.seed); read_key(j, "device", c.device); read_key(j, "threads", c.threads);
   read_key(j, "loader_workers", c.loader_workers); read_key(j, "eval_at_start", c.eval_at_start);
   read_key(j, "name", c.name);

@@ -46,6 +46,7 @@ struct TrainConfig {
   double warmup_fraction = 0.05;           // of all steps, linear warm-up then cosine decay
   double grad_clip = 0.0;                  // max global grad norm; 0 = off
   int probe_every = 5;                     // gradient probe every K optimiser steps; 0 = off
+  int gbar_snapshots = 2;                  // fixed training batches whose Ḡ is kept per epoch
   uint64_t seed = 0;                       // data order, caption choice, subset, init
 
   // Execution.

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "eval/retrieval_result.h"
 
@@ -32,6 +33,17 @@ struct ProbeEvent {
   double grad_norm_boosted = 0;
   double grad_ratio = 0;          // boosted / standard; inf when the standard gradient is 0
   double grad_cosine = 0;         // NaN when either gradient is exactly 0
+};
+
+// Ḡ of one fixed training batch (the same caption ids every epoch), from the text encoder Ḡ is
+// taken from (live or frozen), at the start (epoch 0) and after every epoch (paper Fig. A5).
+struct GbarSnapshotEvent {
+  int epoch = 0;
+  int batch = 0;                  // index among the run's snapshot batches
+  std::vector<int64_t> captions;  // caption ids, in matrix order
+  std::vector<float> matrix;      // B×B row-major, diagonal 0
+  float max_value = 0;            // largest off-diagonal entry, at (max_i, max_j), max_i < max_j
+  int64_t max_i = 0, max_j = 0;
 };
 
 struct EvalEvent {

@@ -11,6 +11,7 @@ class TrainObserver {
   virtual ~TrainObserver() = default;
   virtual void on_step(const StepEvent&) {}
   virtual void on_probe(const ProbeEvent&) {}
+  virtual void on_gbar_snapshot(const GbarSnapshotEvent&) {}
   virtual void on_eval(const EvalEvent&) {}
   virtual void on_checkpoint(const CheckpointEvent&) {}
   virtual void on_status(const StatusEvent&) {}

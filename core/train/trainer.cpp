@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -182,9 +183,43 @@ TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop)
     return ev;
   };
 
+  // Ḡ snapshots: the first batches of epoch 1's order, re-encoded after every epoch.
+  std::vector<BatchRequest> snapshot_batches = epoch_batches(1);
+  snapshot_batches.resize(std::min<size_t>(snapshot_batches.size(), static_cast<size_t>(c.gbar_snapshots)));
+  auto snapshot = [&](int epoch) {
+    if (snapshot_batches.empty()) return;
+    torch::NoGradGuard no_grad;
+    const bool was_training = model_->is_training();
+    model_->eval();
+    for (size_t b = 0; b < snapshot_batches.size(); ++b) {
+      const auto& ids = snapshot_batches[b].captions;
+      const auto t = frozen_text.defined()
+                         ? frozen_text.index_select(0, torch::tensor(ids, torch::kLong).to(device_))
+                         : l2_normalize(model_->encode_text(train_.load_tokens(ids).to(device_)).pooled);
+      const auto g = caption_margins(t).to(torch::kCPU, torch::kFloat).contiguous();
+      // The largest off-diagonal entry: mask the (zero) diagonal, which could otherwise win.
+      const auto masked = g.clone().fill_diagonal_(-std::numeric_limits<float>::infinity());
+      const int64_t flat = masked.argmax().item<int64_t>();
+      const int64_t n = g.size(0);
+      GbarSnapshotEvent ev;
+      ev.epoch = epoch;
+      ev.batch = static_cast<int>(b);
+      ev.captions = ids;
+      ev.matrix.assign(g.data_ptr<float>(), g.data_ptr<float>() + g.numel());
+      ev.max_value = masked.view(-1)[flat].item<float>();
+      ev.max_i = std::min(flat / n, flat % n);
+      ev.max_j = std::max(flat / n, flat % n);
+      for (auto* o : observers_) o->on_gbar_snapshot(ev);
+    }
+    if (was_training) model_->train();
+  };
+
   emit_status("running", "");
   int64_t step = start.completed_steps;
-  if (start.completed_epochs == 0 && c.eval_at_start) evaluate(0, 0);
+  if (start.completed_epochs == 0) {
+    if (c.eval_at_start) evaluate(0, 0);
+    snapshot(0);
+  }
 
   const double gamma = c.loss_gamma;
   const bool token_term = c.loss_token_weight > 0;
@@ -270,6 +305,7 @@ TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop)
     if (!result.status.empty()) break;
 
     EvalEvent ev = evaluate(epoch, step);
+    snapshot(epoch);
     const double score = ev.mean_r1();
     const auto path = (std::filesystem::path(checkpoint_dir_) / ("epoch-" + std::to_string(epoch) + ".pt")).string();
     nlohmann::json cfg_json = c;

@@ -597,6 +597,34 @@ TEST(RunStoreProbes, RoundTripWithInfAndNanAndDeleteAfter) {
   EXPECT_EQ(store.probes(id).size(), 2u);
 }
 
+TEST(RunStoreGbarSnapshots, RoundTripReplaceAndDeleteAfter) {
+  ScratchDir dir;
+  RunStore store((dir / "runs.db").string());
+  const int64_t id = store.create_run(sample_run("g", 1000));
+  GbarSnapshotRow row{0, 1, {7, 3, 9}, {0.f, 0.25f, -0.5f, 0.25f, 0.f, 0.875f, -0.5f, 0.875f, 0.f}, 0.875f, 1, 2};
+  store.write_gbar_snapshot(id, row);
+  auto later = row;
+  later.epoch = 2;
+  later.matrix[1] = later.matrix[3] = 1e-7f;
+  store.write_gbar_snapshot(id, later);
+  later.max_value = 0.5f;  // same (run, epoch, batch): replaces
+  store.write_gbar_snapshot(id, later);
+  auto back = store.gbar_snapshots(id);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].captions, row.captions);
+  EXPECT_EQ(back[0].matrix, row.matrix);  // bit-exact floats
+  EXPECT_EQ(back[0].max_i, 1);
+  EXPECT_EQ(back[0].max_j, 2);
+  EXPECT_EQ(back[1].epoch, 2);
+  EXPECT_EQ(back[1].matrix[1], 1e-7f);
+  EXPECT_EQ(back[1].max_value, 0.5f);
+  auto bad = row;
+  bad.matrix.pop_back();
+  EXPECT_THROW(store.write_gbar_snapshot(id, bad), StoreError);
+  store.delete_gbar_snapshots_after(id, 0);
+  EXPECT_EQ(store.gbar_snapshots(id).size(), 1u);
+}
+
 TEST(RunStoreEvals, RoundTripOfRecallsRanksAndTopkBlobs) {
   ScratchDir dir;
   const std::string path = (dir / "runs.db").string();

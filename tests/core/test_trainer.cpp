@@ -21,7 +21,9 @@ struct Collect : TrainObserver {
   std::vector<CheckpointEvent> checkpoints;
   std::vector<StatusEvent> statuses;
   std::vector<ProbeEvent> probes;
+  std::vector<GbarSnapshotEvent> snapshots;
   void on_probe(const ProbeEvent& e) override { probes.push_back(e); }
+  void on_gbar_snapshot(const GbarSnapshotEvent& e) override { snapshots.push_back(e); }
   std::function<void(const CheckpointEvent&)> checkpoint_hook;
   void on_step(const StepEvent& e) override { steps.push_back(e); }
   void on_eval(const EvalEvent& e) override { evals.push_back(e); }
@@ -171,6 +173,43 @@ TEST(Trainer, ProbesChangeNothing) {
   for (const auto& p : pa) EXPECT_TRUE(torch::equal(p.value(), pb[p.key()])) << p.key();
   cfg.probe_every = -1;
   EXPECT_THROW(cfg.validate(), ConfigError);
+}
+
+TEST(Trainer, GbarSnapshotsFollowFixedBatches) {
+  test::ScratchDir a, b;
+  auto cfg = base_config();
+  cfg.epochs = 2;
+  cfg.gbar_snapshots = 2;
+  auto rec = train(cfg, a.path().string());
+  ASSERT_EQ(rec.events.snapshots.size(), 6u);  // epochs 0, 1, 2 × 2 batches
+  for (const auto& sn : rec.events.snapshots) {
+    const int64_t n = static_cast<int64_t>(sn.captions.size());
+    ASSERT_EQ(n, 8);
+    ASSERT_EQ(sn.matrix.size(), static_cast<size_t>(n * n));
+    EXPECT_EQ(sn.captions, rec.events.snapshots[sn.batch].captions) << "same batch every epoch";
+    float best = -2;
+    int64_t bi = -1, bj = -1;
+    for (int64_t i = 0; i < n; ++i) {
+      EXPECT_EQ(sn.matrix[i * n + i], 0.0f) << "diagonal masked";
+      for (int64_t j = 0; j < n; ++j) {
+        EXPECT_FLOAT_EQ(sn.matrix[i * n + j], sn.matrix[j * n + i]);
+        if (i < j && sn.matrix[i * n + j] > best) { best = sn.matrix[i * n + j]; bi = i; bj = j; }
+      }
+    }
+    EXPECT_EQ(sn.max_value, best);
+    EXPECT_EQ(sn.max_i, bi);
+    EXPECT_EQ(sn.max_j, bj);
+  }
+  EXPECT_NE(rec.events.snapshots[0].captions, rec.events.snapshots[1].captions);
+  EXPECT_NE(rec.events.snapshots[0].matrix, rec.events.snapshots[4].matrix) << "live encoder moved";
+  cfg.loss_gbar = "frozen";
+  auto fro = train(cfg, b.path().string());
+  ASSERT_EQ(fro.events.snapshots.size(), 6u);
+  EXPECT_EQ(fro.events.snapshots[0].matrix, fro.events.snapshots[4].matrix) << "frozen Ḡ is fixed";
+  // Same start; not bit-equal because frozen features were encoded in other batch shapes.
+  for (size_t k = 0; k < rec.events.snapshots[0].matrix.size(); ++k) {
+    EXPECT_NEAR(rec.events.snapshots[0].matrix[k], fro.events.snapshots[0].matrix[k], 1e-5) << k;
+  }
 }
 
 TEST(Trainer, DataOrderDependsOnSeedNotGamma) {

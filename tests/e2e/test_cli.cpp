@@ -100,6 +100,9 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   auto s = json::parse(show.out);
   EXPECT_EQ(s["evaluations"].size(), 3u);  // start + 2 epochs
   EXPECT_EQ(s["checkpoints"].size(), 2u);
+  ASSERT_EQ(s["gbar_snapshots"].size(), 6u);  // 2 fixed batches at epochs 0, 1, 2
+  EXPECT_EQ(s["gbar_snapshots"][0]["size"], 32);
+  EXPECT_LE(s["gbar_snapshots"][0]["max_value"].get<double>(), 1.0);
   EXPECT_EQ(s["best"]["t2i"]["R@1"], j["t2i"]["R@1"]);
   // Gradient probes every 5 steps (the default): 16 steps per epoch -> 3 per epoch.
   auto pr = hnclip("probes --run " + std::to_string(j["run_id"].get<int>()) + " --json" + common());
