@@ -270,11 +270,13 @@ TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop)
       if (c.probe_every > 0 && step % c.probe_every == 0) {
         // Standard vs boosted gradients on this very batch, before the update (extra backward
         // passes through autograd::grad: no .grad, optimiser state or RNG is touched).
+        const auto probe_start = Clock::now();
         const auto standard = info_nce_loss(v, t, s);
         const auto pv = probe_gradients(standard, gamma == 0.0 ? standard : out.loss, trainable);
         const ProbeEvent probe{step, epoch, pv.loss_standard, pv.loss_boosted, pv.grad_norm_standard,
                                pv.grad_norm_boosted, pv.grad_ratio, pv.grad_cosine};
         for (auto* o : observers_) o->on_probe(probe);
+        result.probe_seconds += std::chrono::duration<double>(Clock::now() - probe_start).count();
       }
       optimizer.zero_grad();
       loss.backward();

@@ -43,6 +43,7 @@ struct TrainResult {
   double train_seconds = 0;     // optimiser steps only (no evaluation, no checkpoint writing)
   int64_t images_seen = 0;
   double loader_wait_seconds = 0;
+  double probe_seconds = 0;     // part of train_seconds spent in gradient probes
 };
 
 class Trainer {
