@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "job/caption_geometry_job.h"
+
 namespace hnclip::cli {
 
 using CommandAction = std::function<int()>;
@@ -17,5 +19,11 @@ CommandAction add_runs_command(CLI::App& app);
 CommandAction add_show_command(CLI::App& app);
 CommandAction add_benchmark_command(CLI::App& app);
 CommandAction add_probes_command(CLI::App& app);
+CommandAction add_stats_command(CLI::App& app);
+CommandAction add_neighbors_command(CLI::App& app);
+
+// --benchmark, --benchmark-size, --data, --data-seed, --split, --encoder, --device, --recompute
+// of `stats` and `neighbors`.
+void add_geometry_options(CLI::App* cmd, CaptionGeometryRequest& request);
 
 }  // namespace hnclip::cli

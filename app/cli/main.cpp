@@ -1,5 +1,6 @@
 // hnclip: the headless front end of HN-CLIP Workbench (train, pretrain, eval, runs, show,
-// benchmark, probes). Exit codes: 0 ok, 1 runtime failure, 2 usage error, 130 stopped by Ctrl-C.
+// benchmark, probes, stats, neighbors). Exit codes: 0 ok, 1 runtime failure, 2 usage error,
+// 130 stopped by Ctrl-C.
 
 #include <iostream>
 #include <map>
@@ -24,6 +25,8 @@ int main(int argc, char** argv) {
   add("show", add_show_command(app));
   add("benchmark", add_benchmark_command(app));
   add("probes", add_probes_command(app));
+  add("stats", add_stats_command(app));
+  add("neighbors", add_neighbors_command(app));
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,217 @@
+#include "job/caption_geometry_job.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <unordered_set>
+
+#include "eval/caption_geometry.h"
+#include "job/run_assets.h"
+#include "job/workbench_paths.h"
+#include "store/run_store.h"
+#include "text/shared_content_words.h"
+#include "text/word_tokenizer.h"
+#include "train/checkpoint.h"
+#include "train/compute_setup.h"
+
+namespace hnclip {
+
+namespace {
+// Captions encoded per forward pass.
+constexpr int64_t kEncodeBatch = 256;
+// Fewest neighbours computed per caption (the explorer shows 5).
+constexpr int64_t kMinNeighbors = 5;
+// Near-duplicate pairs kept per (dataset, encoder).
+constexpr int64_t kTopPairs = 100;
+// Largest share of a split's caption words a word tokenizer may not know.
+constexpr double kMaxUnknownWordShare = 0.05;
+
+std::string absolute_path(const std::string& p) {
+  std::error_code ec;
+  const auto abs = std::filesystem::weakly_canonical(std::filesystem::absolute(p), ec);
+  return ec ? p : abs.string();
+}
+
+std::string checked_file(const std::string& path, const std::string& flag) {
+  if (!std::filesystem::is_regular_file(path)) {
+    throw ConfigError(flag + ": checkpoint " + path + " does not exist");
+  }
+  return absolute_path(path);
+}
+
+// Throws when the word tokenizer of the encoder misses too many of the captions' words: such an
+// encoder maps most captions to <unknown> tokens and its geometry would be meaningless.
+void check_tokenizer_fits(const Tokenizer& tokenizer, const std::vector<std::string>& captions,
+                          const ResolvedEncoder& encoder, const std::string& dataset_key) {
+  const auto* word = dynamic_cast<const WordTokenizer*>(&tokenizer);
+  if (!word) return;  // byte-level BPE encodes any text
+  const std::unordered_set<std::string> vocab(word->vocab().begin(), word->vocab().end());
+  int64_t total = 0, unknown = 0;
+  for (const auto& c : captions) {
+    for (const auto& w : WordTokenizer::words(c)) {
+      ++total;
+      if (!vocab.count(w)) ++unknown;
+    }
+  }
+  if (total == 0) return;
+  const double share = static_cast<double>(unknown) / static_cast<double>(total);
+  if (share > kMaxUnknownWordShare) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * share);
+    throw ConfigError("--encoder " + encoder.key + ": its tokenizer does not fit " + dataset_key + ": " + pct +
+                      " of the caption words (" + std::to_string(unknown) + " of " + std::to_string(total) +
+                      ") are unknown to the word tokenizer of checkpoint " + encoder.checkpoint +
+                      " (at most 5% allowed)");
+  }
+}
+}  // namespace
+
+std::string caption_dataset_key(const BenchmarkSpec& spec, const std::string& split) {
+  if (spec.name == "synthetic") {
+    return "synthetic:size=" + spec.size + ":seed=" + std::to_string(spec.seed) + "#" + split;
+  }
+  return spec.name + ":" + absolute_path(spec.root) + "#" + split;
+}
+
+ResolvedEncoder resolve_caption_encoder(const std::string& encoder, const std::string& database) {
+  const std::string value = encoder.empty() ? "init:pretrained" : encoder;
+  const auto colon = value.find(':');
+  const std::string kind = colon == std::string::npos ? "" : value.substr(0, colon);
+  const std::string arg = colon == std::string::npos ? "" : value.substr(colon + 1);
+  if (kind == "ckpt" && !arg.empty()) {
+    const auto path = checked_file(arg, "--encoder " + value);
+    return {"ckpt:" + path, path};
+  }
+  if (kind == "init" && !arg.empty()) {
+    const auto path = checked_file(resolve_init_checkpoint(arg), "--encoder " + value);
+    return {"init:" + path, path};
+  }
+  if (kind == "run" && !arg.empty()) {
+    int64_t id = 0;
+    try {
+      size_t used = 0;
+      id = std::stoll(arg, &used);
+      if (used != arg.size()) throw std::invalid_argument(arg);
+    } catch (const std::exception&) {
+      throw ConfigError("--encoder " + value + ": run:ID needs a numeric run id");
+    }
+    RunStore store(database);
+    const auto run = store.find_run(id);
+    if (!run) throw ConfigError("--encoder " + value + ": no such run in " + database);
+    const auto checkpoints = store.checkpoints(id);
+    if (checkpoints.empty()) throw ConfigError("--encoder " + value + ": the run has no checkpoint yet");
+    auto chosen = checkpoints.back();  // the best epoch's checkpoint, else the last
+    for (const auto& c : checkpoints)
+      if (c.epoch == run->best_epoch) chosen = c;
+    const auto path = checked_file(chosen.path, "--encoder " + value);
+    return {"run:" + std::to_string(id) + "@" + std::to_string(chosen.epoch), path};
+  }
+  throw ConfigError("--encoder must be run:ID, ckpt:PATH or init:PATH (got '" + value + "')");
+}
+
+CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& request, const JobPaths& paths,
+                                            const JobLog& log) {
+  if (request.batch_size < 2) throw ConfigError("--batch must be >= 2 (got " + std::to_string(request.batch_size) + ")");
+  if (request.neighbors < 1) throw ConfigError("-k must be >= 1 (got " + std::to_string(request.neighbors) + ")");
+  CaptionGeometryOutcome out;
+  out.encoder = resolve_caption_encoder(request.encoder, paths.database);
+  out.dataset_key = caption_dataset_key(request.benchmark, request.split);
+  const int64_t k = std::max(request.neighbors, kMinNeighbors);
+  if (!request.recompute) {
+    RunStore store(paths.database);
+    if (auto stored = store.caption_geometry(out.dataset_key, out.encoder.key)) {
+      const bool enough = stored->stats.captions < 2 ||
+                          static_cast<int64_t>(stored->neighbors.size()) >=
+                              stored->stats.captions * std::min(request.neighbors, stored->stats.captions - 1);
+      if (enough) {
+        out.record = std::move(*stored);
+        return out;
+      }
+    }
+  }
+
+  TrainConfig config;
+  config.benchmark = request.benchmark.name;
+  config.benchmark_size = request.benchmark.size;
+  config.data_seed = request.benchmark.seed;
+  config.benchmark_root = request.benchmark.root;
+  config.test_split = request.split;
+  config.device = request.device;
+  config.threads = request.threads;
+  configure_threads(config.threads);
+  const std::string cache_dir = request.benchmark.cache_dir.empty() ? paths.cache_dir : request.benchmark.cache_dir;
+  auto assets = build_run_assets(config, cache_dir, out.encoder.checkpoint, log);
+  const auto splits = assets.benchmark->splits();
+  const auto count_images = [&](const std::string& name) -> int64_t {
+    if (std::find(splits.begin(), splits.end(), name) == splits.end()) return 0;
+    return static_cast<int64_t>(assets.benchmark->split(name).size());
+  };
+
+  const auto& data = *assets.test;
+  const int64_t n = data.num_captions();
+  if (n < 2) throw ConfigError("--split " + request.split + ": needs at least two captions (has " + std::to_string(n) + ")");
+  std::vector<std::string> captions;
+  captions.reserve(static_cast<size_t>(n));
+  for (int64_t c = 0; c < n; ++c) captions.push_back(data.caption_text(c));
+  check_tokenizer_fits(*assets.tokenizer, captions, out.encoder, out.dataset_key);
+
+  load_checkpoint_weights(out.encoder.checkpoint, assets.model);
+  const auto device = resolve_device(config.device);
+  assets.model->to(device);
+  assets.model->eval();
+  torch::Tensor features;
+  {
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> parts;
+    for (int64_t start = 0; start < n; start += kEncodeBatch) {
+      std::vector<int64_t> ids;
+      for (int64_t c = start; c < std::min(n, start + kEncodeBatch); ++c) ids.push_back(c);
+      auto f = assets.model->encode_text(data.load_tokens(ids).to(device)).pooled;
+      parts.push_back(torch::nn::functional::normalize(f, torch::nn::functional::NormalizeFuncOptions().dim(-1)));
+    }
+    features = torch::cat(parts, 0);
+  }
+  if (log) log("encoded " + std::to_string(n) + " captions of " + out.dataset_key + " with " + out.encoder.key);
+
+  CaptionGeometryOptions options;
+  options.neighbors = k;
+  options.top_pairs = kTopPairs;
+  options.batch_size = request.batch_size;
+  const auto g = compute_caption_geometry(features, options);
+
+  auto& s = out.record.stats;
+  s.dataset_key = out.dataset_key;
+  s.encoder_key = out.encoder.key;
+  s.train_images = count_images(config.train_split);
+  s.test_images = count_images("test");
+  s.captions = n;
+  int64_t words = 0;
+  for (const auto& c : captions) words += static_cast<int64_t>(WordTokenizer::words(c).size());
+  s.mean_words = static_cast<double>(words) / static_cast<double>(n);
+  s.mean_pairwise = g.mean_pairwise;
+  s.mean_hardest = g.mean_hardest;
+  s.median_hardest = g.median_hardest;
+  s.batch_size = g.batch_size;
+  s.bucket_fractions.assign(g.bucket_fractions.begin(), g.bucket_fractions.end());
+  s.bucket_counts.assign(g.bucket_counts.begin(), g.bucket_counts.end());
+  s.pairwise_histogram = g.pairwise_histogram;
+  s.hardest_histogram = g.hardest_histogram;
+  for (int64_t c = 0; c < n; ++c) {
+    int rank = 0;
+    for (const auto& nb : g.neighbors[static_cast<size_t>(c)]) {
+      out.record.neighbors.push_back({c, ++rank, nb.index, nb.cosine,
+                                      shared_content_words(captions[static_cast<size_t>(c)],
+                                                           captions[static_cast<size_t>(nb.index)])});
+    }
+  }
+  int rank = 0;
+  for (const auto& p : g.top_pairs) out.record.pairs.push_back({++rank, p.a, p.b, p.cosine});
+  RunStore store(paths.database);
+  store.write_caption_geometry(out.record);
+  out.computed = true;
+  return out;
+}
+
+}  // namespace hnclip
