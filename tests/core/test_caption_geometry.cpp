@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "eval/caption_geometry.h"
@@ -144,6 +145,15 @@ TEST(CaptionGeometry, HandMadeBucketsAndDuplicates) {
   EXPECT_EQ(g.neighbors[0][0].index, 1);
   EXPECT_NEAR(g.mean_pairwise, 1.0 / 3.0, 1e-12);
   EXPECT_NEAR(g.median_hardest, 1.0, 1e-12);
+}
+
+TEST(CaptionGeometry, CosineOnABucketEdgeCountsInTheUpperBucket) {
+  // cos = 0.5 exactly: the "0.5-0.7" bucket, as geometry_bucket says (and the pair histogram bin 75).
+  const auto f = torch::tensor({1.0, 0.0, 0.5, std::sqrt(0.75)}, torch::kDouble).reshape({2, 2});
+  const auto g = compute_caption_geometry(f, {});
+  EXPECT_EQ(g.bucket_counts[0], 0);
+  EXPECT_EQ(g.bucket_counts[1], 2);
+  EXPECT_EQ(g.pairwise_histogram[75], 1);
 }
 
 TEST(CaptionGeometry, RefusesFewerThanTwoCaptions) {
