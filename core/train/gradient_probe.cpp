@@ -24,7 +24,8 @@ ProbeValues probe_gradients(const at::Tensor& loss_standard, const at::Tensor& l
   {
     torch::AutoGradMode enable(true);
     gs = gradients(loss_standard, parameters);
-    gb = gradients(loss_boosted, parameters);
+    // γ = 0: the boosted loss *is* the standard one; one backward pass serves both.
+    gb = loss_boosted.is_same(loss_standard) ? gs : gradients(loss_boosted, parameters);
   }
   // Sums of squares and the dot product accumulated per tensor in fp32 (the precision of the
   // training step), then combined in double.
