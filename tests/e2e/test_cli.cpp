@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/cli_runner.h"
 #include "support/test_dirs.h"
 
 namespace {
@@ -19,10 +20,8 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string out, err;
-};
+using Result = hnclip::test::CliResult;
+using hnclip::test::expect_one_line_error;
 
 class Cli : public ::testing::Test {
  protected:
@@ -31,11 +30,7 @@ class Cli : public ::testing::Test {
   std::string common() const {
     return " --db " + db() + " --cache-dir " + (dir / "cache").string();
   }
-  Result hnclip(const std::string& args) const {
-    Result r;
-    r.code = hnclip::test::run_command(std::string(HNCLIP_CLI_PATH) + " " + args, &r.out, &r.err);
-    return r;
-  }
+  Result hnclip(const std::string& args) const { return hnclip::test::run_hnclip(args); }
   static std::string small_train() {
     return "train --benchmark-size small --epochs 2 --batch 32 --lr 1e-3 --threads 1";
   }
@@ -45,25 +40,6 @@ class Cli : public ::testing::Test {
     return json::parse(r.out);
   }
 };
-
-// The exit code, and exactly one error line on stderr — the last one, "hnclip: ..." naming
-// `needle` — and nothing on stdout. (Progress lines, e.g. generating the benchmark before its
-// size can be checked, may come before it.)
-void expect_one_line_error(const Result& r, int code, const std::string& needle) {
-  EXPECT_EQ(r.code, code) << r.err;
-  ASSERT_FALSE(r.err.empty());
-  ASSERT_EQ(r.err.back(), '\n');
-  const auto start = r.err.rfind('\n', r.err.size() - 2);
-  const std::string last = r.err.substr(start == std::string::npos ? 0 : start + 1);
-  EXPECT_EQ(last.rfind("hnclip: ", 0), 0u) << "last line is not the error: " << r.err;
-  EXPECT_NE(last.find(needle), std::string::npos) << "stderr: " << r.err;
-  size_t error_lines = 0;
-  for (size_t p = 0; (p = r.err.find("hnclip: ", p)) != std::string::npos; ++p) {
-    if (p == 0 || r.err[p - 1] == '\n') ++error_lines;
-  }
-  EXPECT_EQ(error_lines, 1u) << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
-}
 
 TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   auto r = hnclip(small_train() + " --gamma 0.5 --json" + common());
@@ -220,7 +196,8 @@ TEST_F(Cli, CtrlCStopsCleanlyAndKeepsCheckpointAndMetrics) {
 
 TEST_F(Cli, KilledRunIsInterruptedAndResumesIntoTheSameRun) {
   const auto log = (dir / "train").string();
-  pid_t pid = spawn("train --benchmark-size small --epochs 4 --batch 32 --threads 1" + common(), log);
+  // 12 epochs: long enough that the kill lands mid-run however fast the machine is.
+  pid_t pid = spawn("train --benchmark-size small --epochs 12 --batch 32 --threads 1" + common(), log);
   ASSERT_TRUE(wait_for(*this, [&] {
     auto r = hnclip("show 1 --json" + common());
     return r.code == 0 && json::parse(r.out)["checkpoints"].size() >= 1;
@@ -237,9 +214,9 @@ TEST_F(Cli, KilledRunIsInterruptedAndResumesIntoTheSameRun) {
   EXPECT_EQ(j["status"], "finished");
   auto after = json::parse(hnclip("show 1 --json" + common()).out);
   EXPECT_EQ(after["status"], "finished");
-  EXPECT_EQ(after["checkpoints"].size(), 4u);
-  EXPECT_EQ(after["evaluations"].size(), 5u);  // start + 4 epochs, none twice
-  EXPECT_EQ(after["steps"], 4 * (512 / 32));   // every step once: the curves continue
+  EXPECT_EQ(after["checkpoints"].size(), 12u);
+  EXPECT_EQ(after["evaluations"].size(), 13u);  // start + 12 epochs, none twice
+  EXPECT_EQ(after["steps"], 12 * (512 / 32));   // every step once: the curves continue
   EXPECT_EQ(runs().size(), 1u);
   expect_one_line_error(hnclip("train --resume 1 --gamma 0.3" + common()), 2, "--gamma");
 }

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/run_store.h"
+#include "support/cli_runner.h"
 #include "support/test_dirs.h"
 
 namespace {
@@ -19,10 +20,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string out, err;
-};
+using Result = hnclip::test::CliResult;
 
 // One scratch folder for the whole suite, so the small benchmark is generated once.
 class CliGeometry : public ::testing::Test {
@@ -31,11 +29,7 @@ class CliGeometry : public ::testing::Test {
   static void TearDownTestSuite() { dir_.reset(); }
   static std::string db() { return (*dir_ / "runs.db").string(); }
   static std::string common() { return " --db " + db() + " --cache-dir " + (*dir_ / "cache").string(); }
-  static Result hnclip(const std::string& args) {
-    Result r;
-    r.code = hnclip::test::run_command(std::string(HNCLIP_CLI_PATH) + " " + args, &r.out, &r.err);
-    return r;
-  }
+  static Result hnclip(const std::string& args) { return hnclip::test::run_hnclip(args); }
   // Rows of the three caption geometry tables together.
   static int64_t stored_geometry_rows() {
     { hnclip::RunStore migrate(db()); }
@@ -56,15 +50,8 @@ class CliGeometry : public ::testing::Test {
 };
 std::unique_ptr<hnclip::test::ScratchDir> CliGeometry::dir_;
 
-// The exit code, and the last stderr line "hnclip: ..." naming `needle`, nothing on stdout.
 void expect_error(const Result& r, int code, const std::string& needle) {
-  EXPECT_EQ(r.code, code) << r.err;
-  ASSERT_FALSE(r.err.empty());
-  const auto start = r.err.rfind('\n', r.err.size() - 2);
-  const std::string last = r.err.substr(start == std::string::npos ? 0 : start + 1);
-  EXPECT_EQ(last.rfind("hnclip: ", 0), 0u) << "last line is not the error: " << r.err;
-  EXPECT_NE(last.find(needle), std::string::npos) << "stderr: " << r.err;
-  EXPECT_TRUE(r.out.empty()) << r.out;
+  hnclip::test::expect_one_line_error(r, code, needle);
 }
 
 TEST_F(CliGeometry, StatsJsonHasTheDocumentedShape) {
