@@ -19,7 +19,7 @@ build_pkgs=(
 )
 test_pkgs=(
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3-torch python3-numpy   # test-time reference only, via /usr/bin/python3
+  python3-torch python3-numpy python3-pil   # test-time references only, via /usr/bin/python3
   xvfb xauth imagemagick desktop-file-utils appstream
 )
 
