@@ -16,6 +16,7 @@
 #include "store/run_store.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
+#include "train/trainer.h"
 
 namespace hnclip {
 

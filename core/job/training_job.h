@@ -15,7 +15,7 @@
 
 #include "train/train_config.h"
 #include "train/train_observer.h"
-#include "train/trainer.h"
+#include "train/train_result.h"
 
 namespace hnclip {
 

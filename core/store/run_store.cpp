@@ -46,7 +46,7 @@ void check_folder(const std::string& path) {
 
 constexpr const char* kRunColumns =
     "id, name, status, status_message, config_json, device, git_rev, created_at_ms, "
-    "started_at_ms, finished_at_ms, pid, host, best_epoch";
+    "started_at_ms, finished_at_ms, pid, host, best_epoch, tags, data_summary_json";
 
 RunRecord read_run(const Statement& st) {
   RunRecord r;
@@ -63,6 +63,8 @@ RunRecord read_run(const Statement& st) {
   r.pid = st.column_int64(10);
   r.host = st.column_text(11);
   r.best_epoch = static_cast<int>(st.column_int64(12));
+  r.tags = st.column_text(13);
+  r.data_summary_json = st.column_text(14);
   return r;
 }
 
@@ -168,8 +170,9 @@ void RunStore::migrate() {
 int64_t RunStore::create_run(const RunRecord& record) {
   Statement st(db_, path_,
                "INSERT INTO runs (name, status, status_message, config_json, device, git_rev, "
-               "created_at_ms, started_at_ms, finished_at_ms, pid, host, best_epoch) "
-               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+               "created_at_ms, started_at_ms, finished_at_ms, pid, host, best_epoch, tags, "
+               "data_summary_json) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
                "create run \"" + record.name + "\"");
   st.bind_text(1, record.name)
       .bind_text(2, to_string(record.status))
@@ -182,7 +185,9 @@ int64_t RunStore::create_run(const RunRecord& record) {
       .bind_int64(9, record.finished_at_ms)
       .bind_int64(10, record.pid)
       .bind_text(11, record.host)
-      .bind_int64(12, record.best_epoch);
+      .bind_int64(12, record.best_epoch)
+      .bind_text(13, record.tags)
+      .bind_text(14, record.data_summary_json.empty() ? "{}" : record.data_summary_json);
   st.run();
   return sqlite3_last_insert_rowid(db_);
 }
@@ -254,6 +259,28 @@ void RunStore::set_best_epoch(int64_t run, int epoch) {
   const std::string op = "set best epoch of run " + std::to_string(run);
   Statement st(db_, path_, "UPDATE runs SET best_epoch = ?1 WHERE id = ?2", op);
   st.bind_int64(1, epoch).bind_int64(2, run);
+  update_one_run(db_, path_, st, run, op);
+}
+
+void RunStore::rename_run(int64_t run, const std::string& name) {
+  const std::string op = "rename run " + std::to_string(run);
+  if (name.empty()) throw StoreError(path_ + ": " + op + ": the name is empty");
+  Statement st(db_, path_, "UPDATE runs SET name = ?1 WHERE id = ?2", op);
+  st.bind_text(1, name).bind_int64(2, run);
+  update_one_run(db_, path_, st, run, op);
+}
+
+void RunStore::set_tags(int64_t run, const std::string& tags) {
+  const std::string op = "set tags of run " + std::to_string(run);
+  Statement st(db_, path_, "UPDATE runs SET tags = ?1 WHERE id = ?2", op);
+  st.bind_text(1, tags).bind_int64(2, run);
+  update_one_run(db_, path_, st, run, op);
+}
+
+void RunStore::set_data_summary(int64_t run, const std::string& summary_json) {
+  const std::string op = "set data summary of run " + std::to_string(run);
+  Statement st(db_, path_, "UPDATE runs SET data_summary_json = ?1 WHERE id = ?2", op);
+  st.bind_text(1, summary_json).bind_int64(2, run);
   update_one_run(db_, path_, st, run, op);
 }
 

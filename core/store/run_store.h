@@ -48,6 +48,8 @@ struct RunRecord {
   int64_t pid = 0;               // process that runs it while status is running
   std::string host;              // host name of that process
   int best_epoch = -1;           // -1 = none yet
+  std::string tags;              // comma-separated, as the user typed them (schema v5)
+  std::string data_summary_json = "{}";  // what the reader counted per split (schema v5)
 };
 
 // Doubles round-trip exactly; NaN (SQLite has none) is stored as NULL and read back as NaN.
@@ -135,6 +137,10 @@ class RunStore {
                    int64_t started_at_ms);
   void set_finished(int64_t run, int64_t finished_at_ms);
   void set_best_epoch(int64_t run, int epoch);
+  // User metadata: a non-empty new name; free-text tags; the reader's per-split counts as JSON.
+  void rename_run(int64_t run, const std::string& name);
+  void set_tags(int64_t run, const std::string& tags);
+  void set_data_summary(int64_t run, const std::string& summary_json);
   // Marks every `running` run whose process (pid on this host) no longer exists as
   // `interrupted`; returns how many. Called on every open by the programs. Runs with pid 0 (not
   // yet started) or on another host are left alone: their liveness cannot be checked here.

@@ -157,6 +157,14 @@ CREATE TABLE near_duplicate_pairs (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 5: user-facing run metadata. Tags are free text the Runs tab filters on; the data
+// summary is what the benchmark reader counted (images and captions per split) when the run
+// started, kept with the run because the data set on disk may change later.
+constexpr const char* kV5RunTagsAndDataSummary = R"sql(
+ALTER TABLE runs ADD COLUMN tags TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN data_summary_json TEXT NOT NULL DEFAULT '{}';
+)sql";
+
 }  // namespace
 
 const std::vector<MigrationStep>& schema_migrations() {
@@ -167,6 +175,7 @@ const std::vector<MigrationStep>& schema_migrations() {
       {3, "add the probes and gbar_snapshots tables", kV3GradientProbes},
       {4, "add caption_stats, caption_neighbors and near_duplicate_pairs (caption geometry)",
        kV4CaptionGeometry},
+      {5, "add runs.tags and runs.data_summary_json", kV5RunTagsAndDataSummary},
   };
   return steps;
 }

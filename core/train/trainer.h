@@ -19,6 +19,7 @@
 #include "train/paired_data.h"
 #include "train/train_config.h"
 #include "train/train_observer.h"
+#include "train/train_result.h"
 
 namespace hnclip {
 
@@ -31,19 +32,6 @@ struct TrainStart {
   std::string checkpoint;
   int best_epoch = -1;
   double best_mean_r1 = -1;
-};
-
-struct TrainResult {
-  std::string status;  // finished | stopped | failed
-  std::string message;
-  int best_epoch = -1;
-  EvalEvent best_eval;  // valid when best_epoch >= 0
-  EvalEvent last_eval;
-  int64_t steps = 0;
-  double train_seconds = 0;     // optimiser steps only (no evaluation, no checkpoint writing)
-  int64_t images_seen = 0;
-  double loader_wait_seconds = 0;
-  double probe_seconds = 0;     // part of train_seconds spent in gradient probes
 };
 
 class Trainer {

@@ -102,6 +102,8 @@ void expect_same_run(const RunRecord& a, const RunRecord& b) {
   EXPECT_EQ(a.pid, b.pid);
   EXPECT_EQ(a.host, b.host);
   EXPECT_EQ(a.best_epoch, b.best_epoch);
+  EXPECT_EQ(a.tags, b.tags);
+  EXPECT_EQ(a.data_summary_json, b.data_summary_json);
 }
 
 StepMetricRow metric(int64_t step, int epoch, double loss) {
@@ -415,6 +417,31 @@ TEST(RunStoreRuns, RoundTripAndUpdates) {
   EXPECT_THROW(store.set_finished(id + 100, 1), StoreError);
   EXPECT_THROW(store.set_best_epoch(id + 100, 1), StoreError);
   EXPECT_THROW(store.set_started(id + 100, 1, "h", "cpu", 1), StoreError);
+}
+
+TEST(RunStoreRuns, RenameTagsAndDataSummaryPersistAndUnknownRunFails) {
+  ScratchDir dir;
+  const auto path = (dir / "runs.db").string();
+  int64_t id = 0;
+  {
+    RunStore store(path);
+    id = store.create_run(sample_run("first name", 1700000000000));
+    EXPECT_EQ(store.find_run(id)->tags, "");
+    EXPECT_EQ(store.find_run(id)->data_summary_json, "{}");
+    store.rename_run(id, "γ=0.5 frozen");
+    store.set_tags(id, "sweep, seed-1");
+    store.set_data_summary(id, R"({"test":{"images":10,"captions":10}})");
+    EXPECT_THROW(store.rename_run(id, ""), StoreError);
+    EXPECT_THROW(store.rename_run(id + 1, "x"), StoreError);
+    EXPECT_THROW(store.set_tags(id + 1, "x"), StoreError);
+    EXPECT_THROW(store.set_data_summary(id + 1, "{}"), StoreError);
+  }
+  RunStore reopened(path);
+  const auto run = reopened.find_run(id);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->name, "γ=0.5 frozen");
+  EXPECT_EQ(run->tags, "sweep, seed-1");
+  EXPECT_EQ(run->data_summary_json, R"({"test":{"images":10,"captions":10}})");
 }
 
 TEST(RunStoreRuns, CreatedAtZeroMeansNow) {
