@@ -154,7 +154,8 @@ const TrainConfig& TrainingJob::config() const { return impl_->config; }
 int64_t TrainingJob::test_images() const { return impl_->test_data->num_images(); }
 int64_t TrainingJob::test_captions() const { return impl_->test_data->num_captions(); }
 
-TrainResult TrainingJob::run(const std::atomic<bool>& stop, const std::vector<TrainObserver*>& observers) {
+TrainResult TrainingJob::run(const std::atomic<bool>& stop, const std::vector<TrainObserver*>& observers,
+                             PauseGate* pause) {
   auto& s = *impl_;
   configure_threads(s.config.threads);
   const int workers = s.config.loader_workers;
@@ -167,6 +168,7 @@ TrainResult TrainingJob::run(const std::atomic<bool>& stop, const std::vector<Tr
     Trainer trainer(s.model, s.config, *s.train_data, *s.test_data, loaders,
                     run_checkpoint_dir(s.paths.database, s.run_id), s.tokenizer->to_json(), s.run_id);
     if (s.frozen_reference) trainer.set_frozen_reference(s.frozen_reference);
+    trainer.set_pause_gate(pause);
     s.store->set_started(s.run_id, ::getpid(), current_host_name(), trainer.device().str(), unix_time_ms());
     trainer.add_observer(&recorder);
     trainer.add_observer(&best);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "train/pause_gate.h"
 #include "train/train_config.h"
 #include "train/train_observer.h"
 #include "train/train_result.h"
@@ -45,7 +46,9 @@ class TrainingJob {
 
   // Trains to the end, a stop request, or a failure; the run's status is stored either way.
   // Exceptions (e.g. a disk full while writing a checkpoint) mark the run `failed` and rethrow.
-  TrainResult run(const std::atomic<bool>& stop, const std::vector<TrainObserver*>& observers = {});
+  // `pause` (optional) is waited at before every step; paused time is not counted as training.
+  TrainResult run(const std::atomic<bool>& stop, const std::vector<TrainObserver*>& observers = {},
+                  PauseGate* pause = nullptr);
 
  private:
   struct Impl;

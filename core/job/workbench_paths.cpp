@@ -8,6 +8,8 @@ namespace hnclip {
 namespace {
 constexpr const char* kAppFolder = "hnclip-workbench";
 constexpr const char* kPretrainedName = "checkpoints/tiny-synthetic-pretrained.pt";
+// Relative to the installation prefix (the folder above bin/); matches the install() rules.
+constexpr const char* kInstalledResourceDir = "share/hnclip-workbench/resources";
 
 std::filesystem::path xdg(const char* var, const char* fallback) {
   if (const char* v = std::getenv(var); v != nullptr && *v != '\0') return v;
@@ -24,6 +26,14 @@ std::string default_cache_dir() { return (xdg("XDG_CACHE_HOME", ".cache") / kApp
 
 std::string resource_dir() {
   if (const char* v = std::getenv("HNCLIP_RESOURCE_DIR"); v != nullptr && *v != '\0') return v;
+  // An installed program (cmake --install, the .deb) finds its resources next to its bin/ folder;
+  // a program run from the build tree uses the sources' resources/.
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto installed = exe.parent_path().parent_path() / kInstalledResourceDir;
+    if (std::filesystem::is_directory(installed, ec)) return installed.string();
+  }
   return HNCLIP_RESOURCE_DIR_DEFAULT;
 }
 

@@ -230,7 +230,9 @@ TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop)
     loader->schedule(epoch_batches(epoch));
     Batch batch;
     auto t0 = Clock::now();
+    double paused_seconds = 0;  // of this epoch, subtracted from its training time
     while (true) {
+      if (pause_gate_) paused_seconds += pause_gate_->wait_while_paused(stop);
       if (stop.load()) {
         result.status = "stopped";
         result.message = "stopped by the user at step " + std::to_string(step) + " (epoch " +
@@ -296,13 +298,13 @@ TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop)
         torch::NoGradGuard no_grad;
         model_->logit_scale.clamp_max_(std::log(ClipModel::Impl::kMaxLogitScale));
       }
-      const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+      const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count() - paused_seconds;
       result.images_seen += static_cast<int64_t>(batch.request.images.size());
       StepEvent ev{step, epoch, spe, spe * c.epochs, train_seconds + elapsed, loss_value,
                    out.loss_standard.item<double>(), lr, s.item<double>(), grad_norm};
       for (auto* o : observers_) o->on_step(ev);
     }
-    train_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    train_seconds += std::chrono::duration<double>(Clock::now() - t0).count() - paused_seconds;
     result.loader_wait_seconds += loader->wait_seconds();
     if (!result.status.empty()) break;
 

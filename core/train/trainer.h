@@ -19,6 +19,7 @@
 #include "train/paired_data.h"
 #include "train/train_config.h"
 #include "train/train_observer.h"
+#include "train/pause_gate.h"
 #include "train/train_result.h"
 
 namespace hnclip {
@@ -45,6 +46,8 @@ class Trainer {
   // The text encoder frozen Ḡ is computed from. Defaults to the model's weights when run() starts
   // (right for a fresh run); a resumed run must pass its true starting point.
   void set_frozen_reference(ClipModel reference) { frozen_reference_ = std::move(reference); }
+  // Optional: run() waits at this gate before every step; time spent paused is not training time.
+  void set_pause_gate(PauseGate* gate) { pause_gate_ = gate; }
 
   TrainResult run(const TrainStart& start, const std::atomic<bool>& stop);
 
@@ -61,6 +64,7 @@ class Trainer {
   void emit_status(const std::string& status, const std::string& message);
   ClipModel model_;
   ClipModel frozen_reference_{nullptr};
+  PauseGate* pause_gate_ = nullptr;
   TrainConfig config_;
   const PairedData& train_;
   const PairedData& test_;

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
+#include <tuple>
 
 #include "support/in_memory_data.h"
 #include "support/test_dirs.h"
@@ -118,6 +121,68 @@ TEST(Trainer, SameSeedGivesIdenticalMetrics) {
   cfg.seed = 4;
   auto r3 = train(cfg, b.path().string());
   EXPECT_NE(r1.events.steps[0].loss, r3.events.steps[0].loss);  // another data order
+}
+
+// A pause between steps changes no metric and is not counted as training time.
+TEST(Trainer, PauseChangesNothingAndIsNotTrainingTime) {
+  test::ScratchDir a, b;
+  auto cfg = base_config();
+  cfg.epochs = 1;
+  static test::InMemoryPairedData train_data(32, 1), test_data(14, 2);
+  auto run = [&](const std::string& dir, bool pause) {
+    Collect events;
+    PauseGate gate;
+    std::thread resumer;
+    struct PauseAtStep2 : TrainObserver {
+      PauseGate* gate;
+      std::thread* resumer;
+      void on_step(const StepEvent& e) override {
+        if (e.step != 2) return;
+        gate->set_paused(true);
+        *resumer = std::thread([g = gate] {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+          g->set_paused(false);
+        });
+      }
+    } pauser;
+    pauser.gate = &gate;
+    pauser.resumer = &resumer;
+    Trainer trainer(make_clip_model(test::tiny_test_config(), 42), cfg, train_data, test_data, sync_loader(),
+                    dir, nlohmann::json{{"kind", "test"}});
+    trainer.add_observer(&events);
+    if (pause) trainer.add_observer(&pauser);
+    trainer.set_pause_gate(&gate);
+    std::atomic<bool> stop{false};
+    const auto t0 = std::chrono::steady_clock::now();
+    auto result = trainer.run({}, stop);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (resumer.joinable()) resumer.join();
+    return std::make_tuple(result, events, wall);
+  };
+  auto [plain, plain_events, plain_wall] = run(a.path().string(), false);
+  auto [paused, paused_events, paused_wall] = run(b.path().string(), true);
+  ASSERT_EQ(paused.status, "finished") << paused.message;
+  ASSERT_EQ(plain_events.steps.size(), paused_events.steps.size());
+  for (size_t i = 0; i < plain_events.steps.size(); ++i)
+    EXPECT_EQ(plain_events.steps[i].loss, paused_events.steps[i].loss) << "step " << i;
+  EXPECT_GE(paused_wall, 1.0);  // the run really waited
+  const double step3_gap = paused_events.steps[2].wall_time_s - paused_events.steps[1].wall_time_s;
+  EXPECT_LT(step3_gap, 0.5) << "the 1 s pause leaked into the training time";
+  EXPECT_LT(paused.train_seconds, paused_wall - 0.5);
+}
+
+TEST(PauseGate, StopWhilePausedReturns) {
+  PauseGate gate;
+  std::atomic<bool> stop{false};
+  EXPECT_EQ(gate.wait_while_paused(stop), 0.0);
+  gate.set_paused(true);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop = true;
+  });
+  EXPECT_GT(gate.wait_while_paused(stop), 0.0);
+  stopper.join();
+  EXPECT_TRUE(gate.paused());
 }
 
 TEST(Trainer, ResumeContinuesTheSameRun) {
