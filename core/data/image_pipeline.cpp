@@ -35,7 +35,9 @@ void ImagePipeline::load(const std::string& path, float* chw) const {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw DataError(path + ": no such image file");
   // IMREAD_COLOR always yields 8-bit BGR: grey is expanded, alpha dropped, 16-bit scaled down.
-  cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR);
+  // The EXIF orientation is ignored because PIL's Image.open, which CLIP's preprocessing uses,
+  // ignores it too (OpenCV would rotate such photos by default).
+  cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
   if (bgr.empty()) throw DataError(path + ": cannot decode image (missing, unreadable or not an image)");
   process(bgr, chw);
 }

@@ -4,8 +4,9 @@
 // written as float CHW into a buffer the caller owns (a slice of a batch tensor, so no copies).
 // Matches OpenAI CLIP's preprocessing (torchvision Resize(n, BICUBIC) + CenterCrop(n) + ToTensor +
 // Normalize on a PIL image): the resize is Pillow's bicubic (pillow_resize.h), pixel for pixel,
-// for 8-bit RGB and grey images. Not matched: images with alpha (OpenCV drops alpha, Pillow
-// resizes premultiplied RGBA) and palette images (Pillow resizes "P" with NEAREST).
+// for 8-bit RGB and grey images; like PIL's Image.open, files are decoded without applying their
+// EXIF orientation. Not matched: images with alpha (OpenCV drops alpha, Pillow resizes
+// premultiplied RGBA) and palette images (Pillow resizes "P" with NEAREST).
 // Threading: immutable after construction; all methods are const and safe to call concurrently.
 
 #include <array>

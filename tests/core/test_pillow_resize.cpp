@@ -192,6 +192,23 @@ std::vector<float> read_floats(const std::string& path, size_t n) {
   return v;
 }
 
+// `jpeg` with an EXIF segment saying "rotate 90 degrees clockwise to display" (orientation 6):
+// APP1 "Exif", a big-endian TIFF header and one IFD entry, inserted right after SOI.
+std::vector<uint8_t> with_exif_orientation_6(const std::vector<uint8_t>& jpeg) {
+  const std::vector<uint8_t> app1 = {
+      0xFF, 0xE1, 0x00, 0x22,                          // APP1, length 34 (itself included)
+      'E', 'x', 'i', 'f', 0x00, 0x00,                  // EXIF identifier
+      'M', 'M', 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08,    // TIFF header, IFD0 at offset 8
+      0x00, 0x01,                                      // one entry
+      0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01,  // Orientation, SHORT, count 1
+      0x00, 0x06, 0x00, 0x00,                          // value 6
+      0x00, 0x00, 0x00, 0x00};                         // no next IFD
+  std::vector<uint8_t> out(jpeg.begin(), jpeg.begin() + 2);  // SOI
+  out.insert(out.end(), app1.begin(), app1.end());
+  out.insert(out.end(), jpeg.begin() + 2, jpeg.end());
+  return out;
+}
+
 TEST(PillowResize, ClipPreprocessingMatchesPilAndTorchReference) {
   ScratchDir dir;
   struct Source {
@@ -208,12 +225,26 @@ TEST(PillowResize, ClipPreprocessingMatchesPilAndTorchReference) {
       {"photo_640x480.jpg", drawing({640, 480}, 3)},  // decoded by OpenCV here, Pillow there
   };
   for (const auto& s : sources) ASSERT_TRUE(cv::imwrite((dir / s.name).string(), s.image));
+  // A camera-style JPEG that asks to be rotated: PIL's Image.open (hence CLIP) does not rotate.
+  std::vector<uint8_t> jpeg;
+  ASSERT_TRUE(cv::imencode(".jpg", drawing({160, 90}, 3), jpeg));
+  const std::string rotated_name = "exif_orientation_6.jpg";
+  const auto tagged = with_exif_orientation_6(jpeg);
+  test::write_text_file(dir / rotated_name, std::string(tagged.begin(), tagged.end()));
+  ASSERT_EQ(cv::imread((dir / rotated_name).string()).size(), cv::Size(90, 160))
+      << "OpenCV should see the EXIF orientation (else this case tests nothing)";
+  const std::vector<std::string> names = [&] {
+    std::vector<std::string> n;
+    for (const auto& s : sources) n.push_back(s.name);
+    n.push_back(rotated_name);
+    return n;
+  }();
 
   for (int n_px : {224, 48}) {
     SCOPED_TRACE("n_px " + std::to_string(n_px));
     json spec{{"n_px", n_px}, {"cases", json::array()}};
-    for (const auto& s : sources) {
-      spec["cases"].push_back({{"src", (dir / s.name).string()}, {"dst", (dir / (s.name + ".f32")).string()}});
+    for (const auto& name : names) {
+      spec["cases"].push_back({{"src", (dir / name).string()}, {"dst", (dir / (name + ".f32")).string()}});
     }
     test::write_text_file(dir / "clip.json", spec.dump());
     std::string out, err;
@@ -224,11 +255,11 @@ TEST(PillowResize, ClipPreprocessingMatchesPilAndTorchReference) {
     cfg.image_size = n_px;
     const ImagePipeline pipeline(cfg);
     const auto n = static_cast<size_t>(pipeline.floats_per_image());
-    for (const auto& s : sources) {
-      SCOPED_TRACE(s.name);
+    for (const auto& name : names) {
+      SCOPED_TRACE(name);
       std::vector<float> ours(n);
-      pipeline.load((dir / s.name).string(), ours.data());
-      const auto ref = read_floats((dir / (s.name + ".f32")).string(), n);
+      pipeline.load((dir / name).string(), ours.data());
+      const auto ref = read_floats((dir / (name + ".f32")).string(), n);
       double max_diff = 0.0;
       for (size_t i = 0; i < n; ++i) max_diff = std::max(max_diff, std::abs(double(ours[i]) - ref[i]));
       EXPECT_LT(max_diff, 1e-5);
