@@ -1,6 +1,5 @@
 #include "data/image_pipeline.h"
 
-#include <cmath>
 #include <filesystem>
 #include <stdexcept>
 
@@ -8,6 +7,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "data/benchmark.h"
+#include "data/pillow_resize.h"
 
 namespace hnclip {
 
@@ -35,7 +35,9 @@ void ImagePipeline::load(const std::string& path, float* chw) const {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw DataError(path + ": no such image file");
   // IMREAD_COLOR always yields 8-bit BGR: grey is expanded, alpha dropped, 16-bit scaled down.
-  cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR);
+  // The EXIF orientation is ignored because PIL's Image.open, which CLIP's preprocessing uses,
+  // ignores it too (OpenCV would rotate such photos by default).
+  cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
   if (bgr.empty()) throw DataError(path + ": cannot decode image (missing, unreadable or not an image)");
   process(bgr, chw);
 }
@@ -54,37 +56,18 @@ void ImagePipeline::process(const cv::Mat& image, float* chw) const {
     bgr = image;
   }
 
-  // Shorter side -> S, longer side -> floor(S * long / short), exactly like torchvision's Resize(S)
-  // that CLIP's preprocessing uses, so crops line up with the Python reference.
+  // Resize and crop in one go: only the crop's pixels of Pillow's bicubic resize are computed.
   const int s = config_.image_size;
-  const int w = bgr.cols;
-  const int h = bgr.rows;
-  const bool wide = w >= h;
-  const int short_side = wide ? h : w;
-  const int long_side = wide ? w : h;
-  const int new_long = static_cast<int>(static_cast<int64_t>(s) * long_side / short_side);
-  const int new_w = wide ? new_long : s;
-  const int new_h = wide ? s : new_long;
-  cv::Mat resized;
-  if (new_w == w && new_h == h) {
-    resized = bgr;
-  } else {
-    // Cubic when enlarging (smooth, like PIL bicubic); area averaging when shrinking (no aliasing).
-    const int interpolation = short_side < s ? cv::INTER_CUBIC : cv::INTER_AREA;
-    cv::resize(bgr, resized, cv::Size(new_w, new_h), 0, 0, interpolation);
-  }
-
-  // Centre crop with torchvision's offsets: Python's round(), i.e. halves to even (nearbyint in
-  // the default rounding mode), so a 1-pixel excess is cropped from the end like the reference.
-  const int top = static_cast<int>(std::nearbyint((new_h - s) / 2.0));
-  const int left = static_cast<int>(std::nearbyint((new_w - s) / 2.0));
+  const cv::Size resized = resized_size(bgr.size(), s);
+  const cv::Rect crop(crop_offset(resized.width, s), crop_offset(resized.height, s), s, s);
+  const cv::Mat cropped = resized == bgr.size() ? bgr(crop) : pillow_resize(bgr, resized, crop);
 
   const int64_t plane = static_cast<int64_t>(s) * s;
   float* out_r = chw;
   float* out_g = chw + plane;
   float* out_b = chw + 2 * plane;
   for (int y = 0; y < s; ++y) {
-    const uint8_t* row = resized.ptr<uint8_t>(top + y) + 3 * left;
+    const uint8_t* row = cropped.ptr<uint8_t>(y);
     const int64_t o = static_cast<int64_t>(y) * s;
     for (int x = 0; x < s; ++x) {
       const uint8_t* px = row + 3 * x;  // B, G, R
@@ -93,6 +76,31 @@ void ImagePipeline::process(const cv::Mat& image, float* chw) const {
       out_b[o + x] = px[0] * scale_[2] + offset_[2];
     }
   }
+}
+
+cv::Size ImagePipeline::resized_size(cv::Size image, int image_size) {
+  if (image.width <= 0 || image.height <= 0 || image_size <= 0) {
+    throw std::invalid_argument("ImagePipeline::resized_size: sizes must be positive");
+  }
+  const bool tall = image.width <= image.height;  // torchvision: the width is short when square
+  const int64_t short_side = tall ? image.width : image.height;
+  const int64_t long_side = tall ? image.height : image.width;
+  // Integer floor equals Python's int(n * long / short): the quotient's double rounding could
+  // only reach the next integer for numerators near 2^53, far beyond image sizes.
+  const int new_long = static_cast<int>(image_size * long_side / short_side);
+  return tall ? cv::Size(image_size, new_long) : cv::Size(new_long, image_size);
+}
+
+int ImagePipeline::crop_offset(int length, int image_size) {
+  if (length < image_size) {
+    throw std::invalid_argument("ImagePipeline::crop_offset: side " + std::to_string(length) +
+                                " is shorter than the crop " + std::to_string(image_size));
+  }
+  // Python's round(excess / 2) in integers: an odd excess puts the half on the even neighbour
+  // (excess 5 -> 2, 7 -> 4), independent of the floating-point rounding mode.
+  const int excess = length - image_size;
+  const int half = excess / 2;
+  return (excess % 2 == 1 && half % 2 == 1) ? half + 1 : half;
 }
 
 }  // namespace hnclip

@@ -2,7 +2,11 @@
 // ImagePipeline: turns one image into the model's input — decode, BGR->RGB, resize the shorter
 // side to image_size, centre-crop image_size x image_size, scale to [0,1], normalise per channel —
 // written as float CHW into a buffer the caller owns (a slice of a batch tensor, so no copies).
-// Matches OpenAI CLIP's preprocessing (torchvision Resize + CenterCrop + Normalize).
+// Matches OpenAI CLIP's preprocessing (torchvision Resize(n, BICUBIC) + CenterCrop(n) + ToTensor +
+// Normalize on a PIL image): the resize is Pillow's bicubic (pillow_resize.h), pixel for pixel,
+// for 8-bit RGB and grey images; like PIL's Image.open, files are decoded without applying their
+// EXIF orientation. Not matched: images with alpha (OpenCV drops alpha, Pillow resizes
+// premultiplied RGBA) and palette images (Pillow resizes "P" with NEAREST).
 // Threading: immutable after construction; all methods are const and safe to call concurrently.
 
 #include <array>
@@ -35,6 +39,13 @@ class ImagePipeline {
   // Same for an image already in memory (e.g. rendered): 8-bit, 1 (grey), 3 (BGR) or 4 (BGRA)
   // channels. Throws std::invalid_argument for any other type or an empty image.
   void process(const cv::Mat& image, float* chw) const;
+
+  // torchvision's Resize(image_size) output for an image of `image`'s size: the shorter side
+  // (the width when square) becomes image_size, the longer int(image_size * long / short).
+  static cv::Size resized_size(cv::Size image, int image_size);
+  // torchvision's CenterCrop offset along a side of `length` >= image_size:
+  // int(round((length - image_size) / 2.0)) with Python's round (halves to even).
+  static int crop_offset(int length, int image_size);
 
  private:
   ImagePipelineConfig config_;

@@ -1,11 +1,14 @@
 // Tests core/data/image_pipeline: exact normalised values, RGB channel order, the centre crop of
-// non-square images (with and without resizing), grey/alpha inputs, and decoding errors.
+// non-square images (with and without resizing), torchvision's resize sizes and round-half-even
+// crop offsets, grey/alpha inputs, and decoding errors. (Agreement with Python's PIL + torch
+// preprocessing is tested in test_pillow_resize.cpp.)
 
 #include "data/image_pipeline.h"
 
 #include <gtest/gtest.h>
 
 #include <array>
+#include <utility>
 #include <vector>
 
 #include <opencv2/imgcodecs.hpp>
@@ -47,7 +50,8 @@ TEST(ImagePipeline, FlatColourGivesExactNormalisedValuesInRgbOrder) {
   ScratchDir dir;
   ImagePipeline p;
   const ImagePipelineConfig& cfg = p.config();
-  // B, G, R as OpenCV stores them; one image enlarged (cubic), one shrunk (area), one exact.
+  // B, G, R as OpenCV stores them; one image enlarged, one shrunk (both Pillow bicubic, whose
+  // weights sum to one, so a flat colour stays exact), one used as it is.
   const cv::Scalar bgr(30, 120, 200);
   for (const auto& size : {cv::Size(60, 40), cv::Size(90, 200), cv::Size(kSize, kSize)}) {
     const std::string path = (dir / ("flat" + std::to_string(size.width) + ".png")).string();
@@ -98,7 +102,8 @@ TEST(ImagePipeline, CentreCropOfNonSquareImagePicksTheCentre) {
     }
   }
   // Shrunk by 4/3 (192x64 -> 144x48): the middle band is cropped; its interior stays pure green
-  // (area averaging only mixes colours at the band edges, which the crop's rim may show).
+  // (the antialiasing bicubic kernel, 2 * 4/3 source pixels wide, mixes colours only near the
+  // band edges, which the crop's 2-pixel rim may show).
   const std::string path = (dir / "big.png").string();
   ASSERT_TRUE(cv::imwrite(path, three_bands(4 * kSize, 4 * kSize / 3, true)));
   const auto out = run(p, path);
@@ -107,6 +112,43 @@ TEST(ImagePipeline, CentreCropOfNonSquareImagePicksTheCentre) {
       ASSERT_NEAR(at(out, 1, y, x), expected(cfg, 1, 255), 1e-6) << y << "," << x;
       ASSERT_NEAR(at(out, 0, y, x), expected(cfg, 0, 0), 1e-6);
     }
+  }
+}
+
+TEST(ImagePipeline, ResizedSizeFollowsTorchvision) {
+  // Shorter side -> 224, longer int(224 * long / short); the width counts as shorter when square.
+  EXPECT_EQ(ImagePipeline::resized_size({640, 480}, 224), cv::Size(298, 224));  // 298.67
+  EXPECT_EQ(ImagePipeline::resized_size({481, 333}, 224), cv::Size(323, 224));  // 323.56
+  EXPECT_EQ(ImagePipeline::resized_size({333, 481}, 224), cv::Size(224, 323));
+  EXPECT_EQ(ImagePipeline::resized_size({30, 20}, 224), cv::Size(336, 224));    // exact
+  EXPECT_EQ(ImagePipeline::resized_size({50, 50}, 224), cv::Size(224, 224));
+  EXPECT_EQ(ImagePipeline::resized_size({224, 300}, 224), cv::Size(224, 300));  // unchanged
+  EXPECT_EQ(ImagePipeline::resized_size({1, 1000}, 48), cv::Size(48, 48000));
+  EXPECT_THROW(ImagePipeline::resized_size({0, 10}, 48), std::invalid_argument);
+}
+
+TEST(ImagePipeline, CropOffsetRoundsHalfToEvenLikePython) {
+  // int(round(excess / 2.0)): halves go to the even neighbour.
+  const std::vector<std::pair<int, int>> excess_offset = {{0, 0}, {1, 0}, {2, 1}, {3, 2}, {4, 2},
+                                                          {5, 2}, {6, 3}, {7, 4}, {9, 4}, {11, 6}};
+  for (const auto& [excess, offset] : excess_offset) {
+    EXPECT_EQ(ImagePipeline::crop_offset(kSize + excess, kSize), offset) << "excess " << excess;
+  }
+  EXPECT_EQ(ImagePipeline::crop_offset(298, 224), 37);  // 640x480 at 224: excess 74
+  EXPECT_EQ(ImagePipeline::crop_offset(323, 224), 50);  // excess 99: round(49.5) = 50
+  EXPECT_EQ(ImagePipeline::crop_offset(325, 224), 50);  // excess 101: round(50.5) = 50
+  EXPECT_THROW(ImagePipeline::crop_offset(47, kSize), std::invalid_argument);
+
+  // The pipeline crops there: rows numbered by their grey value, 5 and 7 rows too many.
+  ImagePipeline p;
+  const ImagePipelineConfig& cfg = p.config();
+  std::vector<float> out(static_cast<size_t>(p.floats_per_image()));
+  for (const auto& [excess, top] : std::vector<std::pair<int, int>>{{5, 2}, {7, 4}}) {
+    cv::Mat rows(kSize + excess, kSize, CV_8UC1);
+    for (int y = 0; y < rows.rows; ++y) rows.row(y).setTo(y);
+    p.process(rows, out.data());
+    EXPECT_NEAR(at(out, 0, 0, 0), expected(cfg, 0, top), 1e-6) << "excess " << excess;
+    EXPECT_NEAR(at(out, 1, kSize - 1, 5), expected(cfg, 1, top + kSize - 1), 1e-6);
   }
 }
 

@@ -1,0 +1,199 @@
+// preprocess_throughput: images/s of the CLIP preprocessing (JPEG decode, Pillow-exact bicubic
+// resize, centre crop, normalise) as training runs it — SplitData::load_images on BatchLoader's
+// worker threads, each worker loading whole batches — for 1 and 2 workers, next to the same work
+// in Python with Pillow + torch (tests/core/reference/pillow_reference.py) as the peer.
+//
+// Usage: preprocess_throughput [--images N] [--n-px S] [--batch B] [--repeats R] [--no-python]
+// Writes N 640x480 JPEGs (OpenCV, quality 90) into a scratch folder, removed at the end. Each
+// figure is the best of R passes after one warm-up pass (files in the page cache): images per
+// wall-clock second, and images per CPU-second of the whole process (user + system), which a
+// machine shared with other jobs distorts less.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "data/batch_loader.h"
+#include "data/image_pipeline.h"
+#include "data/split_data.h"
+#include "text/word_tokenizer.h"
+
+namespace fs = std::filesystem;
+using hnclip::BatchLoader;
+using hnclip::BatchRequest;
+
+namespace {
+
+constexpr int kWidth = 640;   // a typical web photo
+constexpr int kHeight = 480;
+constexpr int kJpegQuality = 90;
+
+// Photo-like content: smooth colour field, sensor-like noise, hard-edged shapes.
+cv::Mat make_photo(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  cv::Mat img(kHeight, kWidth, CV_8UC3);
+  const int phase = static_cast<int>(rng() % 256);
+  for (int y = 0; y < kHeight; ++y) {
+    auto* row = img.ptr<uint8_t>(y);
+    for (int x = 0; x < kWidth; ++x) {
+      const uint64_t r = rng();
+      row[3 * x + 0] = static_cast<uint8_t>((x / 3 + phase) % 256 / 2 + (r & 31));
+      row[3 * x + 1] = static_cast<uint8_t>((y / 2 + phase) % 256 / 2 + ((r >> 8) & 31));
+      row[3 * x + 2] = static_cast<uint8_t>(((x + y) / 5) % 256 / 2 + ((r >> 16) & 31));
+    }
+  }
+  for (int k = 0; k < 12; ++k) {
+    const cv::Point c(static_cast<int>(rng() % kWidth), static_cast<int>(rng() % kHeight));
+    const cv::Scalar colour(static_cast<double>(rng() % 256), static_cast<double>(rng() % 256),
+                            static_cast<double>(rng() % 256));
+    if (k % 2 == 0) {
+      cv::circle(img, c, 10 + static_cast<int>(rng() % 80), colour, cv::FILLED);
+    } else {
+      cv::rectangle(img, cv::Rect(c.x, c.y, 20 + static_cast<int>(rng() % 150), 20 + static_cast<int>(rng() % 150)),
+                    colour, cv::FILLED);
+    }
+  }
+  return img;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+struct Pass {
+  double wall = 0.0;  // seconds
+  double cpu = 0.0;   // process CPU seconds
+};
+
+// One pass of the whole split through a BatchLoader with `workers` threads.
+Pass loader_pass(const hnclip::SplitData& data, int workers, int batch) {
+  std::vector<BatchRequest> requests;
+  for (int64_t i = 0; i < data.num_images(); i += batch) {
+    BatchRequest r;
+    for (int64_t k = i; k < std::min<int64_t>(i + batch, data.num_images()); ++k) r.images.push_back(k);
+    requests.push_back(std::move(r));
+  }
+  const double c0 = cpu_seconds();
+  const auto t0 = std::chrono::steady_clock::now();
+  BatchLoader loader(data, workers);
+  loader.schedule(std::move(requests));
+  hnclip::Batch b;
+  int64_t seen = 0;
+  while (loader.next(b)) seen += b.images.size(0);
+  Pass p{seconds_since(t0), cpu_seconds() - c0};
+  if (seen != data.num_images()) throw std::logic_error("loader delivered " + std::to_string(seen) + " images");
+  return p;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int images = 200;
+  int n_px = 224;
+  int batch = 20;
+  int repeats = 3;
+  bool python = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return std::stoi(argv[++i]);
+    };
+    if (a == "--images") {
+      images = value();
+    } else if (a == "--n-px") {
+      n_px = value();
+    } else if (a == "--batch") {
+      batch = value();
+    } else if (a == "--repeats") {
+      repeats = value();
+    } else if (a == "--no-python") {
+      python = false;
+    } else {
+      std::cerr << "unknown flag " << a << "\n";
+      return 2;
+    }
+  }
+  if (images < 1 || n_px < 1 || batch < 1 || repeats < 1) {
+    std::cerr << "--images, --n-px, --batch and --repeats must be positive\n";
+    return 2;
+  }
+
+  const fs::path dir = fs::temp_directory_path() / ("hnclip-preprocess-bench-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::vector<hnclip::Sample> samples;
+  std::vector<std::string> captions;
+  std::string paths;
+  for (int i = 0; i < images; ++i) {
+    const std::string path = (dir / ("img" + std::to_string(i) + ".jpg")).string();
+    if (!cv::imwrite(path, make_photo(static_cast<uint64_t>(i)), {cv::IMWRITE_JPEG_QUALITY, kJpegQuality})) {
+      throw std::runtime_error("cannot write " + path);
+    }
+    samples.push_back({path, {"photo " + std::to_string(i)}, "train", ""});
+    captions.push_back(samples.back().captions.front());
+    paths += " " + path;
+  }
+  hnclip::ImagePipelineConfig cfg;
+  cfg.image_size = n_px;
+  auto tokenizer = std::make_shared<hnclip::WordTokenizer>(hnclip::WordTokenizer::build(captions, 8));
+  const hnclip::SplitData data(samples, tokenizer, cfg);
+
+  std::printf("images %d (%dx%d JPEG q%d), n_px %d, batch %d, best of %d\n", images, kWidth, kHeight,
+              kJpegQuality, n_px, batch, repeats);
+  loader_pass(data, 1, batch);  // warm-up: page cache, allocator
+  double ips1 = 0.0;
+  double cpu1 = 0.0;
+  for (int workers : {1, 2}) {
+    Pass best{1e30, 1e30};
+    for (int r = 0; r < repeats; ++r) {
+      const Pass p = loader_pass(data, workers, batch);
+      best.wall = std::min(best.wall, p.wall);
+      best.cpu = std::min(best.cpu, p.cpu);
+    }
+    if (workers == 1) {
+      ips1 = images / best.wall;
+      cpu1 = images / best.cpu;
+    }
+    std::printf("cpp_batch_loader workers %d: %.1f images/s wall, %.1f images per CPU-second\n", workers,
+                images / best.wall, images / best.cpu);
+  }
+
+  if (python) {
+    const std::string cmd = std::string(HNCLIP_REFERENCE_PYTHON) + " " + HNCLIP_TEST_SOURCE_DIR +
+                            "/core/reference/pillow_reference.py throughput " + std::to_string(n_px) + " " +
+                            std::to_string(repeats) + paths;
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    double py = 0.0;
+    double py_cpu = 0.0;
+    if (pipe == nullptr || std::fscanf(pipe, "images_per_second %lf images_per_cpu_second %lf", &py, &py_cpu) != 2 ||
+        ::pclose(pipe) != 0) {
+      std::fprintf(stderr, "python peer failed: %s\n", cmd.c_str());
+    } else {
+      std::printf("python_pillow_torch 1 process: %.1f images/s wall, %.1f images per CPU-second\n", py, py_cpu);
+      std::printf("ratio cpp (1 worker) / python: %.2f wall, %.2f CPU\n", ips1 / py, cpu1 / py_cpu);
+    }
+  }
+  fs::remove_all(dir);
+  return 0;
+}
