@@ -19,7 +19,7 @@ namespace {
 constexpr int64_t kMinContextLength = 2;             // start + end
 constexpr size_t kMergeCount = 49152 - 256 - 2;      // merges CLIP uses: lines 2 .. 48,895
 constexpr size_t kVocabSize = 256 * 2 + kMergeCount + 2;  // 49,408
-constexpr size_t kMaxCacheEntries = 1u << 20;        // distinct pieces remembered (a few 100 MB at most)
+constexpr size_t kMaxCacheEntries = 1u << 20;        // distinct pieces remembered (~100 MB at most)
 constexpr int kReadChunk = 1 << 16;                  // gzread chunk, bytes
 constexpr char kStartText[] = "<|startoftext|>";
 constexpr char kEndText[] = "<|endoftext|>";
