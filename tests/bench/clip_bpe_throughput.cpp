@@ -2,10 +2,9 @@
 // (std::mt19937_64, fixed seed) from a 240-word caption vocabulary with a few numbers, at context
 // 77 (CLIP; long captions are cut, so BPE stops early) and 248 (Long-CLIP; whole captions).
 // "cold" = first pass on a fresh tokenizer (every new word goes through BPE), "warm" = second
-// pass (merge cache hits). Not part of the CTest suites; build and run by hand:
-//   g++ -std=c++17 -O2 -Icore tests/bench/clip_bpe_throughput.cpp core/text/{clip_bpe_tokenizer,
-//       html_unescape,unicode_text,tokenizer,word_tokenizer}.cpp -lz -pthread -o /tmp/clip_bpe_throughput
-//   /tmp/clip_bpe_throughput ../shared/data/bpe_simple_vocab_16e6.txt.gz
+// pass (merge cache hits). Not part of the CTest suites; build and run by hand (bash, repo root):
+//   g++ -std=c++17 -O2 -Icore tests/bench/clip_bpe_throughput.cpp core/text/*.cpp -lz -pthread -o /tmp/cbt
+//   /tmp/cbt ../shared/data/bpe_simple_vocab_16e6.txt.gz
 
 #include <chrono>
 #include <ctime>
