@@ -56,9 +56,10 @@ ConfigDiff::ConfigDiff(const std::vector<std::string>& labels,
       if (r == 0) {
         first = value;
         first_absent = value == nullptr;
-      } else if ((value == nullptr) != first_absent || (value && *value != *first)) {
-        row.differs = true;
       }
+      const bool differs = r > 0 && ((value == nullptr) != first_absent || (value && *value != *first));
+      row.differs_from_first.push_back(differs);
+      row.differs = row.differs || differs;
     }
     rows_.push_back(std::move(row));
   }

@@ -45,6 +45,11 @@ class TestConfigDiff : public QObject {
     QCOMPARE(bench->values[1].value(), std::string("synthetic"));  // no JSON quotes
     QVERIFY(!bench->differs);
     QCOMPARE(find_row(diff.rows(), "loss_gamma")->values[1].value(), std::string("0.5"));
+    // Against run 0: b differs in gamma and beta2, c only in the key a lacks.
+    QCOMPARE(find_row(diff.rows(), "loss_gamma")->differs_from_first, (std::vector<bool>{false, true, false}));
+    QCOMPARE(find_row(diff.rows(), "opt.beta2")->differs_from_first, (std::vector<bool>{false, true, false}));
+    QCOMPARE(fixed->differs_from_first, (std::vector<bool>{false, false, true}));
+    QCOMPARE(bench->differs_from_first, (std::vector<bool>{false, false, false}));
   }
 
   void string_and_number_differ() {
