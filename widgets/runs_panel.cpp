@@ -410,8 +410,12 @@ QVariantMap RunsPanel::options() const {
 }
 
 void RunsPanel::setOptions(const QVariantMap& options) {
-  if (options.contains(kOptHeader))
-    header_restored_ = view_->header()->restoreState(options.value(kOptHeader).toByteArray());
+  if (options.contains(kOptHeader)) {
+    auto* header = view_->header();
+    header_restored_ = header->restoreState(options.value(kOptHeader).toByteArray());
+    // The restored sort indicator alone does not re-sort the proxy.
+    if (header_restored_) view_->sortByColumn(header->sortIndicatorSection(), header->sortIndicatorOrder());
+  }
   if (options.contains(kOptFilter)) filter_->setText(options.value(kOptFilter).toString());
   if (options.contains(kOptDiffOnly)) diff_only_->setChecked(options.value(kOptDiffOnly).toBool());
   if (options.contains(kOptSplitter)) splitter_->restoreState(options.value(kOptSplitter).toByteArray());

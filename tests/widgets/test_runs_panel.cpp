@@ -238,6 +238,7 @@ class TestRunsPanel : public QObject {
       wait_idle(panel);
       panel.setFilterText("margin");
       panel.setDiffOnly(false);
+      panel.findChild<QTreeView*>()->sortByColumn(hnclip::gui::RunTableModel::ColGamma, Qt::AscendingOrder);
       saved = panel.options();
     }
     RunsPanel panel(QString::fromStdString(db_));
@@ -247,6 +248,8 @@ class TestRunsPanel : public QObject {
     QCOMPARE(panel.filterText(), QString("margin"));
     QVERIFY(!panel.diffOnly());
     QCOMPARE(panel.proxyModel()->rowCount(), 1);
+    QCOMPARE(panel.proxyModel()->sortColumn(), int(hnclip::gui::RunTableModel::ColGamma));
+    QCOMPARE(panel.proxyModel()->sortOrder(), Qt::AscendingOrder);
     panel.setOptions({});  // nothing stored yet: defaults stay
     QCOMPARE(panel.filterText(), QString("margin"));
   }
