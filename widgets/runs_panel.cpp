@@ -65,7 +65,7 @@ QColor mix(const QColor& a, const QColor& b, int percent_a) {
   return QColor(ch(a.red(), b.red()), ch(a.green(), b.green()), ch(a.blue(), b.blue()));
 }
 
-// Runs a store edit on a worker; the returned text is empty on success, else the reason.
+// The body of a store edit on a worker: an exception becomes the reason it failed.
 QString guarded(const std::function<void()>& work) {
   try {
     work();
@@ -421,34 +421,39 @@ void RunsPanel::setOptions(const QVariantMap& options) {
   if (options.contains(kOptSplitter)) splitter_->restoreState(options.value(kOptSplitter).toByteArray());
 }
 
-void RunsPanel::runStoreEdit(const QString& what, std::function<QString()> work) {
+void RunsPanel::runStoreEdit(const QString& what, std::function<EditResult()> work) {
   ++edits_in_flight_;
-  auto* watcher = new QFutureWatcher<QString>(this);
-  connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, what] {
-    const QString error = watcher->result();
+  auto* watcher = new QFutureWatcher<EditResult>(this);
+  connect(watcher, &QFutureWatcher<EditResult>::finished, this, [this, watcher, what] {
+    const EditResult result = watcher->result();
     watcher->deleteLater();
     refresh();  // before the count drops, so isBusy() never blinks false in between
     --edits_in_flight_;
-    if (!error.isEmpty()) {
-      const QString message = tr("%1 failed: %2").arg(what, error);
+    if (result.error.isEmpty()) message_->hide();
+    if (result.changed) emit runsChanged();
+    if (!result.error.isEmpty()) {
+      const QString message = tr("%1 failed: %2").arg(what, result.error);
       showMessage(message, true);
       emit operationFailed(message);
-      return;
     }
-    message_->hide();
-    emit runsChanged();
   });
   watcher->setFuture(QtConcurrent::run(std::move(work)));
 }
 
 void RunsPanel::renameRun(int64_t id, const QString& name) {
   const std::string db = db_path_.toStdString(), n = name.trimmed().toStdString();
-  runStoreEdit(tr("Rename"), [db, id, n] { return guarded([&] { RunStore(db).rename_run(id, n); }); });
+  runStoreEdit(tr("Rename"), [db, id, n] {
+    const QString error = guarded([&] { RunStore(db).rename_run(id, n); });
+    return EditResult{error, error.isEmpty()};
+  });
 }
 
 void RunsPanel::setRunTags(int64_t id, const QString& tags) {
   const std::string db = db_path_.toStdString(), t = tags.trimmed().toStdString();
-  runStoreEdit(tr("Setting tags"), [db, id, t] { return guarded([&] { RunStore(db).set_tags(id, t); }); });
+  runStoreEdit(tr("Setting tags"), [db, id, t] {
+    const QString error = guarded([&] { RunStore(db).set_tags(id, t); });
+    return EditResult{error, error.isEmpty()};
+  });
 }
 
 void RunsPanel::deleteRuns(const QList<int64_t>& ids) {
@@ -456,12 +461,17 @@ void RunsPanel::deleteRuns(const QList<int64_t>& ids) {
   const std::vector<int64_t> v(ids.begin(), ids.end());
   runStoreEdit(tr("Delete"), [db, v] {
     QString problems;
-    const QString error = guarded([&] {
+    try {
       for (const auto& line : delete_runs(db, v)) problems += QString::fromStdString(line) + QLatin1Char('\n');
-    });
-    if (!error.isEmpty()) return error;
+    } catch (const RunDeletionRefused& e) {
+      return EditResult{QString::fromStdString(e.what()), false};  // nothing was deleted
+    } catch (const std::exception& e) {
+      return EditResult{QString::fromStdString(e.what()), true};  // some runs may be gone
+    }
     // The rows are gone either way; files left behind are reported, not hidden.
-    return problems.isEmpty() ? QString() : QObject::tr("some checkpoint files remain:\n%1").arg(problems.trimmed());
+    return EditResult{problems.isEmpty() ? QString()
+                                         : QObject::tr("some checkpoint files remain:\n%1").arg(problems.trimmed()),
+                      true};
   });
 }
 

@@ -103,13 +103,17 @@ class RunsPanel : public QWidget {
     std::vector<RunSummary> runs;
     QString error;
   };
+  struct EditResult {
+    QString error;         // empty: done
+    bool changed = false;  // the store was changed (also possible with an error: files left)
+  };
   void onLoaded();
   void onSelectionChanged();
   void updateComparison();
   void rebuildDiffModel();
   void rebuildRecallModel();
   void showContextMenu(const QPoint& pos);
-  void runStoreEdit(const QString& what, std::function<QString()> work);
+  void runStoreEdit(const QString& what, std::function<EditResult()> work);
   void promptRename();
   void promptTags();
   void promptDelete();
