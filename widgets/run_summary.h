@@ -1,0 +1,48 @@
+#pragma once
+// RunSummary: what the Runs tab shows of one run, read from the store in one go (record, the
+// config fields the table has columns for, best recall per direction, every per-epoch recall row).
+// load_run_summaries opens its own RunStore, so it may run on any thread (the GUI calls it on a
+// QtConcurrent worker: the GUI thread never waits on SQLite).
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "store/run_store.h"
+
+namespace hnclip::gui {
+
+struct RunSummary {
+  RunRecord record;
+  // From the run's TrainConfig JSON; a key missing from the JSON keeps TrainConfig's default.
+  std::string benchmark;
+  double gamma = 0;
+  std::string gbar;
+  int epochs = 0;
+  bool config_readable = true;  // false: config_json did not parse (shown as "?")
+  // Best R@1 (percent) over the evaluated epochs of the test split, per direction; NaN = none.
+  double best_r1_t2i = std::numeric_limits<double>::quiet_NaN();
+  double best_r1_i2t = std::numeric_limits<double>::quiet_NaN();
+  // The epoch the recall table reports: the store's best_epoch when it was evaluated, else the
+  // evaluated epoch with the highest mean R@1 of both directions; -1 = nothing evaluated.
+  int report_epoch = -1;
+  std::vector<EpochEvalRow> evals;  // every recall row, ordered by epoch, direction, k
+  std::string checkpoint_dir;       // where the run's checkpoint files live
+
+  // Recall in percent of (epoch, direction, k) on the test split; NaN when not stored.
+  double recall(int epoch, const std::string& direction, int k) const;
+};
+
+// Field-wise equality (NaN equals NaN): tells a refresh which rows really changed.
+bool operator==(const RunSummary& a, const RunSummary& b);
+inline bool operator!=(const RunSummary& a, const RunSummary& b) { return !(a == b); }
+
+// Builds a summary from a record and its evaluations (no database access).
+RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> evals,
+                            const std::string& database_path);
+
+// Every run of the database at `db_path`, newest first. Throws StoreError naming the file.
+std::vector<RunSummary> load_run_summaries(const std::string& db_path);
+
+}  // namespace hnclip::gui
