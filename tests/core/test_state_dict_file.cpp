@@ -141,6 +141,8 @@ TEST_F(StateDictFile, RefusesBrokenFilesNamingThem) {
   expect_refused("device.pt", "unsupported global torch.device");
   expect_refused("list.pt", "holds a list, not a dict of tensors");
   expect_refused("missing.pt", "no such file");
+  expect_refused("missing_record.pt", "missing record data/1");
+  expect_refused("protocol0.pt", "unsupported pickle opcode 0x64");
 }
 
 TEST_F(StateDictFile, WriterOutputLoadsInPythonTorchLoad) {

@@ -15,7 +15,9 @@ torch.save / torch.jit.save / torch.load actually do.
 import collections
 import json
 import os
+import pickle
 import sys
+import zipfile
 
 import torch
 
@@ -112,6 +114,16 @@ def make(out_dir):
         whole = f.read()
     with open(os.path.join(out_dir, "truncated.pt"), "wb") as f:
         f.write(whole[: len(whole) // 2])
+    # A torch.save archive with one storage record taken out.
+    with zipfile.ZipFile(os.path.join(out_dir, "dtypes.pt")) as src, \
+            zipfile.ZipFile(os.path.join(out_dir, "missing_record.pt"), "w") as dst:
+        for info in src.infolist():
+            if not info.filename.endswith("/data/1"):
+                dst.writestr(info.filename, src.read(info.filename))
+    # A zip laid out like torch.save's whose data.pkl is a protocol-0 pickle (text opcodes).
+    with zipfile.ZipFile(os.path.join(out_dir, "protocol0.pt"), "w") as dst:
+        dst.writestr("archive/data.pkl", pickle.dumps({"a": 1}, protocol=0))
+        dst.writestr("archive/version", "3\n")
     save("device.pt", {"w": torch.ones(2), "where": torch.device("cpu")}, None)
     save("list.pt", [torch.ones(2)], None)
 
