@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "support/error_check.h"
 #include "support/test_dirs.h"
 
 namespace hnclip {
@@ -69,15 +70,7 @@ class DciTest : public ::testing::Test {
 
   template <typename Open>
   std::string expect_error(Open open, const std::vector<std::string>& needles) {
-    try {
-      open();
-      ADD_FAILURE() << "no DataError";
-      return "";
-    } catch (const DataError& e) {
-      const std::string msg = e.what();
-      for (const auto& n : needles) EXPECT_NE(msg.find(n), std::string::npos) << "'" << n << "' not in: " << msg;
-      return msg;
-    }
+    return test::expect_error_containing<DataError>(open, needles);
   }
 
   ScratchDir dir_;

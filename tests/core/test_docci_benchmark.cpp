@@ -12,6 +12,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include "support/error_check.h"
 #include "support/test_dirs.h"
 
 namespace hnclip {
@@ -40,15 +41,7 @@ class DocciTest : public ::testing::Test {
 
   // Opening the root throws a DataError whose message contains every one of `needles`.
   std::string expect_error(const std::vector<std::string>& needles) {
-    try {
-      open_docci_benchmark(root().string());
-      ADD_FAILURE() << "no DataError";
-      return "";
-    } catch (const DataError& e) {
-      const std::string msg = e.what();
-      for (const auto& n : needles) EXPECT_NE(msg.find(n), std::string::npos) << "'" << n << "' not in: " << msg;
-      return msg;
-    }
+    return test::expect_error_containing<DataError>([&] { open_docci_benchmark(root().string()); }, needles);
   }
 
   ScratchDir dir_;

@@ -12,6 +12,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include "support/error_check.h"
 #include "support/test_dirs.h"
 
 namespace hnclip {
@@ -34,15 +35,7 @@ class Urban1kTest : public ::testing::Test {
   }
 
   std::string expect_error(const std::vector<std::string>& needles) {
-    try {
-      open_urban1k_benchmark(root().string());
-      ADD_FAILURE() << "no DataError";
-      return "";
-    } catch (const DataError& e) {
-      const std::string msg = e.what();
-      for (const auto& n : needles) EXPECT_NE(msg.find(n), std::string::npos) << "'" << n << "' not in: " << msg;
-      return msg;
-    }
+    return test::expect_error_containing<DataError>([&] { open_urban1k_benchmark(root().string()); }, needles);
   }
 
   ScratchDir dir_;
