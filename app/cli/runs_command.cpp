@@ -9,6 +9,7 @@
 #include "cli_support.h"
 #include "commands.h"
 #include "common_options.h"
+#include "data/benchmark_summary.h"
 #include "store/run_store.h"
 
 namespace hnclip::cli {
@@ -50,6 +51,7 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
   }
   if (full) {
     j["config"] = config;
+    j["data"] = nlohmann::json::parse(r.data_summary_json, nullptr, false);  // {} for older runs
     nlohmann::json epochs = nlohmann::json::array();
     for (const auto& [epoch, dirs] : table) {
       nlohmann::json e{{"epoch", epoch}};
@@ -138,7 +140,9 @@ CommandAction add_show_command(CLI::App& app) {
               << (run->status_message.empty() ? "" : " (" + run->status_message + ")") << "\n"
               << "  device " << run->device << ", created " << j["created"].get<std::string>() << ", git "
               << run->git_rev << ", " << j["steps"].get<size_t>() << " steps recorded\n"
-              << "  config " << j["config"].dump() << "\n  epoch   t2i R@1   R@5  R@10 | i2t R@1   R@5  R@10\n";
+              << "  config " << j["config"].dump() << "\n"
+              << (j["data"].contains("splits") ? "  data " + describe_benchmark_summary(j["data"]) + "\n" : "")
+              << "  epoch   t2i R@1   R@5  R@10 | i2t R@1   R@5  R@10\n";
     for (const auto& e : j["evaluations"]) {
       auto r = [&](const char* d, const char* k) { return e.contains(d) ? fixed(e[d].value(k, 0.0)) : std::string("-"); };
       std::printf("  %5d %s %9s %5s %5s | %7s %5s %5s\n", e["epoch"].get<int>(),

@@ -24,10 +24,10 @@ struct TrainOptions {
 };
 
 void add_config_options(CLI::App* cmd, TrainConfig& c) {
-  cmd->add_option("--benchmark", c.benchmark, "synthetic (built in) or manifest")->capture_default_str();
+  cmd->add_option("--benchmark", c.benchmark, "synthetic (built in), manifest, docci, dci, long-dci or urban1k")->capture_default_str();
   cmd->add_option("--benchmark-size", c.benchmark_size, "synthetic: small | default | large")
       ->check(CLI::IsMember({"small", "default", "large"}))->capture_default_str();
-  cmd->add_option("--data", c.benchmark_root, "manifest: path of the .jsonl or .csv file");
+  cmd->add_option("--data-root,--data", c.benchmark_root, "manifest: the .jsonl/.csv file; docci, dci, long-dci, urban1k: the data set's folder");
   cmd->add_option("--data-seed", c.data_seed, "synthetic: generator seed")->capture_default_str();
   cmd->add_option("--train-split", c.train_split, "split to train on")->capture_default_str();
   cmd->add_option("--test-split", c.test_split, "split to evaluate on")->capture_default_str();

@@ -1,6 +1,7 @@
 #pragma once
 // Benchmark: a named data set whose splits can be listed and read. Readers validate everything up
-// front and throw DataError naming the file and line of the first problem.
+// front and throw DataError naming the file and line (or JSON key) of a problem: the manifest
+// reader stops at the first one; the real-data readers report them all (data/data_problems.h).
 
 #include <memory>
 #include <stdexcept>

@@ -2,12 +2,26 @@
 
 #include <stdexcept>
 
+#include "data/dci_benchmark.h"
+#include "data/docci_benchmark.h"
 #include "data/manifest_benchmark.h"
 #include "data/synthetic_benchmark.h"
+#include "data/urban1k_benchmark.h"
 
 namespace hnclip {
 
-std::vector<std::string> benchmark_names() { return {"synthetic", "manifest"}; }
+std::vector<std::string> benchmark_names() {
+  return {"synthetic", "manifest", "docci", "dci", "long-dci", "urban1k"};
+}
+
+namespace {
+// What --data-root must point at, per real data set.
+std::string root_folder_hint(const std::string& name) {
+  if (name == "docci") return "the folder holding docci_descriptions.jsonlines and images/";
+  if (name == "urban1k") return "the folder holding image/ and caption/";
+  return "DCI's densely_captioned_images folder (annotations/, photos/, splits.json)";
+}
+}  // namespace
 
 std::unique_ptr<Benchmark> open_benchmark(const BenchmarkSpec& spec,
                                           std::function<void(const std::string&)> progress) {
@@ -17,11 +31,24 @@ std::unique_ptr<Benchmark> open_benchmark(const BenchmarkSpec& spec,
   }
   if (spec.name == "manifest") {
     if (spec.root.empty()) {
-      throw std::invalid_argument("--benchmark manifest needs --data PATH (a .jsonl or .csv manifest)");
+      throw std::invalid_argument("--benchmark manifest needs --data-root PATH (a .jsonl or .csv manifest)");
     }
     return open_manifest_benchmark(spec.root, "manifest");
   }
-  throw std::invalid_argument("unknown --benchmark '" + spec.name + "' (known: synthetic, manifest)");
+  if (spec.name == "docci" || spec.name == "dci" || spec.name == "long-dci" || spec.name == "urban1k") {
+    if (spec.root.empty()) {
+      throw std::invalid_argument("--benchmark " + spec.name + " needs --data-root PATH (" +
+                                  root_folder_hint(spec.name) + ")");
+    }
+    if (progress) progress("reading " + spec.name + " from " + spec.root);
+    if (spec.name == "docci") return open_docci_benchmark(spec.root);
+    if (spec.name == "dci") return open_dci_benchmark(spec.root);
+    if (spec.name == "long-dci") return open_long_dci_benchmark(spec.root, progress);
+    return open_urban1k_benchmark(spec.root);
+  }
+  std::string known;
+  for (const auto& n : benchmark_names()) known += (known.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("unknown --benchmark '" + spec.name + "' (known: " + known + ")");
 }
 
 }  // namespace hnclip

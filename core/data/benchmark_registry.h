@@ -1,6 +1,8 @@
 #pragma once
-// Opens a benchmark by name: the built-in `synthetic` (generated into a cache on first use) or a
-// user's `manifest` (JSONL/CSV). The real-data readers (DOCCI, DCI, Urban-1K) plug in here.
+// Opens a benchmark by name: the built-in `synthetic` (generated into a cache on first use), a
+// user's `manifest` (JSONL/CSV), or one of the paper's real data sets read from its released
+// folder: `docci` (data/docci_benchmark.h), `dci` and `long-dci` (data/dci_benchmark.h),
+// `urban1k` (data/urban1k_benchmark.h).
 
 #include <functional>
 #include <memory>
@@ -12,10 +14,10 @@
 namespace hnclip {
 
 struct BenchmarkSpec {
-  std::string name = "synthetic";  // synthetic | manifest
+  std::string name = "synthetic";  // synthetic | manifest | docci | dci | long-dci | urban1k
   std::string size = "default";    // synthetic: small | default | large
   uint64_t seed = 1;               // synthetic generator seed
-  std::string root;                // manifest: path of the .jsonl/.csv file
+  std::string root;                // manifest: path of the .jsonl/.csv file; real data sets: their folder
   std::string cache_dir;           // synthetic: where generated benchmarks are kept
 };
 

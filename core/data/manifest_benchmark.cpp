@@ -12,15 +12,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/data_file.h"
+#include "data/listed_benchmark.h"
+
 namespace hnclip {
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// Byte-order mark that spreadsheet programs put at the start of a UTF-8 CSV export.
-constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 // Keys of a JSON Lines record; anything else is rejected so that a misspelt key is not ignored.
 constexpr const char* kKeyImage = "image";
@@ -47,50 +47,7 @@ std::string lowercase(std::string s) {
 }
 
 // Whole file as bytes, without a leading UTF-8 byte-order mark.
-std::string read_manifest(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    throw DataError(path + ": cannot read manifest: no such file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (!in || in.bad()) throw DataError(path + ": cannot read manifest");
-  std::string text = std::move(bytes).str();
-  if (text.compare(0, kUtf8Bom.size(), kUtf8Bom) == 0) text.erase(0, kUtf8Bom.size());
-  return text;
-}
-
-class ManifestBenchmark : public Benchmark {
- public:
-  ManifestBenchmark(std::string name, std::string root, std::vector<std::string> split_names,
-                    std::map<std::string, std::vector<Sample>> samples)
-      : name_(std::move(name)),
-        root_(std::move(root)),
-        split_names_(std::move(split_names)),
-        samples_(std::move(samples)) {}
-
-  std::string name() const override { return name_; }
-  std::string root() const override { return root_; }
-  std::vector<std::string> splits() const override { return split_names_; }
-
-  std::vector<Sample> split(const std::string& name) const override {
-    auto it = samples_.find(name);
-    if (it == samples_.end()) {
-      std::string known;
-      for (const auto& s : split_names_) known += (known.empty() ? "" : ", ") + s;
-      throw DataError("benchmark '" + name_ + "': unknown split '" + name + "' (it has: " + known +
-                      ")");
-    }
-    return it->second;
-  }
-
- private:
-  std::string name_;
-  std::string root_;
-  std::vector<std::string> split_names_;
-  std::map<std::string, std::vector<Sample>> samples_;
-};
+std::string read_manifest(const std::string& path) { return read_data_file(path, "manifest"); }
 
 // Gathers the samples of one manifest split by split and does the checks that do not depend on
 // the file format: image paths resolved and present, duplicates merged or rejected, non-empty
@@ -146,8 +103,8 @@ class SampleCollector {
 
   std::unique_ptr<Benchmark> finish(const std::string& name) {
     if (split_names_.empty()) throw DataError(path_ + ": the manifest lists no samples");
-    return std::make_unique<ManifestBenchmark>(name, base_dir_.string(), std::move(split_names_),
-                                               std::move(samples_));
+    return std::make_unique<ListedBenchmark>(name, base_dir_.string(), std::move(split_names_),
+                                             std::move(samples_));
   }
 
  private:

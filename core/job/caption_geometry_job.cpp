@@ -138,6 +138,9 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   config.data_seed = request.benchmark.seed;
   config.benchmark_root = request.benchmark.root;
   config.test_split = request.split;
+  // Only the measured split is needed (the tokenizer comes from the encoder's checkpoint), and a
+  // test-only benchmark (urban1k, long-dci) has no "train" split to open.
+  config.train_split = request.split;
   config.device = request.device;
   config.threads = request.threads;
   configure_threads(config.threads);
@@ -184,7 +187,7 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   auto& s = out.record.stats;
   s.dataset_key = out.dataset_key;
   s.encoder_key = out.encoder.key;
-  s.train_images = count_images(config.train_split);
+  s.train_images = count_images("train");
   s.test_images = count_images("test");
   s.captions = n;
   int64_t words = 0;

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "data/batch_loader.h"
+#include "data/benchmark_summary.h"
 #include "job/run_assets.h"
 #include "job/workbench_paths.h"
 #include "store/host_process.h"
@@ -51,6 +52,7 @@ struct TrainingJob::Impl {
   std::unique_ptr<SplitData> train_data, test_data;
   int64_t run_id = 0;
   TrainStart start;
+  nlohmann::json data_summary;  // per-split counts of the benchmark, stored with a new run
 
   void say(const std::string& s) const {
     if (log) log(s);
@@ -64,6 +66,10 @@ struct TrainingJob::Impl {
     train_data = std::move(assets.train);
     test_data = std::move(assets.test);
     benchmark = std::move(assets.benchmark);
+    data_summary = benchmark_summary(*benchmark);
+    data_summary["train_split"] = config.train_split;
+    data_summary["test_split"] = config.test_split;
+    say("data: " + describe_benchmark_summary(data_summary));
     if (config.loss_gamma > 0 && config.loss_gbar == "frozen" && !weights_checkpoint.empty()) {
       // Resuming: the model takes the checkpoint's weights when training starts, but frozen Ḡ
       // must keep coming from the true starting point — which is what `model` still holds now.
@@ -81,6 +87,10 @@ TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLo
     : impl_(std::make_unique<Impl>()) {
   auto& s = *impl_;
   s.config = config;
+  // Stored absolute, so that a resume from another working directory finds the same data.
+  if (!s.config.benchmark_root.empty()) {
+    s.config.benchmark_root = std::filesystem::absolute(s.config.benchmark_root).lexically_normal().string();
+  }
   s.paths = paths;
   s.log = std::move(log);
   config.validate();
@@ -91,9 +101,10 @@ TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLo
   RunRecord record;
   record.name = config.name;
   record.status = RunStatus::Queued;
-  record.config_json = nlohmann::json(config).dump();
+  record.config_json = nlohmann::json(s.config).dump();
   record.git_rev = HNCLIP_GIT_REV;
   record.created_at_ms = unix_time_ms();
+  record.data_summary_json = s.data_summary.dump();
   s.run_id = s.store->create_run(record);
 }
 

@@ -1,0 +1,24 @@
+#pragma once
+// Reading the text files of a data set (manifests, annotation JSON, caption files) for the
+// benchmark readers, with errors that name the file. Thread-safe.
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace hnclip {
+
+// The whole file as bytes, without a leading UTF-8 byte-order mark (spreadsheet exports and some
+// editors write one). Throws DataError "<path>: cannot read <what>: no such file" (or "...: I/O
+// error"); `what` says what the file is for, e.g. "manifest".
+std::string read_data_file(const std::filesystem::path& path, const std::string& what);
+
+// The 1-based line of byte `offset` (0-based) in `text`, for messages about whole-file JSON whose
+// parser reports byte offsets.
+int line_at(const std::string& text, size_t offset);
+
+// True when `s` holds only white space (an empty caption in all but bytes).
+bool is_blank_text(std::string_view s);
+
+}  // namespace hnclip
