@@ -31,8 +31,11 @@
 namespace hnclip::gui {
 namespace {
 constexpr int kRawAlpha = 70;              // the raw curve under its EMA: visible, not dominant
-constexpr double kSmoothedWidth = 1.6;     // px; the EMA is what the eye should follow
+// Pens stay 1 px: Qt's raster engine draws those (dashes and antialiasing included) with its fast
+// cosmetic stroker, wider ones through QStroker, which was ~10–100× slower on dense curves.
+constexpr double kPenWidth = 1;
 constexpr double kMarkerSize = 6;          // px; per-epoch points and zero-gradient markers
+constexpr int kMaxMarkedPoints = 250;      // denser per-epoch curves drop their markers (unreadable, slow)
 constexpr int kTooltipRadiusPx = 24;       // farther than this from every point: no tooltip
 constexpr double kLinearMargin = 0.05;     // fraction of the value span added above and below
 constexpr double kLogMargin = 1.5;         // factor below the smallest / above the largest value
@@ -197,7 +200,7 @@ TrainingPlotsPanel::TrainingPlotsPanel(QWidget* parent) : QWidget(parent) {
   top->addWidget(smoothingSlider_);
   top->addWidget(smoothingLabel_);
   top->addStretch(1);
-  auto* hint = new QLabel(tr("Drag to pan, wheel to zoom, double-click to follow the data again"), this);
+  auto* hint = new QLabel(tr("Drag: pan · wheel: zoom · double-click: follow the data"), this);
   hint->setEnabled(false);
   top->addWidget(hint);
   connect(smoothingSlider_, &QSlider::valueChanged, this,
@@ -276,6 +279,7 @@ QWidget* TrainingPlotsPanel::buildChartFrame(Chart& chart) {
   plot->setMinimumSize(kMinChartWidth, kMinChartHeight);
   plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot->setNoAntialiasingOnDrag(true);
+  plot->setPlottingHint(QCP::phFastPolylines, true);  // solid wide pens (the EMA) without the stroker
   plot->xAxis->setLabel(tr("step"));
   plot->yAxis->setLabel(tr(chart.spec->yLabel));
   QFont small = font();
@@ -289,10 +293,15 @@ QWidget* TrainingPlotsPanel::buildChartFrame(Chart& chart) {
   plot->legend->setRowSpacing(-3);
   plot->legend->setIconSize(24, 10);
   if (chart.spec->series.size() > 2) {
-    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    plot->legend->setWrap(static_cast<int>(chart.spec->series.size()) / 2);
+    // Six series per run would cover the curves: this (full-width) chart lists them on its right.
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->plotLayout()->addElement(0, 1, plot->legend);
+    plot->plotLayout()->setColumnStretchFactor(1, 0.001);
+    plot->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+    plot->legend->setWrap(0);
+  } else {
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   }
-  plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   applyScale(chart);
 
   // Any range change we did not make ourselves is the user's zoom or pan.
@@ -405,21 +414,22 @@ void TrainingPlotsPanel::styleSeries(Chart& chart, int64_t run_id, int series, S
   if (s.smoothed) {
     QColor faint = color;
     faint.setAlpha(kRawAlpha);
-    s.raw->setPen(QPen(faint, 1));  // solid: a dashed pattern over thousands of raw points is noise
+    s.raw->setPen(QPen(faint, kPenWidth));  // solid: a dashed pattern over thousands of raw points is noise
+    s.raw->setAntialiased(false);   // dense, noisy and faint: antialiasing costs most of a replot
     s.raw->removeFromLegend();
-    s.smoothed->setPen(QPen(color, kSmoothedWidth, spec.style));
+    s.smoothed->setPen(QPen(color, kPenWidth, spec.style));
     s.smoothed->setName(name);
   } else {
-    s.raw->setPen(QPen(color, 1.2, spec.style));
-    if (spec.shape != QCPScatterStyle::ssNone) {
-      s.raw->setScatterStyle(QCPScatterStyle(spec.shape, color, color, kMarkerSize));
-    }
+    s.raw->setPen(QPen(color, kPenWidth, spec.style));
+    s.raw->setScatterStyle(s.raw->dataCount() <= kMaxMarkedPoints && spec.shape != QCPScatterStyle::ssNone
+                               ? QCPScatterStyle(spec.shape, color, color, kMarkerSize)
+                               : QCPScatterStyle());
     s.raw->setName(name);
   }
   if (s.zeros) {
     s.zeros->setLineStyle(QCPGraph::lsNone);
-    s.zeros->setPen(QPen(color, 1.2));  // the legend icon and the markers share the run's colour
-    s.zeros->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCrossCircle, QPen(color, 1.2), Qt::NoBrush,
+    s.zeros->setPen(QPen(color, kPenWidth));  // the legend icon and the markers share the run's colour
+    s.zeros->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCrossCircle, QPen(color, kPenWidth), Qt::NoBrush,
                                              kMarkerSize + 2));
     s.zeros->setName(tr("%1 = 0 (at 1e-10)").arg(name));
   }
@@ -442,6 +452,7 @@ void TrainingPlotsPanel::addPoint(Chart& chart, int64_t run_id, int series, doub
   const bool clamped = chart.spec->clampZero && value <= 0;
   if (clamped) value = kZeroClamp;
   s.raw->addData(step, value);
+  if (s.raw->dataCount() == kMaxMarkedPoints + 1) styleSeries(chart, run_id, series, s);  // markers off
   chart.bounds.add(step, value);
   if (s.smoothed) s.smoothed->addData(step, s.ema.add(value, smoothing_));
   if (clamped) {
@@ -621,6 +632,9 @@ void TrainingPlotsPanel::truncate(int64_t run_id, int source, double step) {
         if (g) g->data()->removeAfter(cut);
       }
       recomputeSmoothed(s);
+    }
+    for (size_t i = 0; i < it->second.size(); ++i) {
+      if (it->second[i].raw) styleSeries(*chart, run_id, static_cast<int>(i), it->second[i]);  // markers back
     }
     recomputeBounds(*chart);
     markDirty(*chart);
