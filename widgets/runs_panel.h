@@ -95,6 +95,10 @@ class RunsPanel : public QWidget {
   void refreshed();                         // a reload was merged into the model
   void operationFailed(const QString& message);
 
+ public:
+  // Asks for a file and writes the selected runs' recall table as CSV or LaTeX (File > Export…).
+  void exportRecall(bool latex);
+
  protected:
   void changeEvent(QEvent* event) override;
 
@@ -117,7 +121,6 @@ class RunsPanel : public QWidget {
   void promptRename();
   void promptTags();
   void promptDelete();
-  void exportRecall(bool latex);
   void showMessage(const QString& text, bool error);
   std::vector<RunSummary> selectedSummaries() const;
 

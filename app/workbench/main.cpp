@@ -1,0 +1,95 @@
+// hnclip-workbench: the desktop front end of HN-CLIP Workbench. Thin: parses the command line,
+// applies the palette, and shows the MainWindow.
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QPalette>
+#include <QStyleFactory>
+
+#include "job/workbench_paths.h"
+#include "main_window.h"
+
+namespace {
+
+// A dark palette for checking custom painting in dark mode on machines whose desktop has none.
+QPalette dark_palette() {
+  QPalette p;
+  const QColor window(45, 45, 48), base(30, 30, 32), text(225, 225, 225), disabled(128, 128, 128);
+  p.setColor(QPalette::Window, window);
+  p.setColor(QPalette::WindowText, text);
+  p.setColor(QPalette::Base, base);
+  p.setColor(QPalette::AlternateBase, window);
+  p.setColor(QPalette::ToolTipBase, window);
+  p.setColor(QPalette::ToolTipText, text);
+  p.setColor(QPalette::Text, text);
+  p.setColor(QPalette::Button, window);
+  p.setColor(QPalette::ButtonText, text);
+  p.setColor(QPalette::Highlight, QColor(42, 130, 218));
+  p.setColor(QPalette::HighlightedText, Qt::black);
+  p.setColor(QPalette::Link, QColor(255, 140, 120));
+  p.setColor(QPalette::Mid, QColor(80, 80, 84));
+  for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+    p.setColor(QPalette::Disabled, role, disabled);
+  return p;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("hnclip"));
+  QApplication::setApplicationName(QStringLiteral("workbench"));
+  QApplication::setApplicationDisplayName(QStringLiteral("HN-CLIP Workbench"));
+  QApplication::setDesktopFileName(QStringLiteral("io.github.hnclip.Workbench"));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("Fine-tune CLIP-style dual encoders with HN-CLIP margins"));
+  parser.addHelpOption();
+  const QCommandLineOption db({QStringLiteral("db")}, QStringLiteral("Run database (SQLite)."), QStringLiteral("path"),
+                              QString::fromStdString(hnclip::default_database_path()));
+  const QCommandLineOption cache({QStringLiteral("cache-dir")}, QStringLiteral("Folder for generated benchmarks."),
+                                 QStringLiteral("path"), QString::fromStdString(hnclip::default_cache_dir()));
+  const QCommandLineOption config({QStringLiteral("config")},
+                                  QStringLiteral("Run configuration as JSON (TrainConfig keys) to put in the form."),
+                                  QStringLiteral("json"));
+  const QCommandLineOption autostart({QStringLiteral("autostart")}, QStringLiteral("Press Start once the window is up."));
+  const QCommandLineOption quit_after({QStringLiteral("quit-after-epochs")},
+                                      QStringLiteral("Stop the run and quit after this epoch."), QStringLiteral("n"));
+  const QCommandLineOption screenshot({QStringLiteral("screenshot")},
+                                      QStringLiteral("Save a picture of the window after the first epoch."),
+                                      QStringLiteral("png"));
+  const QCommandLineOption latency({QStringLiteral("latency-report")},
+                                   QStringLiteral("Write event-loop latency percentiles (JSON) at exit."),
+                                   QStringLiteral("json"));
+  const QCommandLineOption dark({QStringLiteral("dark")}, QStringLiteral("Use a dark palette."));
+  parser.addOptions({db, cache, config, autostart, quit_after, screenshot, latency, dark});
+  parser.process(app);
+
+  hnclip::app::WorkbenchOptions options;
+  options.database = parser.value(db);
+  options.cache_dir = parser.value(cache);
+  options.initial_config_json = parser.value(config);
+  options.autostart = parser.isSet(autostart);
+  bool ok = true;
+  if (parser.isSet(quit_after)) {
+    options.quit_after_epochs = parser.value(quit_after).toInt(&ok);
+    if (!ok || options.quit_after_epochs < 1) {
+      qCritical("--quit-after-epochs: '%s' is not a positive number", qPrintable(parser.value(quit_after)));
+      return 2;
+    }
+  }
+  options.screenshot_path = parser.value(screenshot);
+  options.latency_report_path = parser.value(latency);
+  // The database's folder must exist (the store refuses to create folders it was not given).
+  QDir().mkpath(QFileInfo(options.database).absolutePath());
+  if (parser.isSet(dark)) {
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    QApplication::setPalette(dark_palette());
+  }
+
+  hnclip::app::MainWindow window(options);
+  window.show();
+  return app.exec();
+}

@@ -1,0 +1,362 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFutureWatcher>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScreen>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <nlohmann/json.hpp>
+
+#include "event_loop_latency_monitor.h"
+#include "job/available_devices.h"
+#include "run_history.h"
+#include "run_list_view.h"
+#include "run_table_model.h"
+#include "runs_panel.h"
+#include "train_config_form.h"
+#include "train_panel.h"
+#include "training_plots_panel.h"
+
+namespace hnclip::app {
+namespace {
+
+constexpr int kCloseStopTimeoutMs = 30000;  // a step plus an evaluation, generously
+
+// Parses a stored or typed run configuration; missing keys keep their defaults.
+bool parse_config(const QString& json, hnclip::TrainConfig* out, QString* error) {
+  try {
+    *out = nlohmann::json::parse(json.toStdString()).get<hnclip::TrainConfig>();
+    return true;
+  } catch (const std::exception& e) {
+    *error = QString::fromStdString(e.what());
+    return false;
+  }
+}
+
+}  // namespace
+
+MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
+    : QMainWindow(parent), options_(options) {
+  setWindowTitle(tr("HN-CLIP Workbench"));
+  setObjectName(QStringLiteral("mainWindow"));
+
+  tabs_ = new QTabWidget(this);
+  train_ = new hnclip::gui::TrainPanel(options_.database, options_.cache_dir, hnclip::available_devices(), tabs_);
+  runs_ = new hnclip::gui::RunsPanel(options_.database, tabs_);
+  tabs_->addTab(train_, tr("Train"));
+  tabs_->addTab(runs_, tr("Runs"));
+  setCentralWidget(tabs_);
+
+  // Run list dock: the Runs tab's model, compact; its selection and the Runs tab's move together.
+  auto* dock = new QDockWidget(tr("Runs"), this);
+  dock->setObjectName(QStringLiteral("runListDock"));
+  run_list_ = new hnclip::gui::RunListView(runs_->runModel(), dock);
+  run_list_->setContextMenuPolicy(Qt::ActionsContextMenu);
+  dock->setWidget(run_list_);
+  addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+  auto* resume = new QAction(tr("Resume"), run_list_);
+  resume->setToolTip(tr("Continue an interrupted or stopped run"));
+  connect(resume, &QAction::triggered, this, [this] {
+    const auto ids = run_list_->selectedRuns();
+    if (ids.size() != 1) return;
+    tabs_->setCurrentWidget(train_);
+    train_->resumeRun(ids.first());
+  });
+  run_list_->addAction(resume);
+  connect(run_list_, &hnclip::gui::RunListView::runSelectionChanged, runs_, &hnclip::gui::RunsPanel::selectRuns);
+  connect(runs_, &hnclip::gui::RunsPanel::selectionChanged, run_list_, &hnclip::gui::RunListView::selectRuns);
+
+  connect(runs_, &hnclip::gui::RunsPanel::selectionChanged, this, &MainWindow::showRunsInPlots);
+  connect(runs_, &hnclip::gui::RunsPanel::resumeRequested, this, [this](qint64 id) {
+    tabs_->setCurrentWidget(train_);
+    train_->resumeRun(id);
+  });
+  connect(runs_, &hnclip::gui::RunsPanel::sameAsRequested, this, &MainWindow::copyConfigOfRun);
+  connect(train_->form(), &hnclip::gui::TrainConfigForm::sameAsRunRequested, this, &MainWindow::chooseSameAsRun);
+  connect(train_, &hnclip::gui::TrainPanel::runStarted, runs_, &hnclip::gui::RunsPanel::refresh);
+  connect(train_, &hnclip::gui::TrainPanel::runEnded, this, [this](qint64) {
+    runs_->refresh();
+    if (closing_) close();
+  });
+  connect(train_, &hnclip::gui::TrainPanel::epochEvaluated, this, &MainWindow::onEpochEvaluated);
+  connect(train_, &hnclip::gui::TrainPanel::historyNeeded, this, [this](qint64 id) { loadHistories({id}); });
+  connect(train_->controller(), &hnclip::gui::TrainingController::stateChanged, this,
+          [this](hnclip::gui::TrainingController::State s) {
+            statusBar()->showMessage(s == hnclip::gui::TrainingController::State::Idle
+                                         ? tr("Idle")
+                                         : tr("Training run %1").arg(train_->controller()->runId()));
+          });
+
+  buildActions();
+  restoreSettings();
+  if (!options_.initial_config_json.isEmpty()) {
+    hnclip::TrainConfig config;
+    QString error;
+    if (parse_config(options_.initial_config_json, &config, &error)) {
+      train_->form()->setConfig(config);
+    } else {
+      statusBar()->showMessage(tr("--config: %1").arg(error));
+    }
+  }
+  statusBar()->showMessage(tr("Database: %1").arg(options_.database));
+
+  latency_ = new hnclip::gui::EventLoopLatencyMonitor(10, this);
+  latency_->start();
+  runs_->refresh();
+  if (options_.autostart) {
+    // Measure the event loop during the run only, not during start-up.
+    QTimer::singleShot(0, this, [this] {
+      latency_->reset();
+      train_->startRun();
+      if (!train_->controller()->busy()) {
+        qWarning("--autostart: the configuration is not valid: %s", qPrintable(train_->form()->problem()));
+        QApplication::exit(2);
+      }
+    });
+  }
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildActions() {
+  auto* file = menuBar()->addMenu(tr("&File"));
+  auto* export_action = file->addAction(tr("&Export…"), this, &MainWindow::exportCurrent);
+  export_action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  file->addSeparator();
+  auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  auto* edit = menuBar()->addMenu(tr("&Edit"));
+  auto* find_action = edit->addAction(tr("&Find…"), this, &MainWindow::find);
+  find_action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F));
+
+  auto* run = menuBar()->addMenu(tr("&Run"));
+  auto* start = run->addAction(tr("&Start"), train_, &hnclip::gui::TrainPanel::startRun);
+  start->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  auto* pause = run->addAction(tr("&Pause / Resume"), train_, &hnclip::gui::TrainPanel::togglePause);
+  pause->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+  auto* stop = run->addAction(tr("S&top"), train_, &hnclip::gui::TrainPanel::stopRun);
+  stop->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+}
+
+void MainWindow::restoreSettings() {
+  QSettings s;
+  if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
+    const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
+    resize(std::min(1400, avail.width()), std::min(900, avail.height()));
+  }
+  restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  train_->splitter()->restoreState(s.value(QStringLiteral("train/splitter")).toByteArray());
+  tabs_->setCurrentIndex(s.value(QStringLiteral("window/tab"), 0).toInt());
+  train_->plots()->setOptions(s.value(QStringLiteral("train/plotOptions")).toMap());
+  runs_->setOptions(s.value(QStringLiteral("runs/options")).toMap());
+  const QString config_json = s.value(QStringLiteral("train/lastConfig")).toString();
+  hnclip::TrainConfig config;
+  QString error;
+  if (!config_json.isEmpty() && parse_config(config_json, &config, &error)) train_->form()->setConfig(config);
+  QList<int64_t> selected;
+  for (const auto& v : s.value(QStringLiteral("runs/selected")).toList()) selected << v.toLongLong();
+  if (!selected.isEmpty()) {
+    // The run model fills in asynchronously: select once the first refresh has landed.
+    auto* once = new QMetaObject::Connection;
+    *once = connect(runs_, &hnclip::gui::RunsPanel::runsChanged, this, [this, selected, once] {
+      disconnect(*once);
+      delete once;
+      runs_->selectRuns(selected);
+    });
+  }
+}
+
+void MainWindow::saveSettings() {
+  QSettings s;
+  s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  s.setValue(QStringLiteral("window/state"), saveState());
+  s.setValue(QStringLiteral("window/tab"), tabs_->currentIndex());
+  s.setValue(QStringLiteral("train/splitter"), train_->splitter()->saveState());
+  s.setValue(QStringLiteral("train/plotOptions"), train_->plots()->options());
+  s.setValue(QStringLiteral("runs/options"), runs_->options());
+  const nlohmann::json config = train_->form()->config();
+  s.setValue(QStringLiteral("train/lastConfig"), QString::fromStdString(config.dump()));
+  QVariantList selected;
+  for (const int64_t id : runs_->selectedRuns()) selected << QVariant::fromValue<qlonglong>(id);
+  s.setValue(QStringLiteral("runs/selected"), selected);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (train_->controller()->busy()) {
+    if (!closing_) {
+      const auto answer = QMessageBox::question(
+          this, tr("Training in progress"),
+          tr("Run %1 is training. Stop it after the current step and quit?\n"
+             "It keeps its checkpoints and can be resumed later.")
+              .arg(train_->controller()->runId()),
+          QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+      if (answer != QMessageBox::Yes) {
+        event->ignore();
+        return;
+      }
+    }
+    closing_ = true;
+    train_->stopRun();
+    statusBar()->showMessage(tr("stopping… the window closes when the run has stopped"));
+    event->ignore();  // runEnded calls close() again
+    return;
+  }
+  saveSettings();
+  writeLatencyReport();
+  event->accept();
+}
+
+void MainWindow::loadHistories(const QList<int64_t>& runs) {
+  if (runs.isEmpty()) return;
+  const std::string db = options_.database.toStdString();
+  const std::vector<int64_t> ids(runs.begin(), runs.end());
+  auto* watcher = new QFutureWatcher<std::vector<hnclip::gui::RunHistory>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+    watcher->deleteLater();
+    std::vector<hnclip::gui::RunHistory> histories;
+    try {
+      histories = watcher->result();
+    } catch (const std::exception& e) {
+      statusBar()->showMessage(tr("Could not read runs: %1").arg(QString::fromStdString(e.what())));
+      return;
+    }
+    for (const auto& h : histories) {
+      const bool live = train_->controller()->busy() && h.run_id == train_->controller()->runId();
+      if (!live && !shown_runs_.contains(h.run_id)) continue;  // deselected meanwhile
+      train_->plots()->setRunHistory(h.run_id, QString::fromStdString(h.name), h.steps, h.probes, h.evals);
+    }
+  });
+  watcher->setFuture(QtConcurrent::run([db, ids] { return hnclip::gui::load_run_histories(db, ids); }));
+}
+
+void MainWindow::showRunsInPlots(const QList<int64_t>& runs) {
+  const qint64 live = train_->controller()->busy() ? train_->controller()->runId() : 0;
+  for (const int64_t id : train_->plots()->runs()) {
+    if (id != live && !runs.contains(id)) train_->plots()->removeRun(id);
+  }
+  QList<int64_t> to_load;
+  for (const int64_t id : runs) {
+    if (id != live && !train_->plots()->runs().contains(id)) to_load << id;
+  }
+  shown_runs_ = runs;
+  loadHistories(to_load);
+}
+
+void MainWindow::chooseSameAsRun() {
+  auto* model = runs_->runModel();
+  QStringList items;
+  QList<int64_t> ids;
+  for (int r = 0; r < model->rowCount(); ++r) {
+    const auto index = model->index(r, 0);
+    ids << model->data(index, hnclip::gui::RunTableModel::RunIdRole).toLongLong();
+    items << tr("%1 — %2").arg(ids.back()).arg(model->data(index, Qt::DisplayRole).toString());
+  }
+  if (items.isEmpty()) {
+    QMessageBox::information(this, tr("Same as run"), tr("There are no stored runs yet."));
+    return;
+  }
+  bool ok = false;
+  const QString item = QInputDialog::getItem(this, tr("Same as run"), tr("Copy the configuration of:"), items, 0, false, &ok);
+  if (ok) copyConfigOfRun(ids.at(items.indexOf(item)));
+}
+
+void MainWindow::copyConfigOfRun(qint64 run_id) {
+  const std::string db = options_.database.toStdString();
+  auto* watcher = new QFutureWatcher<std::vector<hnclip::gui::RunHistory>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, run_id] {
+    watcher->deleteLater();
+    std::vector<hnclip::gui::RunHistory> h;
+    try {
+      h = watcher->result();
+    } catch (const std::exception& e) {
+      statusBar()->showMessage(QString::fromStdString(e.what()));
+      return;
+    }
+    if (h.empty()) return;
+    hnclip::TrainConfig config;
+    QString error;
+    if (!parse_config(QString::fromStdString(h.front().config_json), &config, &error)) {
+      QMessageBox::warning(this, tr("Same as run"), tr("Run %1's configuration cannot be read: %2").arg(run_id).arg(error));
+      return;
+    }
+    config.name.clear();  // a new run gets its own name
+    train_->form()->setConfig(config);
+    tabs_->setCurrentWidget(train_);
+    statusBar()->showMessage(tr("Configuration copied from run %1").arg(run_id));
+  });
+  watcher->setFuture(QtConcurrent::run([db, run_id] { return hnclip::gui::load_run_histories(db, {run_id}); }));
+}
+
+void MainWindow::exportCurrent() {
+  if (tabs_->currentWidget() == runs_) {
+    runs_->exportRecall(false);
+    return;
+  }
+  auto* plots = train_->plots();
+  bool ok = false;
+  const QString chart = QInputDialog::getItem(this, tr("Export plot"), tr("Chart:"), plots->chartNames(), 0, false, &ok);
+  if (!ok) return;
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(chart), chart + QStringLiteral(".png"),
+                                                    tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf);;CSV data (*.csv)"));
+  if (path.isEmpty()) return;
+  QString error;
+  const bool done = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive) ? plots->exportCsv(chart, path, &error)
+                                                                              : plots->exportChart(chart, path, &error);
+  if (!done) QMessageBox::warning(this, tr("Export"), error);
+  else statusBar()->showMessage(tr("Saved %1").arg(path));
+}
+
+void MainWindow::find() {
+  tabs_->setCurrentWidget(runs_);
+  runs_->focusFilter();
+}
+
+void MainWindow::onEpochEvaluated(qint64 run_id, int epoch) {
+  runs_->refresh();
+  if (epoch < 1) return;
+  if (!options_.screenshot_path.isEmpty() && epoch == 1) {
+    // Let the queued replot of this epoch's points land first.
+    QTimer::singleShot(300, this, [this] {
+      if (!grab().save(options_.screenshot_path)) qWarning("--screenshot: cannot write %s", qPrintable(options_.screenshot_path));
+    });
+  }
+  if (options_.quit_after_epochs > 0 && epoch >= options_.quit_after_epochs) {
+    Q_UNUSED(run_id);
+    QTimer::singleShot(600, this, [this] {
+      closing_ = true;  // no question: the command line asked for it
+      close();
+    });
+  }
+}
+
+void MainWindow::writeLatencyReport() {
+  if (options_.latency_report_path.isEmpty()) return;
+  const auto s = latency_->summary();
+  QJsonObject o{{QStringLiteral("samples"), s.samples},
+                {QStringLiteral("p50_ms"), s.p50_ms},
+                {QStringLiteral("p95_ms"), s.p95_ms},
+                {QStringLiteral("p99_ms"), s.p99_ms},
+                {QStringLiteral("max_ms"), s.max_ms}};
+  QFile f(options_.latency_report_path);
+  if (f.open(QIODevice::WriteOnly)) f.write(QJsonDocument(o).toJson());
+}
+
+}  // namespace hnclip::app

@@ -1,0 +1,65 @@
+#pragma once
+// MainWindow: composes the workbench's panels — a run-list dock, and the Train and Runs tabs —
+// wires them together, and persists window state with QSettings. It owns no training state (the
+// TrainPanel's controller does) and reads the RunStore only off the GUI thread.
+
+#include <cstdint>
+
+#include <QList>
+#include <QMainWindow>
+#include <QString>
+
+class QTabWidget;
+
+namespace hnclip::gui {
+class EventLoopLatencyMonitor;
+class RunListView;
+class RunsPanel;
+class TrainPanel;
+}  // namespace hnclip::gui
+
+namespace hnclip::app {
+
+struct WorkbenchOptions {
+  QString database;
+  QString cache_dir;
+  QString initial_config_json;  // --config: replaces the form's remembered configuration
+  bool autostart = false;       // --autostart: press Start once the window is up
+  int quit_after_epochs = 0;    // --quit-after-epochs N: stop the run and quit after epoch N
+  QString screenshot_path;      // --screenshot: grab the window after the first trained epoch
+  QString latency_report_path;  // --latency-report: JSON of event-loop lateness at exit
+};
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(const WorkbenchOptions& options, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildActions();
+  void restoreSettings();
+  void saveSettings();
+  void loadHistories(const QList<int64_t>& runs);
+  void showRunsInPlots(const QList<int64_t>& runs);
+  void chooseSameAsRun();
+  void copyConfigOfRun(qint64 run_id);
+  void exportCurrent();
+  void find();
+  void onEpochEvaluated(qint64 run_id, int epoch);
+  void writeLatencyReport();
+
+  WorkbenchOptions options_;
+  QTabWidget* tabs_ = nullptr;
+  hnclip::gui::TrainPanel* train_ = nullptr;
+  hnclip::gui::RunsPanel* runs_ = nullptr;
+  hnclip::gui::RunListView* run_list_ = nullptr;
+  hnclip::gui::EventLoopLatencyMonitor* latency_ = nullptr;
+  QList<int64_t> shown_runs_;  // stored runs overlaid in the plots (besides the live one)
+  bool closing_ = false;      // close requested while training: close once the run has stopped
+};
+
+}  // namespace hnclip::app

@@ -1,0 +1,73 @@
+// End-to-end check of the real hnclip-workbench under Xvfb: the window starts a small run on the
+// built-in benchmark (--autostart presses Start), trains one epoch, saves a picture of itself
+// mid-run into the test's output folder, then stops the run and quits. The database must hold the
+// stopped run with its first epoch evaluated, and the event-loop latency report must exist.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "store/run_store.h"
+#include "support/test_dirs.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Width and height from a PNG's IHDR chunk (big-endian at bytes 16..23).
+std::pair<uint32_t, uint32_t> png_size(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  unsigned char h[24] = {};
+  in.read(reinterpret_cast<char*>(h), sizeof h);
+  if (!in || h[1] != 'P' || h[2] != 'N' || h[3] != 'G') return {0, 0};
+  auto be = [&](int o) { return (uint32_t(h[o]) << 24) | (uint32_t(h[o + 1]) << 16) | (uint32_t(h[o + 2]) << 8) | h[o + 3]; };
+  return {be(16), be(20)};
+}
+
+TEST(WorkbenchGui, StartsARunFromTheWindowAndShowsTheFirstEpoch) {
+  hnclip::test::ScratchDir dir;
+  const fs::path out = fs::path(HNCLIP_TEST_OUTPUT_DIR) / "test_workbench_gui";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  const auto db = (dir / "runs.db").string();
+  const std::string config =
+      R"({"benchmark":"synthetic","benchmark_size":"small","init":"pretrained","epochs":3,"batch_size":32,)"
+      R"("loss_gamma":0.5,"logit_scale":100,"fixed_scale":true,"probe_every":2,"device":"cpu","threads":1,)"
+      R"("name":"gui e2e"})";
+  const std::string cmd = "XDG_CONFIG_HOME=" + (dir / "config").string() +
+                          " xvfb-run -a -s '-screen 0 1400x900x24' " + HNCLIP_WORKBENCH_PATH + " --db " + db +
+                          " --cache-dir " + (dir / "cache").string() + " --config '" + config +
+                          "' --autostart --quit-after-epochs 1 --screenshot " + (out / "window-mid-run.png").string() +
+                          " --latency-report " + (out / "latency.json").string();
+  std::string so, se;
+  const int code = hnclip::test::run_command(cmd, &so, &se);
+  ASSERT_EQ(code, 0) << cmd << "\nstdout:\n" << so << "\nstderr:\n" << se;
+
+  const auto [w, h] = png_size(out / "window-mid-run.png");
+  EXPECT_GE(w, 800u) << "screenshot missing or too small";
+  EXPECT_GE(h, 500u);
+
+  hnclip::RunStore store(db);
+  const auto runs = store.list_runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].name, "gui e2e");
+  EXPECT_EQ(runs[0].status, hnclip::RunStatus::Stopped) << runs[0].status_message;
+  bool epoch1 = false;
+  for (const auto& e : store.epoch_evals(runs[0].id)) epoch1 |= e.epoch == 1;
+  EXPECT_TRUE(epoch1) << "the first epoch was not evaluated before quitting";
+  EXPECT_FALSE(store.step_metrics(runs[0].id).empty());
+  EXPECT_FALSE(store.probes(runs[0].id).empty());
+
+  std::ifstream latency(out / "latency.json");
+  ASSERT_TRUE(latency) << "no latency report";
+  const auto report = nlohmann::json::parse(latency);
+  EXPECT_GT(report.at("samples").get<int>(), 100);
+  std::cout << "event-loop lateness during the run: p50 " << report.at("p50_ms") << " ms, p95 "
+            << report.at("p95_ms") << " ms, max " << report.at("max_ms") << " ms\n";
+}
+
+}  // namespace
