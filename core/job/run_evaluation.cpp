@@ -2,11 +2,9 @@
 
 #include <torch/torch.h>
 
-#include <filesystem>
-#include <optional>
-
 #include "data/batch_loader.h"
 #include "job/run_assets.h"
+#include "job/run_checkpoint.h"
 #include "store/run_store.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
@@ -21,39 +19,13 @@ constexpr int64_t kEvalBatch = 256;
 StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which, const JobPaths& paths,
                                      const JobLog& log) {
   RunStore store(paths.database);
-  const auto run = store.find_run(run_id);
-  if (!run) throw ConfigError("--run " + std::to_string(run_id) + ": no such run in " + paths.database);
+  const auto [run, chosen] = choose_run_checkpoint(store, paths.database, run_id, which);
   TrainConfig config;
-  from_json(nlohmann::json::parse(run->config_json), config);
-  const auto checkpoints = store.checkpoints(run_id);
-  if (checkpoints.empty()) {
-    throw ConfigError("--run " + std::to_string(run_id) + ": the run has no checkpoint yet");
-  }
-  std::optional<CheckpointRow> chosen;
-  if (which == "last") {
-    chosen = checkpoints.back();
-  } else if (which == "best") {
-    chosen = checkpoints.back();
-    for (const auto& c : checkpoints)
-      if (c.epoch == run->best_epoch) chosen = c;
-  } else {
-    int epoch = -1;
-    try {
-      epoch = std::stoi(which);
-    } catch (const std::exception&) {
-      throw ConfigError("--epoch must be best, last or an epoch number (got '" + which + "')");
-    }
-    for (const auto& c : checkpoints)
-      if (c.epoch == epoch) chosen = c;
-    if (!chosen) throw ConfigError("--epoch " + which + ": run " + std::to_string(run_id) + " has no checkpoint for it");
-  }
-  if (!std::filesystem::exists(chosen->path)) {
-    throw ConfigError("checkpoint " + chosen->path + " of run " + std::to_string(run_id) + " is missing");
-  }
+  from_json(nlohmann::json::parse(run.config_json), config);
 
   configure_threads(config.threads);
-  auto assets = build_run_assets(config, paths.cache_dir, chosen->path, log);
-  load_checkpoint_weights(chosen->path, assets.model);
+  auto assets = build_run_assets(config, paths.cache_dir, chosen.path, log);
+  load_checkpoint_weights(chosen.path, assets.model);
   const auto device = resolve_device(config.device);
   assets.model->to(device);
   const int workers = config.loader_workers;
@@ -61,10 +33,10 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which, c
                       kEvalBatch);
   StoredEvaluation out;
   out.run_id = run_id;
-  out.checkpoint = chosen->path;
+  out.checkpoint = chosen.path;
   out.eval = evaluator.evaluate(assets.model, device);
-  out.eval.epoch = chosen->epoch;
-  out.eval.step = chosen->step;
+  out.eval.epoch = chosen.epoch;
+  out.eval.step = chosen.step;
   out.eval.split = config.test_split;
   out.test_images = assets.test->num_images();
   out.test_captions = assets.test->num_captions();

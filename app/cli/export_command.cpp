@@ -1,0 +1,92 @@
+// `hnclip export`: a run's checkpoint (or any workbench checkpoint) as a PyTorch state-dict file
+// that Python's torch.load reads, under OpenAI CLIP's parameter names.
+
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "cli_support.h"
+#include "commands.h"
+#include "common_options.h"
+#include "job/run_checkpoint.h"
+#include "model/model_state_dict.h"
+#include "model/state_dict_file.h"
+#include "store/run_store.h"
+#include "train/checkpoint.h"
+#include "train/trainer.h"
+
+namespace hnclip::cli {
+
+namespace {
+constexpr const char* kFormatStateDict = "state-dict";
+constexpr uint64_t kInitSeed = 0;  // overwritten by the checkpoint's weights; any seed does
+}  // namespace
+
+CommandAction add_export_command(CLI::App& app) {
+  struct Options {
+    CommonOptions common;
+    int64_t run = 0;
+    std::string epoch = "best";
+    std::string checkpoint;
+    std::string format = kFormatStateDict;
+    std::string out;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("export", "write a run's checkpoint as a PyTorch state dict (torch.load-able .pt)");
+  take_last_value(cmd);
+  auto* run = cmd->add_option("--run", o->run, "run id (its checkpoint chosen by --epoch)");
+  auto* epoch = cmd->add_option("--epoch", o->epoch, "best | last | N")->capture_default_str();
+  auto* checkpoint = cmd->add_option("--checkpoint", o->checkpoint, "a workbench checkpoint file instead of --run");
+  run->excludes(checkpoint);
+  epoch->needs(run);
+  cmd->add_option("--format", o->format, "state-dict (OpenAI CLIP names, fp32)")->capture_default_str();
+  cmd->add_option("out", o->out, "output file (.pt)")->required();
+  add_common_options(cmd, o->common);
+  return [o, run, checkpoint]() {
+    if (o->format != kFormatStateDict) {
+      throw UsageError("--format " + o->format + ": unknown (supported: " + kFormatStateDict + ")");
+    }
+    std::string path = o->checkpoint;
+    int64_t run_id = 0;
+    int epoch = 0;
+    if (run->count() > 0) {
+      const auto paths = o->common.paths();
+      RunStore store(paths.database);
+      const auto chosen = choose_run_checkpoint(store, paths.database, o->run, o->epoch);
+      path = chosen.checkpoint.path;
+      run_id = o->run;
+      epoch = chosen.checkpoint.epoch;
+    } else if (checkpoint->count() == 0) {
+      throw UsageError("--run or --checkpoint: one of them says what to export");
+    } else if (!std::filesystem::exists(path)) {
+      throw UsageError("--checkpoint " + path + ": no such file");
+    }
+    const auto meta = read_checkpoint_meta(path);
+    auto model = make_clip_model(meta.model, kInitSeed);
+    load_checkpoint_weights(path, model);
+    const auto tensors = model_state_dict(model);
+    write_state_dict_file(o->out, tensors);
+
+    double checksum = 0;
+    int64_t numel = 0;
+    for (const auto& [name, t] : tensors) {
+      checksum += t.to(torch::kDouble).sum().item<double>();
+      numel += t.numel();
+    }
+    if (o->common.json) {
+      std::cout << nlohmann::json{{"out", o->out}, {"checkpoint", path}, {"run_id", run_id},
+                                  {"epoch", run_id != 0 ? epoch : meta.epoch}, {"format", o->format},
+                                  {"tensors", tensors.size()}, {"parameters", numel}, {"checksum", checksum}}
+                       .dump()
+                << std::endl;
+    } else {
+      std::cout << "exported " << tensors.size() << " tensors (" << numel << " parameters, fp32) from " << path
+                << " to " << o->out << "\n";
+    }
+    return kExitOk;
+  };
+}
+
+}  // namespace hnclip::cli

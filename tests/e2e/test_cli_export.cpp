@@ -1,0 +1,165 @@
+// End-to-end tests of `hnclip export`: a 1-epoch run on the built-in benchmark (size small) is
+// exported and Python's torch.load reads the file with OpenAI CLIP's names, fp32 tensors and the
+// checksum the CLI printed; --checkpoint and --epoch pick the same weights; bad flags are
+// refused with exit code 2, naming the flag, and no file written.
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "model/state_dict_file.h"
+#include "store/run_store.h"
+#include "train/checkpoint.h"
+#include "train/trainer.h"
+#include "support/cli_runner.h"
+#include "support/test_dirs.h"
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+using hnclip::test::expect_one_line_error;
+
+const std::string kScript = std::string(HNCLIP_TEST_SOURCE_DIR) + "/core/reference/state_dict_files.py";
+
+struct PyEntry {
+  std::string dtype, shape;
+  double sum = 0;
+};
+
+// What Python's torch.load sees: key → dtype, shape, sum; and the keys in file order.
+std::vector<std::pair<std::string, PyEntry>> python_view(const std::string& path) {
+  std::string out, err;
+  const int code = hnclip::test::run_command(std::string(HNCLIP_REFERENCE_PYTHON) + " " + kScript + " checksum " + path,
+                                             &out, &err);
+  EXPECT_EQ(code, 0) << err;
+  std::vector<std::pair<std::string, PyEntry>> entries;
+  std::istringstream lines(out);
+  std::string key;
+  PyEntry e;
+  while (lines >> key >> e.dtype >> e.shape >> e.sum) entries.emplace_back(key, e);
+  return entries;
+}
+
+class CliExport : public ::testing::Test {
+ protected:
+  // One trained run for the whole suite: training is the slow part.
+  static void SetUpTestSuite() {
+    dir_ = std::make_unique<hnclip::test::ScratchDir>();
+    auto r = hnclip::test::run_hnclip("train --benchmark-size small --epochs 1 --batch 32 --lr 1e-3 --threads 1 --json" +
+                                      common());
+    ASSERT_EQ(r.code, 0) << r.err;
+    run_id_ = json::parse(r.out)["run_id"].get<int64_t>();
+  }
+  static void TearDownTestSuite() { dir_.reset(); }
+
+  static std::string common() {
+    return " --db " + (dir_->path() / "runs.db").string() + " --cache-dir " + (dir_->path() / "cache").string();
+  }
+  static std::string run_flag() { return " --run " + std::to_string(run_id_); }
+
+  hnclip::test::ScratchDir out_dir;
+  static std::unique_ptr<hnclip::test::ScratchDir> dir_;
+  static int64_t run_id_;
+};
+
+std::unique_ptr<hnclip::test::ScratchDir> CliExport::dir_;
+int64_t CliExport::run_id_ = 0;
+
+TEST_F(CliExport, RunExportLoadsInPythonWithOpenAINamesAndTheSameChecksum) {
+  const auto out = (out_dir / "clip.pt").string();
+  auto r = hnclip::test::run_hnclip("export" + run_flag() + " --format state-dict --json" + common() + " " + out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = json::parse(r.out);
+  EXPECT_EQ(j["run_id"], run_id_);
+  EXPECT_EQ(j["epoch"], 1);
+  EXPECT_EQ(j["format"], "state-dict");
+
+  const auto py = python_view(out);
+  ASSERT_EQ(py.size(), j["tensors"].get<size_t>());
+  std::map<std::string, PyEntry> by_key(py.begin(), py.end());
+  for (const char* key : {"visual.conv1.weight", "visual.class_embedding", "visual.proj", "token_embedding.weight",
+                          "positional_embedding", "transformer.resblocks.0.attn.in_proj_weight", "ln_final.weight",
+                          "text_projection", "logit_scale"}) {
+    EXPECT_TRUE(by_key.count(key)) << key;
+  }
+  double total = 0;
+  for (const auto& [key, e] : py) {
+    EXPECT_EQ(e.dtype, "float32") << key;
+    total += e.sum;
+  }
+  EXPECT_EQ(by_key["logit_scale"].shape, "scalar");
+  const double checksum = j["checksum"].get<double>();
+  EXPECT_NEAR(total, checksum, 1e-9 * std::max(1.0, std::abs(checksum)));
+
+  // The C++ reader sees the same keys in the same order.
+  const auto sd = hnclip::read_state_dict_file(out);
+  ASSERT_EQ(sd.size(), py.size());
+  for (size_t i = 0; i < sd.size(); ++i) EXPECT_EQ(sd[i].first, py[i].first);
+}
+
+TEST_F(CliExport, EpochAndCheckpointFlagsExportTheSameWeights) {
+  const auto by_run = (out_dir / "best.pt").string();
+  const auto by_epoch = (out_dir / "epoch1.pt").string();
+  const auto by_file = (out_dir / "file.pt").string();
+  ASSERT_EQ(hnclip::test::run_hnclip("export" + run_flag() + common() + " " + by_run).code, 0);
+  ASSERT_EQ(hnclip::test::run_hnclip("export" + run_flag() + " --epoch 1" + common() + " " + by_epoch).code, 0);
+  auto show = hnclip::test::run_hnclip("show " + std::to_string(run_id_) + " --json" + common());
+  ASSERT_EQ(show.code, 0) << show.err;
+  const auto ckpt = json::parse(show.out)["checkpoints"][0]["path"].get<std::string>();
+  auto r = hnclip::test::run_hnclip("export --checkpoint " + ckpt + common() + " " + by_file);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("exported"), std::string::npos) << r.out;
+
+  const auto a = hnclip::read_state_dict_file(by_run);
+  // Exactly the checkpoint's weights, as the workbench's own loader reads them.
+  auto model = hnclip::make_clip_model(hnclip::read_checkpoint_meta(ckpt).model, 123);
+  hnclip::load_checkpoint_weights(ckpt, model);
+  const auto params = model->named_parameters();
+  ASSERT_EQ(a.size(), params.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].first, params[i].key());
+    EXPECT_TRUE(a[i].second.equal(params[i].value())) << a[i].first;
+  }
+  for (const auto& other : {by_epoch, by_file}) {
+    const auto b = hnclip::read_state_dict_file(other);
+    ASSERT_EQ(a.size(), b.size()) << other;
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].first, b[i].first) << other;
+      EXPECT_TRUE(a[i].second.equal(b[i].second)) << other << " " << a[i].first;
+    }
+  }
+}
+
+TEST_F(CliExport, BadFlagsExitTwoNamingTheFlagAndWriteNothing) {
+  const auto out = (out_dir / "never.pt").string();
+  expect_one_line_error(hnclip::test::run_hnclip("export --run 999" + common() + " " + out), 2, "--run 999");
+  expect_one_line_error(hnclip::test::run_hnclip("export" + run_flag() + " --format onnx" + common() + " " + out), 2,
+                        "--format onnx");
+  expect_one_line_error(hnclip::test::run_hnclip("export" + run_flag() + " --epoch 7" + common() + " " + out), 2,
+                        "--epoch 7");
+  expect_one_line_error(hnclip::test::run_hnclip("export" + common() + " " + out), 2, "--run or --checkpoint");
+  expect_one_line_error(
+      hnclip::test::run_hnclip("export --checkpoint " + (out_dir / "nope.pt").string() + common() + " " + out), 2,
+      "--checkpoint");
+  {
+    // A run that has not written a checkpoint yet (queued).
+    hnclip::RunStore store((dir_->path() / "runs.db").string());
+    hnclip::RunRecord queued;
+    queued.name = "queued";
+    queued.config_json = "{}";
+    const auto id = store.create_run(queued);
+    expect_one_line_error(hnclip::test::run_hnclip("export --run " + std::to_string(id) + common() + " " + out), 2,
+                          "no checkpoint");
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
