@@ -6,6 +6,8 @@
 #include "model/peft.h"
 
 #include <gtest/gtest.h>
+
+#include "model/model_state_dict.h"
 #include <torch/torch.h>
 
 #include <set>
@@ -191,6 +193,26 @@ TEST(Peft, MergingFoldsTheAdaptersInExactly) {
       EXPECT_TRUE(torch::allclose(state[p.key()], p.value(), 1e-6, 1e-7)) << p.key();
     }
   }
+}
+
+TEST(Peft, ExportedStateDictHasTheAdaptersMergedIn) {
+  auto m = make_clip_model(test::tiny_test_config(), 3);
+  const auto openai = m->named_parameters().keys();
+  attach_adapters(m, spec(AdapterKind::Dora, 2, 4, "image"), 2);
+  randomize_adapters(m, 6);
+  const auto exported = model_state_dict(m);
+  EXPECT_TRUE(has_adapters(m)) << "exporting leaves the model adapted";
+  merge_adapters(m);
+  const auto merged = m->named_parameters();
+  ASSERT_EQ(exported.size(), openai.size());
+  bool some_weight_moved = false;
+  for (size_t i = 0; i < exported.size(); ++i) {
+    EXPECT_EQ(exported[i].first, openai[i]);
+    EXPECT_TRUE(torch::equal(exported[i].second, merged[openai[i]])) << openai[i];
+  }
+  auto base = make_clip_model(test::tiny_test_config(), 3);
+  for (const auto& [name, t] : exported) some_weight_moved = some_weight_moved || !torch::equal(t, base->named_parameters()[name]);
+  EXPECT_TRUE(some_weight_moved);
 }
 
 TEST(Peft, RemoveRestoresTheBaseWeights) {

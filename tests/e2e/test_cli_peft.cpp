@@ -1,11 +1,17 @@
 // End-to-end test of `hnclip train --peft`: a LoRA run on the built-in benchmark (size small)
-// finishes, stores its adapter settings with the run (`show`), and its checkpoint, adapters
-// included, evaluates to the recall the run reported; bad adapter flags fail with one line.
+// finishes, stores its adapter settings with the run (`show`), its checkpoint, adapters included,
+// evaluates to the recall the run reported, and `export` writes OpenAI's parameter set with the
+// adapters merged in; bad adapter flags fail with one line.
 
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <nlohmann/json.hpp>
 
+#include "model/peft.h"
+#include "model/state_dict_file.h"
+#include "train/checkpoint.h"
+#include "train/trainer.h"
 #include "support/cli_runner.h"
 #include "support/test_dirs.h"
 
@@ -51,6 +57,26 @@ TEST_F(CliPeft, LoraRunStoresItsAdaptersAndEvaluates) {
   auto e = json::parse(ev.out);
   EXPECT_EQ(e["t2i"], j["t2i"]);
   EXPECT_EQ(e["i2t"], j["i2t"]);
+
+  // Export: no adapter names, and each weight is the merged one.
+  const auto out = (dir / "merged.pt").string();
+  auto ex = hnclip::test::run_hnclip("export --run " + id + " --epoch 1" + common() + " " + out);
+  ASSERT_EQ(ex.code, 0) << ex.err;
+  const auto exported = hnclip::read_state_dict_file(out);
+  const auto ckpt = s["checkpoints"][0]["path"].get<std::string>();
+  auto model = hnclip::make_clip_model(hnclip::read_checkpoint_meta(ckpt).model, 0);
+  hnclip::load_checkpoint_weights(ckpt, model);
+  ASSERT_TRUE(hnclip::has_adapters(model));
+  auto adapted_b = model->named_parameters()["transformer.resblocks.0.attn.in_proj_adapter.lora_B"];
+  EXPECT_GT(adapted_b.abs().max().item<double>(), 0.0) << "the run trained its adapters";
+  hnclip::merge_adapters(model);
+  const auto params = model->named_parameters();
+  ASSERT_EQ(exported.size(), params.size());
+  for (size_t i = 0; i < exported.size(); ++i) {
+    EXPECT_EQ(exported[i].first, params.keys()[i]);
+    EXPECT_FALSE(hnclip::is_adapter_parameter(exported[i].first)) << exported[i].first;
+    EXPECT_TRUE(torch::equal(exported[i].second, params.values()[i])) << exported[i].first;
+  }
 }
 
 TEST_F(CliPeft, BadAdapterFlagsNameTheFlag) {
