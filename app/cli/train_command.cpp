@@ -11,6 +11,7 @@
 #include "job/training_job.h"
 #include "job/workbench_paths.h"
 #include "progress_printer.h"
+#include "model/peft.h"
 #include "train/checkpoint.h"
 
 namespace hnclip::cli {
@@ -54,6 +55,14 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
   cmd->add_option("--loader-workers", c.loader_workers, "batch loader threads")->capture_default_str();
   cmd->add_option("--init", c.init, "checkpoint to start from ('pretrained' = the committed tiny checkpoint)");
   cmd->add_option("--name", c.name, "run name");
+  cmd->add_option("--peft", c.peft, "parameter-efficient fine-tuning: none (all weights train), lora or dora (only adapters train)")
+      ->check(CLI::IsMember({"none", "lora", "dora"}))->capture_default_str();
+  cmd->add_option("--rank", c.peft_rank, "adapter rank r (--peft lora|dora)")->capture_default_str();
+  cmd->add_option("--alpha", c.peft_alpha, "adapter scale α; updates are scaled by α/r")->capture_default_str();
+  cmd->add_option("--peft-towers", c.peft_towers, "towers that get adapters: image, text or both")
+      ->check(CLI::IsMember({"image", "text", "both"}))->capture_default_str();
+  cmd->add_option("--precision", c.precision, "auto (bf16 autocast on CUDA, fp32 on CPU), fp32 or bf16")
+      ->check(CLI::IsMember({"auto", "fp32", "bf16"}))->capture_default_str();
 }
 
 // Runs a job to its end with progress on stderr; returns the exit code and prints the result.
@@ -155,6 +164,7 @@ CommandAction add_pretrain_command(CLI::App& app) {
     auto meta = read_checkpoint_meta(ckpt_dir.string());
     ClipModel model(meta.model);
     load_checkpoint_weights(ckpt_dir.string(), model);
+    merge_adapters(model);  // a starting checkpoint is a plain model (no-op without --peft)
     save_checkpoint(*out_path, model, meta);
     std::cerr << "wrote " << *out_path << " (from " << ckpt_dir.string() << ")" << std::endl;
     return kExitOk;

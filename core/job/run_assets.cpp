@@ -6,6 +6,7 @@
 
 #include "data/benchmark_registry.h"
 #include "job/workbench_paths.h"
+#include "model/peft.h"
 #include "text/word_tokenizer.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
@@ -51,7 +52,15 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
                         a.tokenizer->context_length());
   }
   a.model = make_clip_model(shape, config.seed);
-  if (!init.empty()) load_checkpoint_weights(init, a.model);
+  if (!init.empty()) {
+    load_checkpoint_weights(init, a.model);
+    // A starting point is a plain model: adapters of an adapted --init checkpoint are folded into
+    // its weights (a --peft run then attaches fresh ones).
+    if (has_adapters(a.model)) {
+      merge_adapters(a.model);
+      if (log) log("--init " + init + ": its adapters were merged into the weights");
+    }
+  }
 
   ImagePipelineConfig pipeline;
   pipeline.image_size = static_cast<int>(shape.image_size);

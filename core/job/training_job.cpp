@@ -15,6 +15,7 @@
 #include "store/host_process.h"
 #include "store/run_recorder.h"
 #include "store/run_store.h"
+#include "train/autocast_guard.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
 #include "train/trainer.h"
@@ -94,7 +95,12 @@ TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLo
   s.paths = paths;
   s.log = std::move(log);
   config.validate();
-  resolve_device(config.device);  // an unavailable --device fails here, before any record exists
+  // An unavailable --device (or --precision it cannot run) fails here, before any record exists.
+  try {
+    use_bf16_autocast(config.precision, resolve_device(config.device).type());
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(e.what());
+  }
   s.store = std::make_unique<RunStore>(paths.database);
   s.store->mark_dead_runs_interrupted();
   s.prepare("");

@@ -9,7 +9,8 @@
 namespace hnclip {
 
 // named_parameters() under OpenAI CLIP's names, in registration order, as detached fp32 CPU
-// copies (independent of the model: later training does not change them).
+// copies (independent of the model: later training does not change them). An adapted model's
+// LoRA/DoRA adapters are merged into the copies (model/peft.h merged_state_dict), never listed.
 StateDict model_state_dict(ClipModel& model);
 
 }  // namespace hnclip

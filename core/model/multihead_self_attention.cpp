@@ -18,7 +18,8 @@ MultiheadSelfAttentionImpl::MultiheadSelfAttentionImpl(int64_t width, int64_t he
 torch::Tensor MultiheadSelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& mask) {
   const int64_t b = x.size(0), n = x.size(1), dh = width_ / heads_;
   // [B, N, 3W] -> three [B, H, N, Dh]
-  auto qkv = torch::nn::functional::linear(x, in_proj_weight, in_proj_bias)
+  auto qkv = (in_proj_adapter ? in_proj_adapter->forward(x, in_proj_weight, in_proj_bias)
+                             : torch::nn::functional::linear(x, in_proj_weight, in_proj_bias))
                  .view({b, n, 3, heads_, dh})
                  .permute({2, 0, 3, 1, 4});
   auto q = qkv[0] * (1.0 / std::sqrt(static_cast<double>(dh)));
@@ -26,7 +27,7 @@ torch::Tensor MultiheadSelfAttentionImpl::forward(const torch::Tensor& x, const 
   if (mask.defined()) scores = scores + mask;
   auto attn = torch::softmax(scores, -1);
   auto out = torch::matmul(attn, qkv[2]).transpose(1, 2).reshape({b, n, width_});
-  return out_proj(out);
+  return out_proj_adapter ? out_proj_adapter->forward(out, out_proj->weight, out_proj->bias) : out_proj(out);
 }
 
 }  // namespace hnclip

@@ -8,6 +8,8 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include "model/linear_adapter.h"
+
 namespace hnclip {
 
 class MultiheadSelfAttentionImpl : public torch::nn::Module {
@@ -18,6 +20,9 @@ class MultiheadSelfAttentionImpl : public torch::nn::Module {
 
   torch::Tensor in_proj_weight, in_proj_bias;
   torch::nn::Linear out_proj{nullptr};
+  // Optional low-rank adapters (core/model/peft.h attaches them as submodules `in_proj_adapter`,
+  // `out_proj_adapter`); null, as by default, means the plain projections and no extra work.
+  LinearAdapter in_proj_adapter{nullptr}, out_proj_adapter{nullptr};
 
  private:
   int64_t width_, heads_;

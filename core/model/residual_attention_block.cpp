@@ -11,7 +11,12 @@ ClipMlpImpl::ClipMlpImpl(int64_t width) {
   c_proj = register_module("c_proj", torch::nn::Linear(4 * width, width));
 }
 
-torch::Tensor ClipMlpImpl::forward(const torch::Tensor& x) { return c_proj(quick_gelu(c_fc(x))); }
+torch::Tensor ClipMlpImpl::forward(const torch::Tensor& x) {
+  if (!c_fc_adapter && !c_proj_adapter) return c_proj(quick_gelu(c_fc(x)));
+  auto h = c_fc_adapter ? c_fc_adapter->forward(x, c_fc->weight, c_fc->bias) : c_fc(x);
+  h = quick_gelu(h);
+  return c_proj_adapter ? c_proj_adapter->forward(h, c_proj->weight, c_proj->bias) : c_proj(h);
+}
 
 ResidualAttentionBlockImpl::ResidualAttentionBlockImpl(int64_t width, int64_t heads) {
   ln_1 = register_module("ln_1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})));

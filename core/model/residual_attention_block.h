@@ -7,6 +7,7 @@
 #include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 
+#include "model/linear_adapter.h"
 #include "model/multihead_self_attention.h"
 
 namespace hnclip {
@@ -17,6 +18,8 @@ class ClipMlpImpl : public torch::nn::Module {
   explicit ClipMlpImpl(int64_t width);
   torch::Tensor forward(const torch::Tensor& x);
   torch::nn::Linear c_fc{nullptr}, c_proj{nullptr};
+  // Optional low-rank adapters (`c_fc_adapter`, `c_proj_adapter`), attached by core/model/peft.h.
+  LinearAdapter c_fc_adapter{nullptr}, c_proj_adapter{nullptr};
 };
 TORCH_MODULE(ClipMlp);
 

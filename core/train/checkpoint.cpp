@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <set>
 
+#include "model/peft.h"
+
 namespace hnclip {
 
 namespace {
@@ -39,6 +41,7 @@ void save_checkpoint(const std::string& path, ClipModel& model, const Checkpoint
                         {"model", meta.model},    {"tokenizer", meta.tokenizer},
                         {"epoch", meta.epoch},    {"step", meta.step},
                         {"run_id", meta.run_id},  {"train_config", meta.train_config}};
+  if (const auto spec = adapter_spec(model)) header["adapters"] = *spec;
   torch::serialize::OutputArchive archive;
   archive.write("meta", c10::IValue(header.dump()));
   torch::serialize::OutputArchive weights;
@@ -82,6 +85,7 @@ CheckpointMeta read_checkpoint_meta(const std::string& path) {
     meta.step = header.at("step").get<int64_t>();
     meta.run_id = header.value("run_id", int64_t{0});
     meta.train_config = header.value("train_config", nlohmann::json());
+    meta.adapters = header.value("adapters", nlohmann::json());
   } catch (const std::exception& e) {
     throw CheckpointError("checkpoint " + path + ": bad header: " + e.what());
   }
@@ -94,6 +98,26 @@ void load_checkpoint_weights(const std::string& path, ClipModel& model,
   torch::serialize::InputArchive weights;
   if (!archive.try_read("model", weights)) {
     throw CheckpointError("checkpoint " + path + ": no 'model' weights");
+  }
+  // Adapter weights for a model without adapters: attach what the header describes first (the
+  // values are overwritten below), and take them off again if the file does not fit after all.
+  bool attached = false;
+  std::vector<bool> trainable_before;
+  bool file_has_adapters = false;
+  for (const auto& key : weights.keys()) file_has_adapters = file_has_adapters || is_adapter_parameter(key);
+  if (file_has_adapters && !has_adapters(model)) {
+    c10::IValue v;
+    AdapterSpec spec;
+    try {
+      if (!archive.try_read("meta", v) || !v.isString()) throw std::runtime_error("no 'meta' header");
+      nlohmann::json::parse(v.toStringRef()).at("adapters").get_to(spec);
+    } catch (const std::exception& e) {
+      throw CheckpointError("checkpoint " + path + " has adapter weights but no usable adapter spec in its header (" +
+                            e.what() + ")");
+    }
+    for (const auto& p : model->parameters()) trainable_before.push_back(p.requires_grad());
+    attach_adapters(model, spec, 0);
+    attached = true;
   }
   std::vector<std::string> missing, mismatched, unexpected;
   std::set<std::string> expected;
@@ -119,6 +143,11 @@ void load_checkpoint_weights(const std::string& path, ClipModel& model,
     if (!missing.empty()) msg += " missing keys: " + list(missing) + ";";
     if (!unexpected.empty()) msg += " unexpected keys: " + list(unexpected) + ";";
     if (!mismatched.empty()) msg += " shape mismatches: " + list(mismatched) + ";";
+    if (attached) {
+      remove_adapters(model);
+      auto params = model->parameters();
+      for (size_t i = 0; i < params.size(); ++i) params[i].set_requires_grad(trainable_before[i]);
+    }
     throw CheckpointError(msg);
   }
   // Only now, with everything checked, touch the model: a bad file changes nothing.

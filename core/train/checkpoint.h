@@ -33,6 +33,7 @@ struct CheckpointMeta {
   int64_t step = 0;             // optimiser steps completed when written
   int64_t run_id = 0;           // 0 = not from a run (e.g. the committed pretrained checkpoint)
   nlohmann::json train_config;  // the run's TrainConfig, or null
+  nlohmann::json adapters = nullptr;  // read only: the model's AdapterSpec (model/peft.h) when saved, or null
 };
 
 void save_checkpoint(const std::string& path, ClipModel& model, const CheckpointMeta& meta,
@@ -41,7 +42,10 @@ void save_checkpoint(const std::string& path, ClipModel& model, const Checkpoint
 CheckpointMeta read_checkpoint_meta(const std::string& path);
 
 // Copies the checkpoint's weights into `model` (same names and shapes required), and its
-// optimiser state into `optimizer` when both exist.
+// optimiser state into `optimizer` when both exist. A checkpoint of an adapted model (LoRA/DoRA)
+// into a model without adapters first attaches the adapters its header describes, so any reader
+// (evaluation, caption geometry, resume) gets the model that was trained; on any error the model
+// is left as it was.
 void load_checkpoint_weights(const std::string& path, ClipModel& model,
                              torch::optim::Optimizer* optimizer = nullptr);
 

@@ -46,6 +46,15 @@ void TrainConfig::validate() const {
   require(context_length >= 3, "--context-length must be >= 3");
   require(device == "auto" || device == "cpu" || device.rfind("cuda", 0) == 0,
           "--device must be auto, cpu or cuda[:N] (got '" + device + "')");
+  require(peft == "none" || peft == "lora" || peft == "dora",
+          "--peft must be none, lora or dora (got '" + peft + "')");
+  require(peft_rank >= 1, "--rank must be >= 1 (got " + std::to_string(peft_rank) + ")");
+  require(std::isfinite(peft_alpha) && peft_alpha > 0,
+          "--alpha must be finite and > 0 (got " + std::to_string(peft_alpha) + ")");
+  require(peft_towers == "image" || peft_towers == "text" || peft_towers == "both",
+          "--peft-towers must be image, text or both (got '" + peft_towers + "')");
+  require(precision == "auto" || precision == "fp32" || precision == "bf16",
+          "--precision must be auto, fp32 or bf16 (got '" + precision + "')");
 }
 
 void to_json(nlohmann::json& j, const TrainConfig& c) {
@@ -61,6 +70,11 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
       {"warmup_fraction", c.warmup_fraction}, {"grad_clip", c.grad_clip}, {"probe_every", c.probe_every}, {"gbar_snapshots", c.gbar_snapshots}, {"seed", c.seed},
       {"device", c.device}, {"threads", c.threads}, {"loader_workers", c.loader_workers},
       {"eval_at_start", c.eval_at_start}, {"name", c.name}};
+  j["peft"] = c.peft;
+  j["peft_rank"] = c.peft_rank;
+  j["peft_alpha"] = c.peft_alpha;
+  j["peft_towers"] = c.peft_towers;
+  j["precision"] = c.precision;
 }
 
 void from_json(const nlohmann::json& j, TrainConfig& c) {
@@ -81,6 +95,9 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   read_key(j, "seed", c.seed); read_key(j, "device", c.device); read_key(j, "threads", c.threads);
   read_key(j, "loader_workers", c.loader_workers); read_key(j, "eval_at_start", c.eval_at_start);
   read_key(j, "name", c.name);
+  read_key(j, "peft", c.peft); read_key(j, "peft_rank", c.peft_rank);
+  read_key(j, "peft_alpha", c.peft_alpha); read_key(j, "peft_towers", c.peft_towers);
+  read_key(j, "precision", c.precision);
 }
 
 }  // namespace hnclip

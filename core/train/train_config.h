@@ -38,6 +38,13 @@ struct TrainConfig {
   double logit_scale = 0.0;                // starting s; 0 = keep the checkpoint's (or 1/0.07)
   bool fixed_scale = false;                // true: s is not learned
 
+  // Parameter-efficient fine-tuning (core/model/peft.h): only the adapters (and s, unless
+  // --fixed-scale) train; every base weight is frozen.
+  std::string peft = "none";               // none | lora | dora
+  int64_t peft_rank = 8;                   // r
+  double peft_alpha = 16.0;                // α; the update is scaled by α / r
+  std::string peft_towers = "both";        // image | text | both
+
   // Optimisation.
   int epochs = 10;
   int64_t batch_size = 128;
@@ -53,6 +60,7 @@ struct TrainConfig {
   std::string device = "auto";             // auto | cpu | cuda | cuda:N
   int threads = 2;                         // LibTorch intra-op threads (measured on 2 cores: 2 beat 1 by 5-15%)
   int loader_workers = 1;                  // batch loader threads
+  std::string precision = "auto";          // auto (bf16 autocast on CUDA, fp32 on CPU) | fp32 | bf16
   bool eval_at_start = true;               // evaluate the starting point as epoch 0
   std::string name;
 

@@ -12,6 +12,8 @@
 
 #include "loss/hn_contrastive_loss.h"
 #include "loss/token_similarity.h"
+#include "model/peft.h"
+#include "train/autocast_guard.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
 #include "train/gradient_probe.h"
@@ -25,6 +27,7 @@ constexpr double kAdamBeta2 = 0.98;   // CLIP's fine-tuning betas
 constexpr double kAdamEps = 1e-6;
 constexpr int64_t kEvalBatch = 256;   // encoding batch for evaluation and frozen features
 constexpr uint64_t kSubsetStream = 0x5eed5b5e7ULL;  // separates the subset RNG from epoch RNGs
+constexpr uint64_t kAdapterStream = 0xada97e45ULL;  // seeds the adapters' initial A matrices
 
 using Clock = std::chrono::steady_clock;
 
@@ -75,7 +78,29 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
                       " is larger than the training split (" + std::to_string(subset) +
                       " images after --data-fraction " + fmt(config_.data_fraction) + ")");
   }
+  if (config_.peft != "none") {
+    // Adapters are attached here, before the optimiser sees the parameters: then only they (and
+    // the logit scale, below) are trainable, and a resumed run finds them before its checkpoint
+    // is loaded.
+    const AdapterSpec spec{adapter_kind_from_string(config_.peft), config_.peft_rank,
+                           config_.peft_alpha, config_.peft_towers};
+    if (const auto have = adapter_spec(model_)) {
+      if (!(*have == spec)) {
+        throw ConfigError("--peft " + config_.peft + ": the model already carries other adapters (" +
+                          nlohmann::json(*have).dump() + ")");
+      }
+    } else {
+      attach_adapters(model_, spec, mix_seed(config_.seed, kAdapterStream));
+    }
+  } else if (has_adapters(model_)) {
+    throw ConfigError("--peft none: the model carries adapters; merge them into the weights first");
+  }
   device_ = resolve_device(config_.device);
+  try {
+    use_bf16_autocast(config_.precision, device_.type());
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(e.what());
+  }
   model_->to(device_);
   torch::NoGradGuard no_grad;
   if (config_.logit_scale > 0) model_->logit_scale.fill_(std::log(config_.logit_scale));
@@ -223,6 +248,8 @@ TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop)
 
   const double gamma = c.loss_gamma;
   const bool token_term = c.loss_token_weight > 0;
+  // Mixed precision: the encoders run under bf16 autocast (by default on CUDA only), the loss in fp32.
+  const bool bf16 = use_bf16_autocast(c.precision, device_.type());
   double train_seconds = start.completed_seconds;
   for (int epoch = start.completed_epochs + 1; epoch <= c.epochs; ++epoch) {
     model_->train();
@@ -245,8 +272,21 @@ TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop)
 
       const auto images = batch.images.to(device_);
       const auto tokens = batch.tokens.to(device_);
-      auto img = model_->encode_image(images, token_term);
-      auto txt = model_->encode_text(tokens, token_term);
+      ImageFeatures img;
+      TextFeatures txt;
+      {
+        AutocastGuard autocast(device_.type(), bf16);
+        img = model_->encode_image(images, token_term);
+        txt = model_->encode_text(tokens, token_term);
+      }
+      if (bf16) {
+        img.pooled = img.pooled.to(torch::kFloat);
+        txt.pooled = txt.pooled.to(torch::kFloat);
+        if (token_term) {
+          img.patches = img.patches.to(torch::kFloat);
+          txt.tokens = txt.tokens.to(torch::kFloat);
+        }
+      }
       const auto v = l2_normalize(img.pooled);
       const auto t = l2_normalize(txt.pooled);
       const auto s = model_->scale();
