@@ -53,10 +53,9 @@ std::string joined(const std::vector<std::string>& names) {
 
 ClipConfig infer_clip_config(const StateDict& sd, const std::string& source) {
   const auto m = by_name(sd);
-  if (!m.count("visual.conv1.weight") || m.count("visual.layer1.0.conv1.weight")) {
-    bool resnet = false;
-    for (const auto& [k, v] : m) resnet = resnet || k.rfind("visual.layer1.", 0) == 0;
-    if (resnet) {
+  // OpenAI's ModifiedResNet towers also have a visual.conv1 (their stem), so look for its stages.
+  for (const auto& [k, v] : m) {
+    if (k.rfind("visual.layer1.", 0) == 0) {
       throw StateDictError(source + ": ResNet CLIP not supported (only ViT image towers)");
     }
   }

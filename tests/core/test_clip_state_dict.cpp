@@ -160,7 +160,7 @@ TEST_F(ReferenceCheckpoints, StretchedToLongClipKeepsShortCaptions) {
 StateDict fake_clip_state_dict(const ClipConfig& c) {
   StateDict sd;
   const auto put = [&](const std::string& name, std::vector<int64_t> shape) {
-    sd.emplace_back(name, torch::zeros({1}).expand(shape));
+    sd.emplace_back(name, torch::zeros({}).expand(shape));
   };
   const auto blocks = [&](const std::string& prefix, int64_t layers, int64_t w) {
     for (int64_t i = 0; i < layers; ++i) {
