@@ -1,49 +1,282 @@
-// INTERIM SHIM until wt-archive's state_dict_file lands (take theirs on merge).
 #include "model/state_dict_file.h"
 
+#include <caffe2/serialize/inline_container.h>
 #include <torch/script.h>
-#include <torch/serialize.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <memory>
+#include <set>
+
+#include "model/torch_unpickler.h"
 
 namespace hnclip {
 
-StateDict read_state_dict_file(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw StateDictError(path + ": no such file");
+namespace {
+constexpr char kZipMagic[] = {'P', 'K', '\x03', '\x04'};
+constexpr unsigned char kPickleProto = 0x80;  // a legacy (pre-1.6) torch.save file starts as a bare pickle
+constexpr const char* kPickleRecord = "data.pkl";
+constexpr const char* kTorchScriptRecord = "constants.pkl";  // only TorchScript archives have it
+constexpr size_t kMaxErrorDetail = 300;
+
+std::string where(const std::string& path) { return "state dict file " + path + ": "; }
+
+std::string short_what(const c10::Error& e) {
+  std::string s = e.what_without_backtrace();
+  if (const auto nl = s.find('\n'); nl != std::string::npos) s.resize(nl);
+  return s.substr(0, kMaxErrorDetail);
+}
+
+// What the first bytes say the file is, before any zip reader sees it (its errors are cryptic).
+void check_magic(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  StateDict out;
-  try {
-    auto v = torch::pickle_load(bytes);
-    if (v.isGenericDict()) {
-      for (const auto& e : v.toGenericDict()) {
-        if (e.value().isTensor()) out.emplace_back(e.key().toStringRef(), e.value().toTensor());
-      }
-      return out;
-    }
-  } catch (const c10::Error&) {
+  if (!in) {
+    throw StateDictError(where(path) + (std::filesystem::exists(path) ? "cannot be opened" : "no such file"));
   }
-  try {
-    auto m = torch::jit::load(path);
-    for (const auto& p : m.named_parameters()) out.emplace_back(p.name, p.value);
-    for (const auto& b : m.named_buffers()) out.emplace_back(b.name, b.value);
-    for (const auto& a : m.named_attributes(false)) {
-      if (a.value.isInt()) out.emplace_back(a.name, torch::tensor(a.value.toInt()));
-    }
-    return out;
-  } catch (const c10::Error& e) {
-    throw StateDictError(path + ": not a readable state dict");
+  char head[sizeof(kZipMagic)] = {};
+  in.read(head, sizeof(head));
+  const auto n = static_cast<size_t>(in.gcount());
+  if (n >= 1 && static_cast<unsigned char>(head[0]) == kPickleProto) {
+    throw StateDictError(where(path) +
+                         "legacy (non-zip) torch.save format, not supported; re-save it with a "
+                         "current PyTorch (torch.save(torch.load(f), f))");
+  }
+  if (n < sizeof(kZipMagic) || std::memcmp(head, kZipMagic, sizeof(kZipMagic)) != 0) {
+    throw StateDictError(where(path) + "not a zip archive (neither torch.save nor torch.jit.save output)");
   }
 }
 
-void write_state_dict_file(const std::string& path, const StateDict& sd) {
-  c10::Dict<std::string, torch::Tensor> d;
-  for (const auto& [k, v] : sd) d.insert(k, v);
-  const auto bytes = torch::pickle_save(c10::IValue(d));
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+std::pair<std::shared_ptr<const void>, size_t> record(caffe2::serialize::PyTorchStreamReader& reader,
+                                                      const std::string& path, const std::string& name) {
+  if (!reader.hasRecord(name)) throw StateDictError(where(path) + "missing record " + name);
+  try {
+    auto [data, size] = reader.getRecord(name);
+    auto holder = std::make_shared<at::DataPtr>(std::move(data));
+    return {std::shared_ptr<const void>(holder, holder->get()), size};
+  } catch (const c10::Error& e) {
+    throw StateDictError(where(path) + "cannot read record " + name + " (" + short_what(e) + ")");
+  }
+}
+
+bool all_tensors(const PickleValue& dict) {
+  for (size_t i = 0; i + 1 < dict.items.size(); i += 2) {
+    if (dict.items[i]->kind != PickleValue::Kind::String || dict.items[i + 1]->kind != PickleValue::Kind::Tensor) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The dict of tensors inside what data.pkl holds: the top level, or "state_dict" / "model" under it
+// (training scripts often save {"epoch": ..., "state_dict": ...}).
+const PickleValue& tensor_dict(const PickleValuePtr& top, const std::string& path) {
+  if (top->kind != PickleValue::Kind::Dict) {
+    throw StateDictError(where(path) + "holds a " + top->kind_name() + ", not a dict of tensors");
+  }
+  if (all_tensors(*top)) return *top;
+  for (const char* key : {"state_dict", "model"}) {
+    if (auto v = top->get(key); v && v->kind == PickleValue::Kind::Dict && all_tensors(*v)) return *v;
+  }
+  std::string offender;
+  for (size_t i = 0; i + 1 < top->items.size() && offender.empty(); i += 2) {
+    if (top->items[i + 1]->kind != PickleValue::Kind::Tensor) {
+      const auto& k = top->items[i];
+      offender = (k->kind == PickleValue::Kind::String ? "'" + k->text + "'" : "a " + k->kind_name() + " key") +
+                 " holds a " + top->items[i + 1]->kind_name();
+    }
+  }
+  throw StateDictError(where(path) + "not a dict of tensors (" + offender +
+                       ") and no 'state_dict' or 'model' dict of tensors under it");
+}
+
+StateDict read_pickled(caffe2::serialize::PyTorchStreamReader& reader, const std::string& path) {
+  const auto [pkl, pkl_size] = record(reader, path, kPickleRecord);
+  TorchUnpickler unpickler(pkl.get(), pkl_size,
+                           [&](const std::string& key) { return record(reader, path, "data/" + key); });
+  PickleValuePtr top;
+  try {
+    top = unpickler.load();
+  } catch (const UnpicklingError& e) {
+    throw StateDictError(where(path) + kPickleRecord + ": " + e.what());
+  }
+  const auto& dict = tensor_dict(top, path);
+  StateDict out;
+  for (size_t i = 0; i + 1 < dict.items.size(); i += 2) out.emplace_back(dict.items[i]->text, dict.items[i + 1]->tensor);
+  return out;
+}
+
+// Python's state_dict() order: a module's own parameters, its own buffers, then its children.
+void collect_script_tensors(const torch::jit::Module& module, const std::string& prefix, StateDict& out) {
+  for (const auto& p : module.named_parameters(false)) out.emplace_back(prefix + p.name, p.value.detach().contiguous());
+  for (const auto& b : module.named_buffers(false)) out.emplace_back(prefix + b.name, b.value.detach().contiguous());
+  for (const auto& child : module.named_children()) collect_script_tensors(child.value, prefix + child.name + ".", out);
+}
+
+StateDict read_torchscript(const std::string& path) {
+  torch::jit::Module module;
+  try {
+    module = torch::jit::load(path, torch::kCPU);
+  } catch (const c10::Error& e) {
+    throw StateDictError(where(path) + "cannot load TorchScript archive (" + short_what(e) + ")");
+  }
+  StateDict out;
+  collect_script_tensors(module, "", out);
+  return out;
+}
+
+const char* storage_type(c10::ScalarType t) {
+  switch (t) {
+    case c10::kFloat: return "FloatStorage";
+    case c10::kDouble: return "DoubleStorage";
+    case c10::kHalf: return "HalfStorage";
+    case c10::kBFloat16: return "BFloat16Storage";
+    case c10::kLong: return "LongStorage";
+    case c10::kInt: return "IntStorage";
+    case c10::kShort: return "ShortStorage";
+    case c10::kChar: return "CharStorage";
+    case c10::kByte: return "ByteStorage";
+    case c10::kBool: return "BoolStorage";
+    case c10::kComplexFloat: return "ComplexFloatStorage";
+    case c10::kComplexDouble: return "ComplexDoubleStorage";
+    default: return nullptr;
+  }
+}
+
+// Emits the protocol-2 pickle that torch.save writes for an OrderedDict of tensors (without the
+// memo, which unpicklers do not need).
+class PickleWriter {
+ public:
+  void proto() { out_ += "\x80\x02"; }
+  void global(const std::string& module, const std::string& name) { out_ += "c" + module + "\n" + name + "\n"; }
+  void op(char c) { out_ += c; }
+  void str(const std::string& s) {
+    op('X');
+    u32(static_cast<uint32_t>(s.size()));
+    out_ += s;
+  }
+  void integer(int64_t v) {
+    if (v >= INT32_MIN && v <= INT32_MAX) {
+      op('J');
+      u32(static_cast<uint32_t>(static_cast<int32_t>(v)));
+    } else {
+      out_ += '\x8a';
+      out_ += '\x08';
+      for (int i = 0; i < 8; ++i) out_ += static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff);
+    }
+  }
+  void int_tuple(c10::IntArrayRef values) {
+    op('(');
+    for (auto v : values) integer(v);
+    op('t');
+  }
+  void empty_ordered_dict() {
+    global("collections", "OrderedDict");
+    op(')');
+    op('R');
+  }
+  const std::string& bytes() const { return out_; }
+
+ private:
+  void u32(uint32_t v) {
+    for (int i = 0; i < 4; ++i) out_ += static_cast<char>((v >> (8 * i)) & 0xff);
+  }
+  std::string out_;
+};
+}  // namespace
+
+StateDict read_state_dict_file(const std::string& path) {
+  check_magic(path);
+  std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
+  try {
+    reader = std::make_unique<caffe2::serialize::PyTorchStreamReader>(path);
+  } catch (const c10::Error& e) {
+    throw StateDictError(where(path) + "unreadable zip archive, truncated or corrupt (" + short_what(e) + ")");
+  }
+  if (reader->hasRecord(kTorchScriptRecord)) {
+    reader.reset();
+    return read_torchscript(path);
+  }
+  return read_pickled(*reader, path);
+}
+
+void write_state_dict_file(const std::string& path, const StateDict& tensors) {
+  std::set<std::string> seen;
+  std::vector<at::Tensor> storages;
+  PickleWriter pkl;
+  pkl.proto();
+  pkl.empty_ordered_dict();
+  pkl.op('(');
+  for (const auto& [name, tensor] : tensors) {
+    if (!seen.insert(name).second) throw StateDictError(where(path) + "duplicate key " + name);
+    if (!tensor.defined()) throw StateDictError(where(path) + "key " + name + " holds no tensor");
+    const char* type = storage_type(tensor.scalar_type());
+    if (type == nullptr) {
+      throw StateDictError(where(path) + "key " + name + ": dtype " + std::string(c10::toString(tensor.scalar_type())) +
+                           " has no torch.save storage type");
+    }
+    auto t = tensor.detach().to(torch::kCPU).contiguous();
+    const std::string key = std::to_string(storages.size());
+    pkl.str(name);
+    pkl.global("torch._utils", "_rebuild_tensor_v2");
+    pkl.op('(');
+    pkl.op('(');  // persistent id ('storage', type, key, location, numel)
+    pkl.str("storage");
+    pkl.global("torch", type);
+    pkl.str(key);
+    pkl.str("cpu");
+    pkl.integer(t.numel());
+    pkl.op('t');
+    pkl.op('Q');
+    pkl.integer(0);  // storage offset
+    pkl.int_tuple(t.sizes());
+    pkl.int_tuple(t.strides());
+    pkl.op('\x89');  // requires_grad = False
+    pkl.empty_ordered_dict();  // backward hooks
+    pkl.op('t');
+    pkl.op('R');
+    storages.push_back(t);
+  }
+  pkl.op('u');
+  pkl.op('.');
+
+  const auto parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  try {
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      if (!out) throw StateDictError(where(path) + "cannot create " + tmp);
+      // The function-writer constructor names the archive folder "archive", as torch.save does.
+      caffe2::serialize::PyTorchStreamWriter writer([&out](const void* buf, size_t n) -> size_t {
+        out.write(static_cast<const char*>(buf), static_cast<std::streamsize>(n));
+        return out ? n : 0;
+      });
+      writer.writeRecord(kPickleRecord, pkl.bytes().data(), pkl.bytes().size());
+      for (size_t i = 0; i < storages.size(); ++i) {
+        const auto& t = storages[i];
+        static const char kEmpty = 0;
+        const void* data = t.numel() > 0 ? t.data_ptr() : &kEmpty;
+        writer.writeRecord("data/" + std::to_string(i), data, t.numel() * t.element_size());
+      }
+      writer.writeEndOfFile();
+      out.close();
+      if (!out) throw StateDictError(where(path) + "write failed (" + tmp + ")");
+    }
+    std::filesystem::rename(tmp, path);  // atomic on one file system
+  } catch (const c10::Error& e) {
+    std::filesystem::remove(tmp, ec);
+    throw StateDictError(where(path) + "write failed (" + short_what(e) + ")");
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::filesystem::remove(tmp, ec);
+    throw StateDictError(where(path) + "write failed (" + e.what() + ")");
+  } catch (...) {
+    std::filesystem::remove(tmp, ec);
+    throw;
+  }
 }
 
 }  // namespace hnclip
