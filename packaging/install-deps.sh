@@ -16,6 +16,7 @@ build_pkgs=(
   libopenblas0-pthread    # optimised BLAS; without it LibTorch falls back to the ~57x slower reference BLAS
   libopencv-dev libsqlite3-dev nlohmann-json3-dev libcli11-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
+  zlib1g-dev              # gzip reader for the CLIP BPE vocabulary
 )
 test_pkgs=(
   libgtest-dev libgmock-dev libbenchmark-dev

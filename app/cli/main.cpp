@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   add("stats", add_stats_command(app));
   add("neighbors", add_neighbors_command(app));
   add("encode", add_encode_command(app));
+  add("tokenize", add_tokenize_command(app));
 
   try {
     app.parse(argc, argv);

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "text/clip_bpe_tokenizer.h"
 #include "text/word_tokenizer.h"
 
 namespace hnclip {
@@ -15,6 +16,7 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const nlohmann::json& j) {
   if (!it->is_string()) throw std::runtime_error("tokenizer JSON: key \"kind\" must be a string, got " + it->dump());
   const auto kind = it->get<std::string>();
   if (kind == "word") return std::make_unique<WordTokenizer>(WordTokenizer::from_json(j));
+  if (kind == "clip-bpe") return ClipBpeTokenizer::from_json(j);
   throw std::runtime_error("tokenizer JSON: unknown tokenizer kind \"" + kind + "\"");
 }
 

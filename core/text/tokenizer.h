@@ -1,6 +1,6 @@
 #pragma once
 // Tokenizer: turns a caption into a fixed-length row of token ids for the text tower.
-// Implementations: WordTokenizer (built-in benchmark) and, later, the CLIP byte-level BPE.
+// Implementations: WordTokenizer (built-in benchmark) and ClipBpeTokenizer (OpenAI CLIP's BPE).
 // Thread-safety: encode() is const and must be safe to call from several loader threads at once.
 
 #include <cstdint>

@@ -1,0 +1,82 @@
+// End-to-end tests of `hnclip tokenize` (issue 4): CLIP's ids for known captions in both output
+// forms, truncation to --context keeping the end token, "--" before texts, and usage errors
+// exiting 2 with one line naming the flag.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+#include "support/test_dirs.h"
+
+namespace {
+
+using nlohmann::json;
+using hnclip::test::expect_one_line_error;
+using Result = hnclip::test::CliResult;
+using Ids = std::vector<int64_t>;
+
+const std::string kVocab = std::string(HNCLIP_SHARED_DIR) + "/data/bpe_simple_vocab_16e6.txt.gz";
+
+Result tokenize(const std::string& args) { return hnclip::test::run_hnclip("tokenize " + args); }
+
+TEST(CliTokenize, JsonHasOneRowPerTextWithStartAndEnd) {
+  const auto r = tokenize("--vocab " + kVocab + " --json 'a photo of a cat' 'Hello, world!' ''");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  ASSERT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  const auto j = json::parse(r.out);
+  ASSERT_EQ(j.size(), 1u);
+  ASSERT_EQ(j["ids"].size(), 3u);
+  EXPECT_EQ(j["ids"][0].get<Ids>(), (Ids{49406, 320, 1125, 539, 320, 2368, 49407}));
+  EXPECT_EQ(j["ids"][1].get<Ids>(), (Ids{49406, 3306, 267, 1002, 256, 49407}));
+  EXPECT_EQ(j["ids"][2].get<Ids>(), (Ids{49406, 49407}));
+}
+
+TEST(CliTokenize, PlainOutputIsOneLinePerText) {
+  const auto r = tokenize("--vocab " + kVocab + " 'a dog' 'A   DOG'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "49406 320 1929 49407\n49406 320 1929 49407\n");
+}
+
+TEST(CliTokenize, ContextTruncatesKeepingTheEndToken) {
+  auto r = tokenize("--vocab " + kVocab + " --context 4 --json 'a photo of a cat'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["ids"][0].get<Ids>(), (Ids{49406, 320, 1125, 49407}));
+  std::string long_text;
+  for (int i = 0; i < 100; ++i) long_text += "cat ";
+  r = tokenize("--vocab " + kVocab + " --context 248 --json '" + long_text + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["ids"][0].size(), 102u);  // not cut at 77, no padding
+  r = tokenize("--vocab " + kVocab + " --json '" + long_text + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto ids = json::parse(r.out)["ids"][0].get<Ids>();
+  ASSERT_EQ(ids.size(), 77u);  // CLIP's default context
+  EXPECT_EQ(ids.back(), 49407);
+  EXPECT_EQ(ids[75], 2368);
+}
+
+TEST(CliTokenize, DoubleDashLetsATextStartWithADash) {
+  const auto r = tokenize("--vocab " + kVocab + " -- '-a dog' '- a dog'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto nl = r.out.find('\n');
+  ASSERT_NE(nl, std::string::npos);
+  EXPECT_EQ(r.out.substr(0, nl + 1), r.out.substr(nl + 1));
+  EXPECT_EQ(std::count(r.out.begin(), r.out.begin() + static_cast<long>(nl), ' '), 4) << r.out;  // 5 ids
+}
+
+TEST(CliTokenize, UsageErrorsNameTheFlag) {
+  expect_one_line_error(tokenize("'a dog'"), 2, "--vocab");
+  expect_one_line_error(tokenize("--vocab /nonexistent/bpe.txt.gz 'a dog'"), 2, "/nonexistent/bpe.txt.gz");
+  expect_one_line_error(tokenize("--vocab /nonexistent/bpe.txt.gz 'a dog'"), 2, "--vocab");
+  expect_one_line_error(tokenize("--vocab " + kVocab + " --context 1 'a dog'"), 2, "--context");
+  expect_one_line_error(tokenize("--vocab " + kVocab + " --context x 'a dog'"), 2, "--context");
+  expect_one_line_error(tokenize("--vocab " + kVocab), 2, "text");
+  hnclip::test::ScratchDir dir;
+  hnclip::test::write_text_file(dir / "plain.txt", "#version: 0.2\na b\n");
+  expect_one_line_error(tokenize("--vocab " + (dir / "plain.txt").string() + " 'a dog'"), 2, "gzip");
+}
+
+}  // namespace
