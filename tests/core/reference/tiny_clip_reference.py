@@ -209,6 +209,7 @@ def main():
                 result["image"] = model.encode_image(torch.stack([png_tensor(p) for p in a.image])).tolist()
             if a.tokens:
                 rows = [[int(v) for v in t.split(",")] for t in a.tokens]
+                rows = [r + [0] * (CONTEXT - len(r)) for r in rows]   # padded to the context
                 result["text"] = model.encode_text(torch.tensor(rows)).tolist()
         with open(os.path.join(a.out, "reference.json"), "w") as f:
             json.dump(result, f)
