@@ -11,10 +11,14 @@
 namespace hnclip {
 
 ModelSource open_model_source(const std::string& path, const std::string& vocab,
-                              const std::string& flag, bool need_tokenizer) {
+                              const std::string& flag, bool need_tokenizer, bool long_clip) {
   ModelSource s;
   s.path = path;
   s.workbench = is_workbench_checkpoint(path);
+  if (s.workbench && long_clip) {
+    throw ConfigError("--long-clip stretches an OpenAI CLIP state dict, but " + flag + " " + path +
+                      " is a workbench checkpoint");
+  }
   if (s.workbench) {
     const auto meta = read_checkpoint_meta(path);
     s.shape = meta.model;
@@ -29,6 +33,7 @@ ModelSource open_model_source(const std::string& path, const std::string& vocab,
   }
   if (!vocab.empty() && !std::filesystem::is_regular_file(vocab)) throw ConfigError("--vocab " + vocab + ": no such file");
   s.clip_weights = read_state_dict_file(path);
+  if (long_clip) s.clip_weights = long_clip_from_clip_state_dict(s.clip_weights, path);
   s.shape = infer_clip_config(s.clip_weights, path);
   if (vocab.empty()) return s;
   s.tokenizer = {{"kind", "clip-bpe"}, {"vocab_path", vocab}, {"context_length", s.shape.context_length}};

@@ -26,8 +26,11 @@ struct ModelSource {
 // and "--vocab" are what error messages name: ConfigError when a CLIP file comes without a
 // readable --vocab, CheckpointError / StateDictError for an unreadable or unfitting file.
 // With need_tokenizer false a CLIP file may come without --vocab (tokenizer then stays null).
+// With long_clip a 77-position CLIP file becomes a Long-CLIP one (long_clip_from_clip_state_dict);
+// a workbench checkpoint is then refused with ConfigError naming --long-clip.
 ModelSource open_model_source(const std::string& path, const std::string& vocab,
-                              const std::string& flag, bool need_tokenizer = true);
+                              const std::string& flag, bool need_tokenizer = true,
+                              bool long_clip = false);
 
 // Copies the source's weights into `model` (built with source.shape).
 void load_model_source_weights(const ModelSource& source, ClipModel& model);

@@ -23,7 +23,7 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
   // Checkpoint problems are found before the (possibly long) benchmark generation. --init may be
   // a workbench checkpoint or an OpenAI / Long-CLIP state dict (then --vocab is needed).
   std::optional<ModelSource> init_source;
-  if (!init.empty()) init_source = open_model_source(init, config.vocab, "--init");
+  if (!init.empty()) init_source = open_model_source(init, config.vocab, "--init", true, config.long_clip);
   std::optional<CheckpointMeta> meta;
   if (!shape_checkpoint.empty()) meta = read_checkpoint_meta(shape_checkpoint);
 

@@ -142,6 +142,25 @@ TEST(CliEncode, TrainStartsFromAClipStateDictAndEncodesItsCheckpoint) {
   const auto got = json::parse(enc.out);
   ASSERT_EQ(got.at("text").size(), 1u);
   EXPECT_EQ(got.at("text")[0].size(), 64u);  // the reference model's embedding width
+
+  // --long-clip: the 77-position file stretched to Long-CLIP's 248 positions (20 frozen); the
+  // run's checkpoint keeps that shape.
+  const auto long_run = run_hnclip(train + " --long-clip --vocab " + vocab_path() + " --json" + common);
+  ASSERT_EQ(long_run.code, 0) << long_run.err;
+  EXPECT_EQ(json::parse(long_run.out).at("config").at("long_clip"), true);
+  std::string long_checkpoint;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "checkpoints" / "run-2")) {
+    if (e.path().extension() == ".pt") long_checkpoint = e.path().string();
+  }
+  ASSERT_FALSE(long_checkpoint.empty());
+  const auto described = run_hnclip("encode --checkpoint " + long_checkpoint + " --text 'a red circle'");
+  ASSERT_EQ(described.code, 0) << described.err;
+  EXPECT_NE(described.out.find("context 248"), std::string::npos) << described.out;
+  EXPECT_NE(described.out.find("(Long-CLIP)"), std::string::npos) << described.out;
+  // A workbench checkpoint cannot be stretched: a usage error naming the flag.
+  hnclip::test::expect_one_line_error(
+      run_hnclip("train --benchmark-size small --epochs 1 --long-clip --init " + checkpoint + common), 2,
+      "--long-clip");
 }
 
 }  // namespace
