@@ -21,6 +21,7 @@ CommandAction add_benchmark_command(CLI::App& app);
 CommandAction add_probes_command(CLI::App& app);
 CommandAction add_stats_command(CLI::App& app);
 CommandAction add_neighbors_command(CLI::App& app);
+CommandAction add_encode_command(CLI::App& app);
 CommandAction add_tokenize_command(CLI::App& app);
 CommandAction add_export_command(CLI::App& app);
 

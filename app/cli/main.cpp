@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   add("probes", add_probes_command(app));
   add("stats", add_stats_command(app));
   add("neighbors", add_neighbors_command(app));
+  add("encode", add_encode_command(app));
   add("tokenize", add_tokenize_command(app));
   add("export", add_export_command(app));
 

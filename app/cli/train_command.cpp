@@ -53,7 +53,9 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
   cmd->add_option("--device", c.device, "auto | cpu | cuda | cuda:N")->capture_default_str();
   cmd->add_option("--threads", c.threads, "LibTorch intra-op threads (OpenBLAS is held to 1 so the two do not oversubscribe)")->capture_default_str();
   cmd->add_option("--loader-workers", c.loader_workers, "batch loader threads")->capture_default_str();
-  cmd->add_option("--init", c.init, "checkpoint to start from ('pretrained' = the committed tiny checkpoint)");
+  cmd->add_option("--init", c.init, "checkpoint to start from: a workbench checkpoint ('pretrained' = the committed tiny one) or an OpenAI CLIP / Long-CLIP ViT state dict (.pt)");
+  cmd->add_option("--vocab", c.vocab, "CLIP BPE vocabulary (bpe_simple_vocab_16e6.txt.gz), needed with an OpenAI / Long-CLIP --init");
+  cmd->add_flag("--long-clip", c.long_clip, "start Long-CLIP from a 77-position CLIP --init: positions stretched to 248, the first 20 frozen");
   cmd->add_option("--name", c.name, "run name");
   cmd->add_option("--peft", c.peft, "parameter-efficient fine-tuning: none (all weights train), lora or dora (only adapters train)")
       ->check(CLI::IsMember({"none", "lora", "dora"}))->capture_default_str();

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "data/benchmark_registry.h"
+#include "job/model_source.h"
 #include "job/workbench_paths.h"
 #include "model/peft.h"
 #include "text/word_tokenizer.h"
@@ -20,11 +21,12 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
   RunAssets a;
   ClipConfig shape;
   const std::string init = resolve_init_checkpoint(config.init);
-  const std::string meta_source = !shape_checkpoint.empty() ? shape_checkpoint : init;
-  // Checkpoint problems are found before the (possibly long) benchmark generation.
+  // Checkpoint problems are found before the (possibly long) benchmark generation. --init may be
+  // a workbench checkpoint or an OpenAI / Long-CLIP state dict (then --vocab is needed).
+  std::optional<ModelSource> init_source;
+  if (!init.empty()) init_source = open_model_source(init, config.vocab, "--init", true, config.long_clip);
   std::optional<CheckpointMeta> meta;
-  if (!meta_source.empty()) meta = read_checkpoint_meta(meta_source);
-  if (!init.empty() && init != meta_source) read_checkpoint_meta(init);
+  if (!shape_checkpoint.empty()) meta = read_checkpoint_meta(shape_checkpoint);
 
   BenchmarkSpec spec{config.benchmark, config.benchmark_size, config.data_seed,
                      config.benchmark_root, cache_dir};
@@ -32,12 +34,16 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
   auto train_samples = a.benchmark->split(config.train_split);
   auto test_samples = a.benchmark->split(config.test_split);
 
-  if (meta) {
-    a.tokenizer = tokenizer_from_json(meta->tokenizer);
-    shape = meta->model;
+  // The run's own checkpoint decides the shape when resuming, else --init.
+  const std::string meta_source = meta ? shape_checkpoint : init;
+  if (meta || init_source) {
+    a.tokenizer = tokenizer_from_json(meta ? meta->tokenizer : init_source->tokenizer);
+    shape = meta ? meta->model : init_source->shape;
     if (!config.model.empty()) {
       // An explicit --model must describe the checkpoint's shape, or the user is told why not.
-      const auto wanted = clip_preset(config.model, shape.vocab_size, shape.context_length);
+      // (Presets name the ViT shape; Long-CLIP's frozen positions are the file's own matter.)
+      auto wanted = clip_preset(config.model, shape.vocab_size, shape.context_length);
+      wanted.frozen_positions = shape.frozen_positions;
       const auto diff = describe_differences(shape, wanted);
       if (!diff.empty()) {
         throw CheckpointError("checkpoint " + meta_source + " does not fit --model " + config.model +
@@ -52,8 +58,9 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
                         a.tokenizer->context_length());
   }
   a.model = make_clip_model(shape, config.seed);
-  if (!init.empty()) {
-    load_checkpoint_weights(init, a.model);
+  if (init_source) {
+    load_model_source_weights(*init_source, a.model);
+    init_source->clip_weights.clear();  // the model holds the weights now
     // A starting point is a plain model: adapters of an adapted --init checkpoint are folded into
     // its weights (a --peft run then attaches fresh ones).
     if (has_adapters(a.model)) {

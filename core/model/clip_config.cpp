@@ -24,6 +24,8 @@ void ClipConfig::validate() const {
   require(context_length >= 3, "context_length must be >= 3");
   require(vocab_size >= 3, "vocab_size must be >= 3");
   require(embed_dim > 0, "embed_dim must be > 0");
+  require(frozen_positions >= 0 && frozen_positions < context_length,
+          "frozen_positions must be in [0, context_length)");
 }
 
 bool ClipConfig::operator==(const ClipConfig& o) const {
@@ -31,7 +33,8 @@ bool ClipConfig::operator==(const ClipConfig& o) const {
          vision_width == o.vision_width && vision_layers == o.vision_layers &&
          vision_heads == o.vision_heads && context_length == o.context_length &&
          vocab_size == o.vocab_size && text_width == o.text_width &&
-         text_layers == o.text_layers && text_heads == o.text_heads && embed_dim == o.embed_dim;
+         text_layers == o.text_layers && text_heads == o.text_heads && embed_dim == o.embed_dim &&
+         frozen_positions == o.frozen_positions;
 }
 
 std::vector<std::string> clip_preset_names() {
@@ -77,7 +80,7 @@ void to_json(nlohmann::json& j, const ClipConfig& c) {
                      {"vision_heads", c.vision_heads},     {"context_length", c.context_length},
                      {"vocab_size", c.vocab_size},         {"text_width", c.text_width},
                      {"text_layers", c.text_layers},       {"text_heads", c.text_heads},
-                     {"embed_dim", c.embed_dim}};
+                     {"embed_dim", c.embed_dim},           {"frozen_positions", c.frozen_positions}};
 }
 
 void from_json(const nlohmann::json& j, ClipConfig& c) {
@@ -94,6 +97,9 @@ void from_json(const nlohmann::json& j, ClipConfig& c) {
   get("vocab_size", c.vocab_size); get("text_width", c.text_width);
   get("text_layers", c.text_layers); get("text_heads", c.text_heads);
   get("embed_dim", c.embed_dim);
+  // Absent in checkpoints written before Long-CLIP support: those are plain CLIP.
+  c.frozen_positions = 0;
+  if (j.contains("frozen_positions")) get("frozen_positions", c.frozen_positions);
 }
 
 }  // namespace hnclip

@@ -22,6 +22,10 @@ struct ClipConfig {
   int64_t text_width = 64;
   int64_t text_layers = 2;
   int64_t text_heads = 2;
+  // Long-CLIP: the first frozen_positions rows of the text position table stay frozen (they carry
+  // what the 77-position CLIP learnt best) and a second, trainable table positional_embedding_res
+  // serves positions frozen_positions.. ; 0 = plain CLIP (one trainable table).
+  int64_t frozen_positions = 0;
   // Joint embedding.
   int64_t embed_dim = 64;
 

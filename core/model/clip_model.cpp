@@ -27,10 +27,21 @@ ClipModelImpl::ClipModelImpl(const ClipConfig& config) : config_(config) {
   text_projection = register_parameter("text_projection", torch::empty({c.text_width, c.embed_dim}));
   logit_scale = register_parameter("logit_scale", torch::full({}, std::log(kInitialLogitScale)));
 
+  if (c.frozen_positions > 0) {
+    positional_embedding_res = register_parameter("positional_embedding_res",
+                                                  torch::empty({c.context_length, c.text_width}));
+  }
+
   // Initialisation as OpenAI CLIP's initialize_parameters (text tower and attention/MLP blocks).
   torch::NoGradGuard no_grad;
   torch::nn::init::normal_(token_embedding->weight, 0.0, kTokenEmbeddingStd);
   torch::nn::init::normal_(positional_embedding, 0.0, kPositionalStd);
+  if (positional_embedding_res.defined()) {
+    // Same start in both tables, as Long-CLIP's load_from_clip leaves them; only the rows past
+    // frozen_positions of the second one are ever used and trained.
+    positional_embedding_res.copy_(positional_embedding);
+    positional_embedding.set_requires_grad(false);
+  }
   auto init_blocks = [](Transformer& t) {
     const double w = static_cast<double>(t->width);
     const double proj_std = std::pow(w, -0.5) * std::pow(2.0 * t->layers, -0.5);
@@ -59,7 +70,7 @@ TextFeatures ClipModelImpl::encode_text(const torch::Tensor& all_tokens, bool wi
   const int64_t used = all_tokens.argmax(-1).max().item<int64_t>() + 1;
   const auto tokens = all_tokens.slice(1, 0, used);
   const int64_t l = tokens.size(1);
-  auto x = token_embedding(tokens) + positional_embedding.slice(0, 0, l);
+  auto x = token_embedding(tokens) + text_positions(l);
   // Causal mask built per call (96x96 for the tiny model: negligible) so it follows the device and
   // dtype and never enters a state dict, as in OpenAI's checkpoints.
   auto mask = torch::full({l, l}, -std::numeric_limits<float>::infinity(), x.options()).triu(1);
@@ -76,6 +87,16 @@ TextFeatures ClipModelImpl::encode_text(const torch::Tensor& all_tokens, bool wi
     out.mask = (pos > 0) & (pos < eot.unsqueeze(1));
   }
   return out;
+}
+
+torch::Tensor ClipModelImpl::text_positions(int64_t length) const {
+  const int64_t keep = config_.frozen_positions;
+  if (keep == 0 || length <= keep) return positional_embedding.slice(0, 0, length);
+  // Long-CLIP adds positional_embedding * mask1 + positional_embedding_res * mask2 with 0/1 row
+  // masks; taking the rows is the same sum exactly (x*1 + y*0 == x for finite values) and gives
+  // the frozen table no gradient at all.
+  return torch::cat({positional_embedding.slice(0, 0, keep),
+                     positional_embedding_res.slice(0, keep, length)});
 }
 
 torch::Tensor ClipModelImpl::scale() { return logit_scale.exp().clamp_max(kMaxLogitScale); }

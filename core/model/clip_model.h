@@ -37,6 +37,12 @@ class ClipModelImpl : public torch::nn::Module {
   VisionTransformer visual{nullptr};
   torch::nn::Embedding token_embedding{nullptr};
   torch::Tensor positional_embedding, text_projection, logit_scale;
+  // Long-CLIP only (config.frozen_positions > 0), undefined otherwise: the trainable table for
+  // positions frozen_positions.. ; positional_embedding then has requires_grad false.
+  torch::Tensor positional_embedding_res;
+  // [L, W]: the text position table as encode_text adds it (Long-CLIP: the frozen rows of
+  // positional_embedding, then positional_embedding_res), first `length` rows.
+  torch::Tensor text_positions(int64_t length) const;
   Transformer transformer{nullptr};
   torch::nn::LayerNorm ln_final{nullptr};
 

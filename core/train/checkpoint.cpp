@@ -1,5 +1,6 @@
 #include "train/checkpoint.h"
 
+#include <caffe2/serialize/inline_container.h>
 #include <torch/torch.h>
 #include <unistd.h>
 
@@ -90,6 +91,22 @@ CheckpointMeta read_checkpoint_meta(const std::string& path) {
     throw CheckpointError("checkpoint " + path + ": bad header: " + e.what());
   }
   return meta;
+}
+
+bool is_workbench_checkpoint(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw CheckpointError("checkpoint " + path + ": no such file");
+  try {
+    // torch.save never writes constants.pkl; TorchScript archives (ours included) always do. The
+    // zip directory alone decides this, without reading a tensor.
+    caffe2::serialize::PyTorchStreamReader reader(path);
+    if (!reader.hasRecord("constants.pkl")) return false;
+  } catch (const c10::Error& e) {
+    throw CheckpointError("checkpoint " + path + ": not a PyTorch archive (" +
+                          std::string(e.what_without_backtrace()).substr(0, 200) + ")");
+  }
+  auto archive = open_archive(path);
+  c10::IValue v;
+  return archive.try_read("meta", v) && v.isString();
 }
 
 void load_checkpoint_weights(const std::string& path, ClipModel& model,

@@ -41,6 +41,12 @@ void save_checkpoint(const std::string& path, ClipModel& model, const Checkpoint
 
 CheckpointMeta read_checkpoint_meta(const std::string& path);
 
+// True for a workbench checkpoint (a LibTorch archive with a 'meta' header), false for anything
+// else PyTorch wrote (torch.save zip, TorchScript archive without that header: an OpenAI or
+// Long-CLIP state dict). Throws CheckpointError naming the file when it is missing or no PyTorch
+// zip archive at all.
+bool is_workbench_checkpoint(const std::string& path);
+
 // Copies the checkpoint's weights into `model` (same names and shapes required), and its
 // optimiser state into `optimizer` when both exist. A checkpoint of an adapted model (LoRA/DoRA)
 // into a model without adapters first attaches the adapters its header describes, so any reader

@@ -44,6 +44,7 @@ void TrainConfig::validate() const {
   require(threads >= 1, "--threads must be >= 1");
   require(loader_workers >= 0, "--loader-workers must be >= 0");
   require(context_length >= 3, "--context-length must be >= 3");
+  require(!long_clip || !init.empty(), "--long-clip needs an OpenAI CLIP state dict as --init");
   require(device == "auto" || device == "cpu" || device.rfind("cuda", 0) == 0,
           "--device must be auto, cpu or cuda[:N] (got '" + device + "')");
   require(peft == "none" || peft == "lora" || peft == "dora",
@@ -62,7 +63,7 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
       {"benchmark", c.benchmark}, {"benchmark_size", c.benchmark_size},
       {"benchmark_root", c.benchmark_root}, {"train_split", c.train_split},
       {"test_split", c.test_split}, {"data_fraction", c.data_fraction},
-      {"data_seed", c.data_seed}, {"model", c.model}, {"init", c.init},
+      {"data_seed", c.data_seed}, {"model", c.model}, {"init", c.init}, {"vocab", c.vocab}, {"long_clip", c.long_clip},
       {"context_length", c.context_length}, {"loss_gamma", c.loss_gamma},
       {"loss_gbar", c.loss_gbar}, {"loss_token_weight", c.loss_token_weight},
       {"logit_scale", c.logit_scale}, {"fixed_scale", c.fixed_scale}, {"epochs", c.epochs},
@@ -83,7 +84,7 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   read_key(j, "benchmark_root", c.benchmark_root); read_key(j, "train_split", c.train_split);
   read_key(j, "test_split", c.test_split); read_key(j, "data_fraction", c.data_fraction);
   read_key(j, "data_seed", c.data_seed); read_key(j, "model", c.model);
-  read_key(j, "init", c.init); read_key(j, "context_length", c.context_length);
+  read_key(j, "init", c.init); read_key(j, "vocab", c.vocab); read_key(j, "long_clip", c.long_clip); read_key(j, "context_length", c.context_length);
   read_key(j, "loss_gamma", c.loss_gamma); read_key(j, "loss_gbar", c.loss_gbar);
   read_key(j, "loss_token_weight", c.loss_token_weight);
   read_key(j, "logit_scale", c.logit_scale); read_key(j, "fixed_scale", c.fixed_scale);

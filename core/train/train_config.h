@@ -30,6 +30,9 @@ struct TrainConfig {
   std::string model;                       // preset name; "" = the --init checkpoint's shape, else tiny
   std::string init;                        // checkpoint to start from ("" = random init)
   int64_t context_length = 96;             // word tokenizer context (from --init when given)
+  std::string vocab;                       // CLIP BPE vocabulary (bpe_simple_vocab_16e6.txt.gz),
+                                           // required with an OpenAI / Long-CLIP --init
+  bool long_clip = false;                  // stretch a 77-position CLIP --init to Long-CLIP's 248
 
   // Loss.
   double loss_gamma = 0.0;                 // margin strength γ >= 0; 0 = plain InfoNCE

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "model/state_dict_file.h"
 #include "support/in_memory_data.h"
 #include "support/test_dirs.h"
 #include "train/trainer.h"
@@ -95,6 +96,41 @@ TEST(Checkpoint, UnreadableFilesAreNamed) {
     EXPECT_NE(std::string(e.what()).find("junk.pt"), std::string::npos);
   }
   EXPECT_THROW(load_checkpoint_weights((dir / "missing.pt").string(), model), CheckpointError);
+}
+
+TEST(Checkpoint, LongClipModelRoundTripsWithItsSecondTable) {
+  test::ScratchDir dir;
+  auto cfg = test::tiny_test_config();
+  cfg.frozen_positions = 3;
+  auto a = make_clip_model(cfg, 1);
+  {
+    torch::NoGradGuard no_grad;
+    a->positional_embedding_res.normal_();
+  }
+  const auto path = (dir / "long.pt").string();
+  save_checkpoint(path, a, {cfg, {}, 0, 0, 0, {}});
+  const auto meta = read_checkpoint_meta(path);
+  EXPECT_EQ(meta.model.frozen_positions, 3);
+  auto b = make_clip_model(meta.model, 2);
+  load_checkpoint_weights(path, b);
+  EXPECT_TRUE(torch::equal(a->positional_embedding_res, b->positional_embedding_res));
+  EXPECT_TRUE(torch::equal(a->positional_embedding, b->positional_embedding));
+  EXPECT_FALSE(b->positional_embedding.requires_grad());  // frozen again after loading
+}
+
+TEST(Checkpoint, WorkbenchCheckpointsAreToldFromStateDicts) {
+  test::ScratchDir dir;
+  auto cfg = test::tiny_test_config();
+  auto model = make_clip_model(cfg, 1);
+  save_checkpoint((dir / "ours.pt").string(), model, {cfg, {}, 0, 0, 0, {}});
+  EXPECT_TRUE(is_workbench_checkpoint((dir / "ours.pt").string()));
+  StateDict sd;
+  for (const auto& p : model->named_parameters()) sd.emplace_back(p.key(), p.value().detach());
+  write_state_dict_file((dir / "openai.pt").string(), sd);
+  EXPECT_FALSE(is_workbench_checkpoint((dir / "openai.pt").string()));
+  test::write_text_file(dir / "junk.pt", "not a checkpoint");
+  EXPECT_THROW(is_workbench_checkpoint((dir / "junk.pt").string()), CheckpointError);
+  EXPECT_THROW(is_workbench_checkpoint((dir / "missing.pt").string()), CheckpointError);
 }
 
 }  // namespace

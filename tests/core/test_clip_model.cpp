@@ -7,6 +7,8 @@
 
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 namespace hnclip {
 namespace {
 
@@ -103,6 +105,54 @@ TEST(ClipModel, ImageFeaturesAndScale) {
   torch::NoGradGuard no_grad;
   m->logit_scale.fill_(std::log(1000.0));
   EXPECT_DOUBLE_EQ(m->scale().item<double>(), 100.0);  // clamped
+}
+
+TEST(ClipModel, LongClipUsesFrozenRowsThenTheTrainableTable) {
+  ClipConfig c = clip_preset("tiny", 30, 40);
+  c.frozen_positions = 20;
+  torch::manual_seed(4);
+  ClipModel m(c);
+  ASSERT_TRUE(m->positional_embedding_res.defined());
+  EXPECT_EQ(m->positional_embedding_res.sizes(), (std::vector<int64_t>{40, 64}));
+  EXPECT_FALSE(m->positional_embedding.requires_grad());
+  EXPECT_TRUE(m->positional_embedding_res.requires_grad());
+  {
+    torch::NoGradGuard no_grad;
+    m->positional_embedding_res.normal_();  // make the two tables differ
+  }
+  const auto pos = m->text_positions(40);
+  EXPECT_TRUE(torch::equal(pos.slice(0, 0, 20), m->positional_embedding.slice(0, 0, 20)));
+  EXPECT_TRUE(torch::equal(pos.slice(0, 20), m->positional_embedding_res.slice(0, 20)));
+  // Gradient reaches only the rows past 20 of the trainable table, and never the frozen one.
+  auto tokens = torch::zeros({1, 40}, torch::kLong);
+  tokens[0][0] = 28;
+  tokens.slice(1, 1, 30).fill_(5);
+  tokens[0][30] = 29;
+  m->encode_text(tokens).pooled.sum().backward();
+  EXPECT_FALSE(m->positional_embedding.grad().defined());
+  const auto g = m->positional_embedding_res.grad();
+  ASSERT_TRUE(g.defined());
+  EXPECT_EQ(g.slice(0, 0, 20).abs().sum().item<double>(), 0.0);
+  EXPECT_GT(g.slice(0, 20, 31).abs().sum().item<double>(), 0.0);
+  // Only trainable parameters are listed by requires_grad (what the trainer's optimiser takes).
+  int64_t trainable = 0, all = 0;
+  for (const auto& p : m->named_parameters()) {
+    ++all;
+    trainable += p.value().requires_grad() ? 1 : 0;
+  }
+  EXPECT_EQ(all, 2 * 2 * 12 + 8 + 7);
+  EXPECT_EQ(trainable, all - 1);
+}
+
+TEST(ClipConfig, JsonRoundTripKeepsFrozenPositionsAndDefaultsOldFiles) {
+  ClipConfig c = clip_preset("ViT-L/14", 49408, 248);
+  c.frozen_positions = 20;
+  nlohmann::json j = c;
+  EXPECT_TRUE(j.get<ClipConfig>() == c);
+  j.erase("frozen_positions");  // a checkpoint from before Long-CLIP support
+  EXPECT_EQ(j.get<ClipConfig>().frozen_positions, 0);
+  c.frozen_positions = 248;
+  EXPECT_THROW(c.validate(), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,0 +1,103 @@
+// `hnclip encode --checkpoint PATH [--vocab PATH] [--text T]... [--image P]...`: the raw
+// encode_text / encode_image outputs (before normalisation, float32) of a workbench checkpoint or
+// an OpenAI CLIP / Long-CLIP state dict, e.g. to compare with PyTorch's on the same weights.
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include "cli_support.h"
+#include "commands.h"
+#include "data/image_pipeline.h"
+#include "job/model_source.h"
+#include "job/workbench_paths.h"
+#include "text/tokenizer.h"
+
+namespace hnclip::cli {
+
+namespace {
+
+nlohmann::json rows(const torch::Tensor& t) {
+  nlohmann::json out = nlohmann::json::array();
+  const auto c = t.to(torch::kFloat).contiguous();
+  for (int64_t i = 0; i < c.size(0); ++i) {
+    const float* p = c[i].data_ptr<float>();
+    out.push_back(std::vector<float>(p, p + c.size(1)));
+  }
+  return out;
+}
+
+}  // namespace
+
+CommandAction add_encode_command(CLI::App& app) {
+  struct Options {
+    std::string checkpoint, vocab;
+    std::vector<std::string> texts, images;
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("encode", "print a model's raw text and image features (before normalisation)");
+  cmd->add_option("--checkpoint", o->checkpoint,
+                  "workbench checkpoint ('pretrained' = the committed tiny one) or OpenAI CLIP / Long-CLIP ViT state dict")
+      ->required();
+  cmd->add_option("--vocab", o->vocab, "CLIP BPE vocabulary (bpe_simple_vocab_16e6.txt.gz), for an OpenAI / Long-CLIP file");
+  cmd->add_option("--text", o->texts, "a text to encode (repeatable)")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--image", o->images, "an image file to encode (repeatable)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--json", o->json, "machine-readable output on stdout");
+  return [o]() {
+    auto source = open_model_source(resolve_init_checkpoint(o->checkpoint), o->vocab, "--checkpoint",
+                                    /*need_tokenizer=*/!o->texts.empty());
+    ClipModel model(source.shape);
+    load_model_source_weights(source, model);
+    source.clip_weights.clear();
+    model->eval();
+    torch::NoGradGuard no_grad;
+
+    torch::Tensor text, image;
+    if (!o->texts.empty()) {
+      const auto tokenizer = tokenizer_from_json(source.tokenizer);
+      std::vector<int64_t> ids;
+      for (const auto& t : o->texts) {
+        const auto row = tokenizer->encode(t);
+        ids.insert(ids.end(), row.begin(), row.end());
+      }
+      const auto tokens = torch::tensor(ids).reshape({static_cast<int64_t>(o->texts.size()), -1});
+      text = model->encode_text(tokens).pooled;
+    }
+    if (!o->images.empty()) {
+      ImagePipelineConfig pc;
+      pc.image_size = static_cast<int>(source.shape.image_size);
+      const ImagePipeline pipeline(pc);
+      auto batch = torch::empty({static_cast<int64_t>(o->images.size()), 3, pc.image_size, pc.image_size});
+      for (size_t i = 0; i < o->images.size(); ++i) {
+        pipeline.load(o->images[i], batch[static_cast<int64_t>(i)].data_ptr<float>());
+      }
+      image = model->encode_image(batch).pooled;
+    }
+    const nlohmann::json out{{"text", text.defined() ? rows(text) : nlohmann::json::array()},
+                             {"image", image.defined() ? rows(image) : nlohmann::json::array()}};
+    if (o->json) {
+      std::cout << out.dump() << std::endl;
+    } else {
+      const auto& c = source.shape;
+      std::cout << (source.workbench ? "workbench checkpoint" : "CLIP state dict") << " "
+                << source.path << ": image " << c.image_size << "px, context " << c.context_length
+                << ", embedding " << c.embed_dim << (c.frozen_positions ? " (Long-CLIP)" : "") << "\n";
+      for (const char* key : {"text", "image"}) {
+        const auto& list = out.at(key);
+        for (size_t i = 0; i < list.size(); ++i) {
+          std::cout << key << " " << i << ":";
+          for (size_t k = 0; k < std::min<size_t>(list[i].size(), 6); ++k) std::cout << " " << list[i][k].get<float>();
+          std::cout << " ...\n";
+        }
+      }
+    }
+    return kExitOk;
+  };
+}
+
+}  // namespace hnclip::cli
