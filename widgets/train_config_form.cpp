@@ -79,7 +79,7 @@ void TrainConfigForm::buildUi() {
   data->addRow(tr("Data seed"), data_seed_);
   auto* root_row = new QHBoxLayout;
   data_root_ = new QLineEdit(data_box);
-  data_root_->setPlaceholderText(tr("folder (or manifest file) of the data set"));
+  data_root_->setPlaceholderText(tr("data set folder or manifest"));
   data_root_browse_ = new QPushButton(tr("Browse…"), data_box);
   root_row->addWidget(data_root_);
   root_row->addWidget(data_root_browse_);
@@ -116,6 +116,38 @@ void TrainConfigForm::buildUi() {
   init_row->addWidget(init_browse_);
   model->addRow(tr("Checkpoint"), init_row);
   model->addRow(messageLabel(QStringLiteral("--init")));
+  auto* vocab_row = new QHBoxLayout;
+  vocab_ = new QLineEdit(model_box);
+  vocab_->setPlaceholderText(tr("bpe_simple_vocab_16e6.txt.gz"));
+  vocab_->setToolTip(tr("CLIP's BPE vocabulary, needed to start from an OpenAI CLIP or Long-CLIP file"));
+  vocab_browse_ = new QPushButton(tr("Browse…"), model_box);
+  vocab_row->addWidget(vocab_);
+  vocab_row->addWidget(vocab_browse_);
+  model->addRow(tr("BPE vocabulary"), vocab_row);
+  model->addRow(messageLabel(QStringLiteral("--vocab")));
+  long_clip_ = new QCheckBox(tr("stretch a 77-position CLIP file to Long-CLIP's 248"), model_box);
+  model->addRow(QString(), long_clip_);
+  auto* peft_row = new QHBoxLayout;
+  peft_ = new QComboBox(model_box);
+  peft_->addItem(tr("full fine-tuning"), QStringLiteral("none"));
+  peft_->addItem(QStringLiteral("LoRA"), QStringLiteral("lora"));
+  peft_->addItem(QStringLiteral("DoRA"), QStringLiteral("dora"));
+  peft_rank_ = new QSpinBox(model_box);
+  peft_rank_->setRange(1, 1024);
+  peft_rank_->setPrefix(tr("r "));
+  peft_alpha_ = new QDoubleSpinBox(model_box);
+  peft_alpha_->setRange(0.0, 4096.0);
+  peft_alpha_->setPrefix(tr("α "));
+  peft_towers_ = new QComboBox(model_box);
+  peft_towers_->addItems({QStringLiteral("both"), QStringLiteral("image"), QStringLiteral("text")});
+  peft_row->addWidget(peft_);
+  peft_row->addWidget(peft_towers_);
+  model->addRow(tr("Adapters"), peft_row);
+  auto* peft_size_row = new QHBoxLayout;
+  peft_size_row->addWidget(peft_rank_);
+  peft_size_row->addWidget(peft_alpha_);
+  model->addRow(QString(), peft_size_row);
+  model->addRow(messageLabel(QStringLiteral("--peft")));
   outer->addWidget(model_box);
 
   // Loss.
@@ -227,13 +259,19 @@ void TrainConfigForm::buildUi() {
                                                       tr("Checkpoints (*.pt *.pth);;All files (*)"));
     if (!path.isEmpty()) init_path_->setText(path);
   });
+  connect(vocab_browse_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("CLIP BPE vocabulary"), vocab_->text(),
+                                                      tr("BPE vocabulary (*.txt.gz);;All files (*)"));
+    if (!path.isEmpty()) vocab_->setText(path);
+  });
   connect(same_as, &QPushButton::clicked, this, &TrainConfigForm::sameAsRunRequested);
   const auto edited = [this] { revalidate(); };
-  for (auto* c : {benchmark_, benchmark_size_, model_, device_}) connect(c, &QComboBox::currentIndexChanged, this, edited);
-  for (auto* e : {data_root_, init_path_, lr_, name_}) connect(e, &QLineEdit::textChanged, this, edited);
-  for (auto* s : {data_seed_, epochs_, batch_, seed_, probe_every_}) connect(s, &QSpinBox::valueChanged, this, edited);
-  for (auto* s : {token_weight_, logit_scale_, data_fraction_}) connect(s, &QDoubleSpinBox::valueChanged, this, edited);
-  for (auto* b : std::initializer_list<QAbstractButton*>{gbar_recomputed_, gbar_frozen_, fixed_scale_})
+  for (auto* c : {benchmark_, benchmark_size_, model_, device_, peft_, peft_towers_})
+    connect(c, &QComboBox::currentIndexChanged, this, edited);
+  for (auto* e : {data_root_, init_path_, vocab_, lr_, name_}) connect(e, &QLineEdit::textChanged, this, edited);
+  for (auto* s : {data_seed_, epochs_, batch_, seed_, probe_every_, peft_rank_}) connect(s, &QSpinBox::valueChanged, this, edited);
+  for (auto* s : {token_weight_, logit_scale_, data_fraction_, peft_alpha_}) connect(s, &QDoubleSpinBox::valueChanged, this, edited);
+  for (auto* b : std::initializer_list<QAbstractButton*>{gbar_recomputed_, gbar_frozen_, fixed_scale_, long_clip_})
     connect(b, &QAbstractButton::toggled, this, edited);
 }
 
@@ -255,6 +293,12 @@ hnclip::TrainConfig TrainConfigForm::config() const {
     c.init.clear();
     c.model = model.mid(static_cast<int>(qstrlen(kRandomPrefix))).toStdString();
   }
+  c.vocab = vocab_->text().trimmed().toStdString();
+  c.long_clip = long_clip_->isChecked();
+  c.peft = peft_->currentData().toString().toStdString();
+  c.peft_rank = peft_rank_->value();
+  c.peft_alpha = peft_alpha_->value();
+  c.peft_towers = peft_towers_->currentText().toStdString();
   c.loss_gamma = gamma_->value();
   c.loss_gbar = gbar_frozen_->isChecked() ? "frozen" : "recomputed";
   c.loss_token_weight = token_weight_->value();
@@ -289,6 +333,13 @@ void TrainConfigForm::setConfig(const hnclip::TrainConfig& c) {
                                    QString::fromStdString(c.model.empty() ? "tiny" : c.model));
     model_->setCurrentIndex(i >= 0 ? i : model_->findData(QString::fromLatin1(kRandomPrefix) + QStringLiteral("tiny")));
   }
+  vocab_->setText(QString::fromStdString(c.vocab));
+  long_clip_->setChecked(c.long_clip);
+  const int peft = peft_->findData(QString::fromStdString(c.peft));
+  peft_->setCurrentIndex(peft >= 0 ? peft : 0);
+  peft_rank_->setValue(static_cast<int>(c.peft_rank));
+  peft_alpha_->setValue(c.peft_alpha);
+  peft_towers_->setCurrentText(QString::fromStdString(c.peft_towers));
   gamma_->setValue(c.loss_gamma);
   (c.loss_gbar == "frozen" ? gbar_frozen_ : gbar_recomputed_)->setChecked(true);
   token_weight_->setValue(c.loss_token_weight);
@@ -325,6 +376,13 @@ void TrainConfigForm::updateEnabledFields() {
   const bool file = model_->currentData().toString() == QLatin1String(kCheckpointItem);
   init_path_->setEnabled(file);
   init_browse_->setEnabled(file);
+  vocab_->setEnabled(file);
+  vocab_browse_->setEnabled(file);
+  long_clip_->setEnabled(file);
+  const bool adapters = peft_->currentData().toString() != QStringLiteral("none");
+  peft_rank_->setEnabled(adapters);
+  peft_alpha_->setEnabled(adapters);
+  peft_towers_->setEnabled(adapters);
   // Ḡ only matters when there are margins.
   gbar_recomputed_->setEnabled(gamma_->value() > 0);
   gbar_frozen_->setEnabled(gamma_->value() > 0);
@@ -370,6 +428,13 @@ void TrainConfigForm::revalidate() {
     flag = QStringLiteral("--init");
     message = tr("--init: choose a checkpoint file");
   }
+  if (message.isEmpty() && !c.vocab.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(c.vocab, ec)) {
+      flag = QStringLiteral("--vocab");
+      message = tr("--vocab: %1 is not a file").arg(QString::fromStdString(c.vocab));
+    }
+  }
   if (message.isEmpty() && c.device.rfind("cuda", 0) == 0) {
     bool present = false;
     for (const auto& d : devices_) present |= d == c.device || (c.device == "cuda" && d.rfind("cuda", 0) == 0);
@@ -378,6 +443,8 @@ void TrainConfigForm::revalidate() {
       message = tr("--device: %1 is not available on this machine").arg(QString::fromStdString(c.device));
     }
   }
+  if (flag == QLatin1String("--rank") || flag == QLatin1String("--alpha") || flag == QLatin1String("--peft-towers"))
+    flag = QStringLiteral("--peft");  // the adapter row's label
   for (auto& [f, label] : messages_) label->setVisible(false);
   if (!message.isEmpty()) {
     auto it = messages_.find(flag);

@@ -51,6 +51,8 @@ class TrainConfigForm : public QWidget {
   QComboBox* modelCombo() const { return model_; }
   QComboBox* deviceCombo() const { return device_; }
   QComboBox* benchmarkCombo() const { return benchmark_; }
+  QComboBox* peftCombo() const { return peft_; }
+  QLineEdit* vocabEdit() const { return vocab_; }
   QLineEdit* dataRootEdit() const { return data_root_; }
 
  signals:
@@ -75,6 +77,13 @@ class TrainConfigForm : public QWidget {
   QComboBox* model_ = nullptr;
   QLineEdit* init_path_ = nullptr;
   QPushButton* init_browse_ = nullptr;
+  QLineEdit* vocab_ = nullptr;  // CLIP BPE vocabulary, for OpenAI CLIP / Long-CLIP checkpoints
+  QPushButton* vocab_browse_ = nullptr;
+  QCheckBox* long_clip_ = nullptr;
+  QComboBox* peft_ = nullptr;
+  QSpinBox* peft_rank_ = nullptr;
+  QDoubleSpinBox* peft_alpha_ = nullptr;
+  QComboBox* peft_towers_ = nullptr;
   QDoubleSpinBox* gamma_ = nullptr;
   QSlider* gamma_slider_ = nullptr;
   QRadioButton* gbar_recomputed_ = nullptr;

@@ -9,6 +9,9 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "benchmark_row_text.h"
 #include "train_config_form.h"
 #include "training_plots_panel.h"
 
@@ -17,6 +20,10 @@ namespace {
 
 constexpr int kStepsBeforeEta = 5;    // an ETA from fewer steps jumps around too much to show
 constexpr int kMaxLogBlocks = 2000;   // the log view keeps the latest lines only
+constexpr int kRowDebounceMs = 400;
+constexpr int kScrollBarAllowance = 20;   // the form scrolls vertically, never horizontally
+constexpr int kFormInitialWidth = 380;
+constexpr int kPlotsInitialWidth = 1000;   // wait for typing in the data-root field to settle
 
 QString duration_text(double seconds) {
   const auto s = static_cast<qint64>(seconds + 0.5);
@@ -40,7 +47,7 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
   scroll->setWidget(form_);
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  scroll->setMinimumWidth(form_->sizeHint().width() + 20);
+  scroll->setMinimumWidth(form_->sizeHint().width() + kScrollBarAllowance);
   splitter_->addWidget(scroll);
 
   auto* right = new QWidget(splitter_);
@@ -80,6 +87,8 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
   rl->addWidget(vsplit, 1);
   splitter_->addWidget(right);
   splitter_->setStretchFactor(1, 1);
+  // The plots get the room; the main window's saved splitter state overrides this.
+  splitter_->setSizes({kFormInitialWidth, kPlotsInitialWidth});
 
   connect(start_, &QPushButton::clicked, this, &TrainPanel::startRun);
   connect(pause_, &QPushButton::clicked, this, &TrainPanel::togglePause);
@@ -120,7 +129,48 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
     state_text_->setToolTip(message);
     if (controller_.runId() > 0) emit runEnded(controller_.runId());
   });
+  row_timer_ = new QTimer(this);
+  row_timer_->setSingleShot(true);
+  row_timer_->setInterval(kRowDebounceMs);
+  connect(row_timer_, &QTimer::timeout, this, &TrainPanel::computeBenchmarkRow);
+  row_watcher_ = new QFutureWatcher<QString>(this);
+  connect(row_watcher_, &QFutureWatcherBase::finished, this, [this] {
+    form_->setBenchmarkSummary(row_watcher_->result());
+    if (row_again_) {
+      row_again_ = false;
+      computeBenchmarkRow();
+    }
+  });
+  connect(form_, &TrainConfigForm::changed, this, &TrainPanel::scheduleBenchmarkRow);
+  // A run generates the built-in benchmark when it is missing: show its row once it exists.
+  connect(&controller_, &TrainingController::runCreated, this, [this] {
+    row_key_.clear();
+    scheduleBenchmarkRow();
+  });
+  scheduleBenchmarkRow();
   onStateChanged(TrainingController::State::Idle);
+}
+
+void TrainPanel::scheduleBenchmarkRow() {
+  const auto c = form_->config();
+  const QString key = QStringLiteral("%1|%2|%3|%4|%5")
+                          .arg(QString::fromStdString(c.benchmark), QString::fromStdString(c.benchmark_size))
+                          .arg(c.data_seed)
+                          .arg(QString::fromStdString(c.benchmark_root), QString::fromStdString(c.test_split));
+  if (key == row_key_) return;
+  row_key_ = key;
+  row_timer_->start();
+}
+
+void TrainPanel::computeBenchmarkRow() {
+  if (row_watcher_->isRunning()) {
+    row_again_ = true;
+    return;
+  }
+  form_->setBenchmarkSummary(tr("Table A1: reading the benchmark…"));
+  const auto config = form_->config();
+  const std::string cache = cache_dir_.toStdString();
+  row_watcher_->setFuture(QtConcurrent::run([config, cache] { return benchmark_row_text(config, cache); }));
 }
 
 QString TrainPanel::progressText() const { return progress_text_->text(); }

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <QFutureWatcher>
+#include <QTimer>
 #include <QWidget>
 
 #include "train/train_config.h"
@@ -58,6 +60,9 @@ class TrainPanel : public QWidget {
   void onStateChanged(TrainingController::State state);
   void onStep(const hnclip::StepEvent& e);
   void appendLog(const QString& line);
+  // The Table-A1 line of the configured benchmark, computed on a worker when it changes.
+  void scheduleBenchmarkRow();
+  void computeBenchmarkRow();
 
   QString database_, cache_dir_;
   TrainingController controller_;
@@ -75,6 +80,10 @@ class TrainPanel : public QWidget {
   int64_t first_step_ = -1;
   double first_wall_ = 0;
   int steps_seen_ = 0;
+  QTimer* row_timer_ = nullptr;         // debounces typing in the benchmark fields
+  QFutureWatcher<QString>* row_watcher_ = nullptr;
+  QString row_key_;                     // benchmark fields the shown (or pending) row is for
+  bool row_again_ = false;              // fields changed while a row was being computed
 };
 
 }  // namespace hnclip::gui

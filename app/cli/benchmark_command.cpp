@@ -9,7 +9,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "data/benchmark_registry.h"
-#include "data/caption_similarity.h"
+#include "data/split_statistics.h"
 
 namespace hnclip::cli {
 
@@ -36,16 +36,15 @@ CommandAction add_benchmark_command(CLI::App& app) {
                   "mean pairwise", "mean hardest", "median hardest");
     }
     for (const auto& name : bench->splits()) {
-      std::vector<std::string> captions;
-      const auto samples = bench->split(name);
-      for (const auto& s : samples) captions.insert(captions.end(), s.captions.begin(), s.captions.end());
-      const auto st = bag_of_words_stats(captions);
-      out["splits"][name] = {{"images", samples.size()}, {"captions", captions.size()},
+      const auto row = split_statistics(*bench, name);
+      const auto& st = row.similarity;
+      out["splits"][name] = {{"images", row.images}, {"captions", row.captions},
                              {"mean_words", st.mean_words}, {"mean_pairwise", st.mean_pairwise},
                              {"mean_hardest", st.mean_hardest}, {"median_hardest", st.median_hardest}};
       if (!o->common.json) {
-        std::printf("%-10s %8zu %9zu %11.1f %14.3f %13.3f %15.3f\n", name.c_str(), samples.size(),
-                    captions.size(), st.mean_words, st.mean_pairwise, st.mean_hardest, st.median_hardest);
+        std::printf("%-10s %8lld %9lld %11.1f %14.3f %13.3f %15.3f\n", name.c_str(),
+                    static_cast<long long>(row.images), static_cast<long long>(row.captions), st.mean_words,
+                    st.mean_pairwise, st.mean_hardest, st.median_hardest);
       }
     }
     if (o->common.json) {

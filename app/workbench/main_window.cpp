@@ -36,7 +36,7 @@
 namespace hnclip::app {
 namespace {
 
-constexpr int kCloseStopTimeoutMs = 30000;  // a step plus an evaluation, generously
+constexpr int kRunListInitialWidth = 210;   // name and status fit; the plots get the rest
 
 // Parses a stored or typed run configuration; missing keys keep their defaults.
 bool parse_config(const QString& json, hnclip::TrainConfig* out, QString* error) {
@@ -70,6 +70,7 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
   run_list_->setContextMenuPolicy(Qt::ActionsContextMenu);
   dock->setWidget(run_list_);
   addDockWidget(Qt::LeftDockWidgetArea, dock);
+  resizeDocks({dock}, {kRunListInitialWidth}, Qt::Horizontal);  // restoreState overrides it
 
   auto* resume = new QAction(tr("Resume"), run_list_);
   resume->setToolTip(tr("Continue an interrupted or stopped run"));

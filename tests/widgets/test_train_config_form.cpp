@@ -60,6 +60,38 @@ class TestTrainConfigForm : public QObject {
     QVERIFY(form.config().init.empty());
   }
 
+  void adapters_and_vocabulary_round_trip_and_are_checked() {
+    hnclip::test::ScratchDir dir;
+    TrainConfigForm form({"cpu"});
+    hnclip::TrainConfig c;
+    c.peft = "dora";
+    c.peft_rank = 4;
+    c.peft_alpha = 8;
+    c.peft_towers = "text";
+    form.setConfig(c);
+    auto back = form.config();
+    QCOMPARE(back.peft, std::string("dora"));
+    QCOMPARE(back.peft_rank, int64_t{4});
+    QCOMPARE(back.peft_alpha, 8.0);
+    QCOMPARE(back.peft_towers, std::string("text"));
+    QVERIFY(form.isValid());
+
+    hnclip::test::write_text_file(dir / "clip.pt", "x");
+    c.init = (dir / "clip.pt").string();
+    c.vocab = (dir / "missing-vocab.txt.gz").string();
+    c.long_clip = true;
+    form.setConfig(c);
+    QVERIFY(!form.isValid());
+    QVERIFY(form.fieldMessage(QStringLiteral("--vocab")).contains(QStringLiteral("missing-vocab")));
+    hnclip::test::write_text_file(dir / "missing-vocab.txt.gz", "x");
+    form.vocabEdit()->clear();  // retyped now that it exists
+    form.vocabEdit()->setText(QString::fromStdString(c.vocab));
+    QVERIFY2(form.isValid(), qPrintable(form.problem()));
+    back = form.config();
+    QCOMPARE(back.vocab, c.vocab);
+    QVERIFY(back.long_clip);
+  }
+
   void gamma_spin_and_slider_agree() {
     TrainConfigForm form({"cpu"});
     form.gammaSpin()->setValue(1.25);
