@@ -98,6 +98,9 @@ RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> e
 
 std::vector<RunSummary> load_run_summaries(const std::string& db_path) {
   RunStore store(db_path);
+  // A run whose process died (killed, crashed, power cut) still says `running`: show it as
+  // `interrupted`, which the run list offers to resume. Runs of live processes are left alone.
+  store.mark_dead_runs_interrupted();
   std::vector<RunSummary> out;
   for (const auto& record : store.list_runs())
     out.push_back(make_run_summary(record, store.epoch_evals(record.id), db_path));
