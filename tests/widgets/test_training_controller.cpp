@@ -106,6 +106,29 @@ void TestTrainingController::start_pause_stop_leaves_a_stopped_run() {
   QVERIFY(run.has_value());
   QCOMPARE(run->status, hnclip::RunStatus::Stopped);
   QCOMPARE(static_cast<int>(store.step_metrics(run_id).size()), steps.count());
+
+  // Resume (what the run list's Resume does): the same run id continues from its last checkpoint.
+  // It was stopped in epoch 1, before any checkpoint, so it starts again at step 1 — and the
+  // stored curve is cut back so the steps are not doubled.
+  steps.clear();
+  created.clear();
+  finished.clear();
+  hnclip::gui::TrainingRequest resume;
+  resume.resume_run_id = run_id;
+  resume.database = request.database;
+  resume.cache_dir = request.cache_dir;
+  QVERIFY(controller.start(resume));
+  QVERIFY(wait_until([&] { return steps.count() >= 2 || !failed.isEmpty(); }, 300000));
+  QVERIFY(failed.isEmpty());
+  QCOMPARE(created.count(), 1);
+  QCOMPARE(created.first().first().toLongLong(), run_id);
+  QCOMPARE(steps.first().first().value<hnclip::StepEvent>().step, int64_t{1});
+  controller.stop();
+  QVERIFY(wait_until([&] { return !finished.isEmpty(); }, 60000));
+  hnclip::RunStore after((dir / "runs.db").string());
+  QCOMPARE(after.find_run(run_id)->status, hnclip::RunStatus::Stopped);
+  QCOMPARE(static_cast<int>(after.step_metrics(run_id).size()), steps.count());
+  QCOMPARE(static_cast<int>(after.list_runs().size()), 1);
 }
 
 void TestTrainingController::a_bad_config_fails_without_creating_a_run() {
