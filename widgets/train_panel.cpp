@@ -12,6 +12,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "benchmark_row_text.h"
+#include "run_history.h"
 #include "train_config_form.h"
 #include "training_plots_panel.h"
 
@@ -101,13 +102,18 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
     const QString name = c.name.empty() ? tr("run %1").arg(id) : QString::fromStdString(c.name);
     plots_->setRunLabel(id, name);
     appendLog(tr("run %1 (%2) started").arg(id).arg(name));
+    awaiting_history_ = true;
     emit historyNeeded(id);
     emit runStarted(id);
   });
   connect(&controller_, &TrainingController::step, this, &TrainPanel::onStep);
   connect(&controller_, &TrainingController::probe, this,
-          [this](const hnclip::ProbeEvent& e) { plots_->appendProbe(controller_.runId(), e); });
+          [this](const hnclip::ProbeEvent& e) {
+            if (awaiting_history_) pending_probes_.push_back(e);
+            plots_->appendProbe(controller_.runId(), e);
+          });
   connect(&controller_, &TrainingController::evaluated, this, [this](const hnclip::EvalEvent& e) {
+    if (awaiting_history_) pending_evals_.push_back(e);
     plots_->appendEval(controller_.runId(), e);
     appendLog(tr("epoch %1: R@1 t2i %2, i2t %3")
                   .arg(e.epoch)
@@ -195,10 +201,29 @@ void TrainPanel::start(const TrainingRequest& base) {
   request.cache_dir = cache_dir_;
   first_step_ = -1;
   steps_seen_ = 0;
+  awaiting_history_ = false;
+  pending_steps_.clear();
+  pending_probes_.clear();
+  pending_evals_.clear();
   progress_->setValue(0);
   progress_text_->setText(tr("preparing data and model…"));
   state_text_->setToolTip(QString());
   controller_.start(request);
+}
+
+void TrainPanel::applyRunHistory(const RunHistory& h) {
+  plots_->setRunHistory(h.run_id, QString::fromStdString(h.name), h.steps, h.probes, h.evals);
+  if (h.run_id == controller_.runId()) {
+    // Steps already stored are re-appended too: the plots drop a run's points from a repeated
+    // step on before adding it, so the curve ends up exactly history + live.
+    for (const auto& e : pending_steps_) plots_->appendStep(h.run_id, e);
+    for (const auto& e : pending_probes_) plots_->appendProbe(h.run_id, e);
+    for (const auto& e : pending_evals_) plots_->appendEval(h.run_id, e);
+  }
+  awaiting_history_ = false;
+  pending_steps_.clear();
+  pending_probes_.clear();
+  pending_evals_.clear();
 }
 
 void TrainPanel::stopRun() { controller_.stop(); }
@@ -225,6 +250,7 @@ void TrainPanel::onStateChanged(TrainingController::State state) {
 }
 
 void TrainPanel::onStep(const hnclip::StepEvent& e) {
+  if (awaiting_history_) pending_steps_.push_back(e);
   plots_->appendStep(controller_.runId(), e);
   if (first_step_ < 0) {
     first_step_ = e.step;

@@ -24,6 +24,7 @@ class QSplitter;
 namespace hnclip::gui {
 
 class TrainConfigForm;
+struct RunHistory;
 class TrainingPlotsPanel;
 
 class TrainPanel : public QWidget {
@@ -44,6 +45,9 @@ class TrainPanel : public QWidget {
   void startRun();
   // Continue an interrupted or stopped run under the same id and the same curves.
   void resumeRun(qint64 run_id);
+  // The running run's stored curves (answer to historyNeeded): plotted, then the live events that
+  // arrived while they were being read are appended again, so none is lost to the replacement.
+  void applyRunHistory(const RunHistory& history);
   void stopRun();
   void togglePause();
 
@@ -82,6 +86,11 @@ class TrainPanel : public QWidget {
   int steps_seen_ = 0;
   QTimer* row_timer_ = nullptr;         // debounces typing in the benchmark fields
   QFutureWatcher<QString>* row_watcher_ = nullptr;
+  // Live events kept until the run's stored history has been plotted (applyRunHistory).
+  bool awaiting_history_ = false;
+  std::vector<hnclip::StepEvent> pending_steps_;
+  std::vector<hnclip::ProbeEvent> pending_probes_;
+  std::vector<hnclip::EvalEvent> pending_evals_;
   QString row_key_;                     // benchmark fields the shown (or pending) row is for
   bool row_again_ = false;              // fields changed while a row was being computed
 };

@@ -242,7 +242,8 @@ void MainWindow::loadHistories(const QList<int64_t>& runs) {
     for (const auto& h : histories) {
       const bool live = train_->controller()->busy() && h.run_id == train_->controller()->runId();
       if (!live && !shown_runs_.contains(h.run_id)) continue;  // deselected meanwhile
-      train_->plots()->setRunHistory(h.run_id, QString::fromStdString(h.name), h.steps, h.probes, h.evals);
+      if (live) train_->applyRunHistory(h);
+      else train_->plots()->setRunHistory(h.run_id, QString::fromStdString(h.name), h.steps, h.probes, h.evals);
     }
   });
   watcher->setFuture(QtConcurrent::run([db, ids] { return hnclip::gui::load_run_histories(db, ids); }));
