@@ -288,7 +288,7 @@ QWidget* TrainingPlotsPanel::buildChartFrame(Chart& chart) {
   plot->yAxis->setTickLabelFont(small);
   plot->xAxis->setLabelFont(small);
   plot->yAxis->setLabelFont(small);
-  plot->legend->setVisible(true);
+  plot->legend->setVisible(false);  // shown once the chart has a run (applyAutoRange)
   plot->legend->setFont(small);
   plot->legend->setRowSpacing(-3);
   plot->legend->setIconSize(24, 10);
@@ -770,6 +770,8 @@ void TrainingPlotsPanel::applyScale(Chart& chart) {
 }
 
 void TrainingPlotsPanel::applyAutoRange(Chart& chart) {
+  // An empty legend would draw as a stray box on a chart with no runs yet.
+  chart.plot->legend->setVisible(chart.plot->graphCount() > 0);
   const Bounds& b = chart.bounds;
   chart.settingRange = true;
   if (!b.any) {
