@@ -12,6 +12,7 @@
 
 #include <set>
 
+#include "support/epoch_loss.h"
 #include "support/in_memory_data.h"
 #include "support/test_dirs.h"
 #include "train/checkpoint.h"
@@ -349,13 +350,7 @@ Run train(const TrainConfig& cfg, const std::string& ckpt_dir, ClipModel model, 
   return r;
 }
 
-double mean_loss(const std::vector<StepEvent>& steps, int epoch) {
-  double sum = 0;
-  int n = 0;
-  for (const auto& s : steps)
-    if (s.epoch == epoch) { sum += s.loss; ++n; }
-  return sum / n;
-}
+using test::mean_loss;
 
 TEST(Peft, TrainerChangesOnlyTheAdapters) {
   test::ScratchDir dir;

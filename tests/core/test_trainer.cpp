@@ -11,6 +11,7 @@
 #include <thread>
 #include <tuple>
 
+#include "support/epoch_loss.h"
 #include "support/in_memory_data.h"
 #include "support/test_dirs.h"
 #include "train/checkpoint.h"
@@ -78,13 +79,7 @@ Run train(const TrainConfig& cfg, const std::string& ckpt_dir, const TrainStart&
   return r;
 }
 
-double mean_loss(const std::vector<StepEvent>& steps, int epoch) {
-  double sum = 0;
-  int n = 0;
-  for (const auto& s : steps)
-    if (s.epoch == epoch) { sum += s.loss; ++n; }
-  return sum / n;
-}
+using test::mean_loss;
 
 TEST(Trainer, LossFallsAndRecallRises) {
   test::ScratchDir dir;
