@@ -6,6 +6,7 @@
 
 #include "data/benchmark_registry.h"
 #include "job/model_source.h"
+#include "job/run_benchmark_spec.h"
 #include "job/workbench_paths.h"
 #include "model/peft.h"
 #include "text/word_tokenizer.h"
@@ -28,8 +29,7 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
   std::optional<CheckpointMeta> meta;
   if (!shape_checkpoint.empty()) meta = read_checkpoint_meta(shape_checkpoint);
 
-  BenchmarkSpec spec{config.benchmark, config.benchmark_size, config.data_seed,
-                     config.benchmark_root, cache_dir};
+  const BenchmarkSpec spec = run_benchmark_spec(config, cache_dir);
   a.benchmark = open_benchmark(spec, log);
   auto train_samples = a.benchmark->split(config.train_split);
   auto test_samples = a.benchmark->split(config.test_split);

@@ -1,0 +1,15 @@
+#include "job/run_benchmark_spec.h"
+
+namespace hnclip {
+
+BenchmarkSpec run_benchmark_spec(const TrainConfig& config, const std::string& cache_dir) {
+  BenchmarkSpec spec;
+  spec.name = config.benchmark;
+  spec.size = config.benchmark_size;
+  spec.seed = config.data_seed;
+  spec.root = config.benchmark_root;
+  spec.cache_dir = cache_dir;
+  return spec;
+}
+
+}  // namespace hnclip
