@@ -1,0 +1,53 @@
+#pragma once
+// What the Retrieval tab reads off the GUI thread: the benchmark split two runs were evaluated on
+// (SplitCatalog), their stored per-query ranks and top-10 ids for one direction and epoch, and a
+// run's split identity (to refuse comparing runs evaluated on different splits).
+// Plain values; load_retrieval_queries opens its own RunStore, so any thread may call it.
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/split_catalog.h"
+#include "store/run_store.h"
+
+namespace hnclip::gui {
+
+struct RetrievalSplit {
+  std::string key;     // equal for runs evaluated on the same split (benchmark, size, seed, root, split)
+  std::string label;   // for people: "synthetic small (seed 1) / test"
+  std::string split;   // the test split's name
+  bool readable = true;  // false: the run's config JSON did not parse (label says why)
+};
+
+// The test split a run was evaluated on, from its config JSON.
+RetrievalSplit retrieval_split_of(const std::string& config_json, const std::string& cache_dir);
+
+struct RetrievalQueries {
+  std::string direction;                 // "t2i" | "i2t"
+  std::vector<QueryRankRow> ranks_a;     // ordered by query
+  std::vector<QueryRankRow> ranks_b;
+  std::shared_ptr<const SplitCatalog> catalog;
+  // Each caption's nearest other captions (nearest first) from the caption geometry store
+  // (`hnclip stats` / the Captions tab), under the first encoder found of: run A's and run B's
+  // checkpoints at these epochs, the pretrained starting point. Empty when none is stored.
+  std::map<int64_t, std::vector<int64_t>> caption_neighbors;
+  std::string neighbors_encoder;         // the encoder key they come from ("" = none)
+};
+
+// Neighbours kept per caption for near-twin marks.
+constexpr int kNearTwinNeighbors = 5;
+
+// Reads both runs' ranks for `direction` at their epochs and opens the split (generating the
+// built-in benchmark when missing) and reads stored caption neighbours. `catalog`, when given and non-null, is reused. Throws
+// StoreError / DataError naming what failed; std::runtime_error("cancelled") when *cancel is set.
+RetrievalQueries load_retrieval_queries(const std::string& database, const std::string& cache_dir,
+                                        int64_t run_a, int epoch_a, int64_t run_b, int epoch_b,
+                                        const std::string& direction,
+                                        std::shared_ptr<const SplitCatalog> catalog,
+                                        const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace hnclip::gui
