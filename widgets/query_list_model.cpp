@@ -85,13 +85,22 @@ QVariant QueryListModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant QueryListModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  switch (section) {
-    case QueryColumn: return tr("#");
-    case TextColumn: return tr("Query");
-    case RankAColumn: return tr("Rank %1").arg(name_a_);
-    case RankBColumn: return tr("Rank %1").arg(name_b_);
-    case DiffColumn: return tr("A − B");
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::DisplayRole) {
+    switch (section) {
+      case QueryColumn: return tr("#");
+      case TextColumn: return tr("Query");
+      case RankAColumn: return tr("Rank A");
+      case RankBColumn: return tr("Rank B");
+      case DiffColumn: return tr("A − B");
+    }
+  }
+  if (role == Qt::ToolTipRole) {
+    switch (section) {
+      case RankAColumn: return tr("Rank of the ground truth under %1 (1 = retrieved first)").arg(name_a_);
+      case RankBColumn: return tr("Rank of the ground truth under %1").arg(name_b_);
+      case DiffColumn: return tr("Rank under %1 minus rank under %2: positive = %2 ranks it better").arg(name_a_, name_b_);
+    }
   }
   return {};
 }

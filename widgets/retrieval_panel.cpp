@@ -104,11 +104,10 @@ RetrievalPanel::RetrievalPanel(QString db_path, QString cache_dir, QWidget* pare
   progress_->setMaximumWidth(220);
   progress_->setVisible(false);
   status_ = new QLabel(this);
+  // Long messages (errors naming files) must not widen the window: they are elided by the layout.
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   cancel_button_ = new QPushButton(tr("Cancel"), this);
   cancel_button_->setEnabled(false);
-  pickers->addWidget(status_);
-  pickers->addWidget(progress_);
-  pickers->addWidget(cancel_button_);
   warning_label_ = new QLabel(this);
   warning_label_->setStyleSheet(QStringLiteral("color: #c0392b; font-weight: bold;"));
   warning_label_->setWordWrap(true);
@@ -144,6 +143,7 @@ RetrievalPanel::RetrievalPanel(QString db_path, QString cache_dir, QWidget* pare
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->setVisible(false);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setSectionResizeMode(QueryListModel::TextColumn, QHeaderView::Stretch);
   auto* export_csv = new QPushButton(tr("Export CSV…"), this);
   auto* left = new QWidget(this);
@@ -187,10 +187,15 @@ RetrievalPanel::RetrievalPanel(QString db_path, QString cache_dir, QWidget* pare
   splitter->addWidget(right);
   splitter->setStretchFactor(0, 2);
   splitter->setStretchFactor(1, 4);  // the view needs k thumbnails side by side
+  auto* status_row = new QHBoxLayout;
+  status_row->addWidget(status_, 1);
+  status_row->addWidget(progress_);
+  status_row->addWidget(cancel_button_);
   auto* main = new QVBoxLayout(this);
   main->addLayout(pickers);
   main->addWidget(warning_label_);
   main->addWidget(splitter, 1);
+  main->addLayout(status_row);
 
   runs_watcher_ = new QFutureWatcher<std::shared_ptr<RunsResult>>(this);
   queries_watcher_ = new QFutureWatcher<std::shared_ptr<RetrievalQueries>>(this);
@@ -627,7 +632,6 @@ void RetrievalPanel::onRetrieversLoaded() {
   if (!errors.isEmpty()) {
     last_error_ = errors.join(QStringLiteral("; "));
     status_->setText(tr("scores unavailable — %1").arg(last_error_));
-    status_->setToolTip(last_error_);
   } else if (job->cancelled) {
     status_->setText(tr("loading embeddings cancelled"));
   } else {

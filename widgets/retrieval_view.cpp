@@ -3,8 +3,10 @@
 #include <QFrame>
 #include <QGridLayout>
 #include <QLabel>
+#include <QPixmap>
 #include <QVBoxLayout>
 
+#include "thumbnail_cache.h"
 #include "thumbnail_label.h"
 
 namespace hnclip::gui {
@@ -26,9 +28,26 @@ QString score_text(float score) { return std::isnan(score) ? QString() : QString
 
 }  // namespace
 
+void RetrievalView::enlarge(ThumbnailLabel* t) {
+  // The cache never scales up; benchmark images smaller than a thumbnail (the built-in one's are
+  // 48 px) are shown at the thumbnail's size here, aspect kept, so the figure stays readable.
+  if (!t->hasImage()) return;
+  const QPixmap p = t->pixmap();
+  // A scaled-down thumbnail touches the edge on one side; only one that fits inside is enlarged.
+  if (p.isNull() || p.width() >= t->edge() || p.height() >= t->edge()) return;
+  t->setPixmap(p.scaled(t->edge(), t->edge(), Qt::KeepAspectRatio, Qt::SmoothTransformation));
+}
+
 RetrievalView::RetrievalView(ThumbnailCache* cache, QWidget* parent)
     : QWidget(parent), cache_(cache), layout_(new QVBoxLayout(this)) {
   setAutoFillBackground(true);
+  // Queued: runs after the labels' own (direct) handlers have set the cache's image.
+  if (cache_) {
+    connect(cache_, &ThumbnailCache::ready, this, [this](const QString& path) {
+      for (auto* t : findChildren<ThumbnailLabel*>())
+        if (t->imagePath() == path) enlarge(t);
+    }, Qt::QueuedConnection);
+  }
   clear(tr("Pick two runs and a query."));
 }
 
@@ -70,6 +89,7 @@ void RetrievalView::setContent(const QString& title, const QString& query_text, 
     auto* h = new QHBoxLayout;
     query_thumb_ = new ThumbnailLabel(cache_, kThumbEdge, body_);
     query_thumb_->setImagePath(query_image);
+    enlarge(query_thumb_);
     query_thumb_->setToolTip(query_image);
     h->addWidget(query_thumb_);
     h->addWidget(query, 1);
@@ -104,6 +124,7 @@ void RetrievalView::setContent(const QString& title, const QString& query_text, 
       if (!item.image_path.isEmpty()) {
         auto* t = new ThumbnailLabel(cache_, kThumbEdge, body_);
         t->setImagePath(item.image_path);
+        enlarge(t);
         t->setOutline(outline, kOutlineWidth);
         t->setToolTip(item.tooltip);
         labels.push_back(t);

@@ -59,6 +59,7 @@ class RetrievalView : public QWidget {
   const std::vector<RetrievalViewRow>& rows() const { return rows_; }
 
  private:
+  void enlarge(ThumbnailLabel* label);
   ThumbnailCache* cache_;
   QVBoxLayout* layout_;
   QWidget* body_ = nullptr;
