@@ -65,6 +65,18 @@ int main(int argc, char** argv) {
                                    QStringLiteral("json"));
   const QCommandLineOption dark({QStringLiteral("dark")}, QStringLiteral("Use a dark palette."));
   parser.addOptions({db, cache, config, autostart, quit_after, screenshot, latency, dark});
+  const QCommandLineOption retrieval_runs({QStringLiteral("retrieval-runs")},
+                                          QStringLiteral("Open the Retrieval tab comparing these two runs."),
+                                          QStringLiteral("A,B"));
+  const QCommandLineOption retrieval_direction({QStringLiteral("retrieval-direction")},
+                                               QStringLiteral("Retrieval tab direction: t2i or i2t."),
+                                               QStringLiteral("dir"));
+  const QCommandLineOption retrieval_largest({QStringLiteral("select-largest-diff")},
+                                             QStringLiteral("Retrieval tab: show the query the two runs rank most differently."));
+  const QCommandLineOption retrieval_shot({QStringLiteral("screenshot-retrieval")},
+                                          QStringLiteral("Save a picture of the window once the Retrieval view is painted, then quit."),
+                                          QStringLiteral("png"));
+  parser.addOptions({retrieval_runs, retrieval_direction, retrieval_largest, retrieval_shot});
   parser.process(app);
 
   hnclip::app::WorkbenchOptions options;
@@ -82,6 +94,23 @@ int main(int argc, char** argv) {
   }
   options.screenshot_path = parser.value(screenshot);
   options.latency_report_path = parser.value(latency);
+  if (parser.isSet(retrieval_runs)) {
+    const QStringList ids = parser.value(retrieval_runs).split(QLatin1Char(','));
+    bool ok_a = false, ok_b = false;
+    if (ids.size() == 2) options.retrieval_runs = {ids[0].toLongLong(&ok_a), ids[1].toLongLong(&ok_b)};
+    if (!ok_a || !ok_b) {
+      qCritical("--retrieval-runs: '%s' is not two run ids A,B", qPrintable(parser.value(retrieval_runs)));
+      return 2;
+    }
+  }
+  options.retrieval_direction = parser.value(retrieval_direction);
+  if (!options.retrieval_direction.isEmpty() && options.retrieval_direction != QStringLiteral("t2i") &&
+      options.retrieval_direction != QStringLiteral("i2t")) {
+    qCritical("--retrieval-direction: '%s' is neither t2i nor i2t", qPrintable(options.retrieval_direction));
+    return 2;
+  }
+  options.retrieval_select_largest_diff = parser.isSet(retrieval_largest);
+  options.retrieval_screenshot_path = parser.value(retrieval_shot);
   // The database's folder must exist (the store refuses to create folders it was not given).
   QDir().mkpath(QFileInfo(options.database).absolutePath());
   if (parser.isSet(dark)) {

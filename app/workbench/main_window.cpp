@@ -25,6 +25,7 @@
 
 #include "event_loop_latency_monitor.h"
 #include "job/available_devices.h"
+#include "retrieval_panel.h"
 #include "run_history.h"
 #include "run_list_view.h"
 #include "run_table_model.h"
@@ -61,6 +62,8 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
   runs_ = new hnclip::gui::RunsPanel(options_.database, tabs_);
   tabs_->addTab(train_, tr("Train"));
   tabs_->addTab(runs_, tr("Runs"));
+  retrieval_ = new hnclip::gui::RetrievalPanel(options_.database, options_.cache_dir, tabs_);
+  tabs_->addTab(retrieval_, tr("Retrieval"));
   setCentralWidget(tabs_);
 
   // Run list dock: the Runs tab's model, compact; its selection and the Runs tab's move together.
@@ -97,6 +100,10 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
     if (closing_) close();
   });
   connect(train_, &hnclip::gui::TrainPanel::epochEvaluated, this, &MainWindow::onEpochEvaluated);
+  // The Retrieval tab rereads the runs whenever it is shown (new evaluations, renamed runs).
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    if (tabs_->currentWidget() == retrieval_) retrieval_->refresh();
+  });
   connect(train_, &hnclip::gui::TrainPanel::historyNeeded, this, [this](qint64 id) { loadHistories({id}); });
   connect(train_->controller(), &hnclip::gui::TrainingController::stateChanged, this,
           [this](hnclip::gui::TrainingController::State s) {
@@ -121,6 +128,7 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
   latency_ = new hnclip::gui::EventLoopLatencyMonitor(10, this);
   latency_->start();
   runs_->refresh();
+  startRetrievalFromOptions();
   if (options_.autostart) {
     // Measure the event loop during the run only, not during start-up.
     QTimer::singleShot(0, this, [this] {
@@ -312,6 +320,18 @@ void MainWindow::exportCurrent() {
     runs_->exportRecall(false);
     return;
   }
+  if (tabs_->currentWidget() == retrieval_) {
+    // The side-by-side view as a figure (PNG), or the query list (CSV), by the chosen extension.
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export retrieval"), QStringLiteral("retrieval.png"),
+                                                      tr("Side-by-side view (*.png);;Query list (*.csv)"));
+    if (path.isEmpty()) return;
+    QString error;
+    const bool done = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive) ? retrieval_->exportCsv(path, &error)
+                                                                                : retrieval_->exportPng(path, &error);
+    if (!done) QMessageBox::warning(this, tr("Export"), error);
+    else statusBar()->showMessage(tr("Saved %1").arg(path));
+    return;
+  }
   auto* plots = train_->plots();
   bool ok = false;
   const QString chart = QInputDialog::getItem(this, tr("Export plot"), tr("Chart:"), plots->chartNames(), 0, false, &ok);
@@ -347,6 +367,52 @@ void MainWindow::onEpochEvaluated(qint64 run_id, int epoch) {
       close();
     });
   }
+}
+
+void MainWindow::startRetrievalFromOptions() {
+  if (options_.retrieval_runs.size() != 2) return;
+  retrieval_->setRuns(options_.retrieval_runs[0], options_.retrieval_runs[1]);
+  if (!options_.retrieval_direction.isEmpty()) retrieval_->setDirection(options_.retrieval_direction);
+  tabs_->setCurrentWidget(retrieval_);
+  retrieval_->refresh();
+  if (!options_.retrieval_select_largest_diff) return;
+  // Select once both the query list and both runs' embeddings are there (either may come first).
+  auto select = [this] {
+    if (retrieval_->queryModel()->rowCount() == 0 || retrieval_->isBusy() || retrieval_->selectedQuery()) return;
+    if (!retrieval_->retrieversReady()) {
+      qWarning("--retrieval-runs: %s", qPrintable(retrieval_->lastError().isEmpty() ? retrieval_->warning()
+                                                                                     : retrieval_->lastError()));
+      if (!options_.retrieval_screenshot_path.isEmpty()) QApplication::exit(3);
+      return;
+    }
+    if (!retrieval_->selectLargestDifference()) {
+      qWarning("--select-largest-diff: no query to select");
+      if (!options_.retrieval_screenshot_path.isEmpty()) QApplication::exit(3);
+    }
+  };
+  connect(retrieval_, &hnclip::gui::RetrievalPanel::queriesLoaded, this, select);
+  connect(retrieval_, &hnclip::gui::RetrievalPanel::retrieversFinished, this, select);
+  connect(retrieval_, &hnclip::gui::RetrievalPanel::runsLoaded, this, [this] {
+    if (!retrieval_->warning().isEmpty()) {
+      qWarning("--retrieval-runs: %s", qPrintable(retrieval_->warning()));
+      if (!options_.retrieval_screenshot_path.isEmpty()) QApplication::exit(3);
+    }
+  });
+  if (options_.retrieval_screenshot_path.isEmpty()) return;
+  auto* once = new QMetaObject::Connection;
+  *once = connect(retrieval_, &hnclip::gui::RetrievalPanel::viewSettled, this, [this, once] {
+    disconnect(*once);
+    delete once;
+    // One more event-loop turn so the last thumbnail's repaint has landed in the backing store.
+    QTimer::singleShot(100, this, [this] {
+      if (!grab().save(options_.retrieval_screenshot_path)) {
+        qWarning("--screenshot-retrieval: cannot write %s", qPrintable(options_.retrieval_screenshot_path));
+        QApplication::exit(3);
+        return;
+      }
+      close();
+    });
+  });
 }
 
 void MainWindow::writeLatencyReport() {

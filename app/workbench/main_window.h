@@ -13,6 +13,7 @@ class QTabWidget;
 
 namespace hnclip::gui {
 class EventLoopLatencyMonitor;
+class RetrievalPanel;
 class RunListView;
 class RunsPanel;
 class TrainPanel;
@@ -28,6 +29,10 @@ struct WorkbenchOptions {
   int quit_after_epochs = 0;    // --quit-after-epochs N: stop the run and quit after epoch N
   QString screenshot_path;      // --screenshot: grab the window after the first trained epoch
   QString latency_report_path;  // --latency-report: JSON of event-loop lateness at exit
+  QList<int64_t> retrieval_runs;       // --retrieval-runs A,B: open the Retrieval tab on these runs
+  QString retrieval_direction;         // --retrieval-direction t2i|i2t
+  bool retrieval_select_largest_diff = false;  // --select-largest-diff: show the query A and B disagree on most
+  QString retrieval_screenshot_path;   // --screenshot-retrieval: grab the window once that view is painted, then quit
 };
 
 class MainWindow : public QMainWindow {
@@ -51,6 +56,7 @@ class MainWindow : public QMainWindow {
   void find();
   void onEpochEvaluated(qint64 run_id, int epoch);
   void writeLatencyReport();
+  void startRetrievalFromOptions();
 
   WorkbenchOptions options_;
   QTabWidget* tabs_ = nullptr;
@@ -58,6 +64,7 @@ class MainWindow : public QMainWindow {
   hnclip::gui::RunsPanel* runs_ = nullptr;
   hnclip::gui::RunListView* run_list_ = nullptr;
   hnclip::gui::EventLoopLatencyMonitor* latency_ = nullptr;
+  hnclip::gui::RetrievalPanel* retrieval_ = nullptr;
   QList<int64_t> shown_runs_;  // stored runs overlaid in the plots (besides the live one)
   bool closing_ = false;      // close requested while training: close once the run has stopped
 };

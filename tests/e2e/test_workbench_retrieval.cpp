@@ -1,0 +1,69 @@
+// End-to-end check of the Retrieval tab under Xvfb: two tiny runs are trained on the built-in
+// benchmark with the `hnclip` CLI (γ = 0 and γ = 0.5, one epoch each from the committed pretrained
+// checkpoint), then the real hnclip-workbench opens the tab on them (--retrieval-runs), selects
+// the query whose ground-truth rank differs most (--select-largest-diff), saves a picture of the
+// window once every thumbnail is painted (--screenshot-retrieval) and quits. The picture must
+// exist with a sane size, and both runs' split embeddings must have been cached.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+#include "support/test_dirs.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Width and height from a PNG's IHDR chunk (big-endian at bytes 16..23).
+std::pair<uint32_t, uint32_t> png_size(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  unsigned char h[24] = {};
+  in.read(reinterpret_cast<char*>(h), sizeof h);
+  if (!in || h[1] != 'P' || h[2] != 'N' || h[3] != 'G') return {0, 0};
+  auto be = [&](int o) { return (uint32_t(h[o]) << 24) | (uint32_t(h[o + 1]) << 16) | (uint32_t(h[o + 2]) << 8) | h[o + 3]; };
+  return {be(16), be(20)};
+}
+
+TEST(WorkbenchRetrieval, ShowsTheQueryTwoRunsRankMostDifferently) {
+  hnclip::test::ScratchDir dir;
+  const fs::path out = fs::path(HNCLIP_TEST_OUTPUT_DIR) / "test_workbench_retrieval";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  const std::string common = " --db " + (dir / "runs.db").string() + " --cache-dir " + (dir / "cache").string();
+  int64_t ids[2] = {0, 0};
+  const char* gammas[2] = {"0", "0.5"};
+  for (int i = 0; i < 2; ++i) {
+    const auto r = hnclip::test::run_hnclip(
+        std::string("train --benchmark-size small --init pretrained --data-fraction 0.25 --epochs 1 --batch 32") +
+        " --lr 1e-4 --threads 1 --probe-every 0 --gamma " + gammas[i] + " --name gamma-" + gammas[i] + " --json" + common);
+    ASSERT_EQ(r.code, 0) << r.err;
+    ids[i] = nlohmann::json::parse(r.out).at("run_id").get<int64_t>();
+  }
+
+  const fs::path shot = out / "retrieval.png";
+  const std::string cmd = "XDG_CONFIG_HOME=" + (dir / "config").string() +
+                          " xvfb-run -a -s '-screen 0 1400x900x24' " + HNCLIP_WORKBENCH_PATH + common +
+                          " --retrieval-runs " + std::to_string(ids[0]) + "," + std::to_string(ids[1]) +
+                          " --select-largest-diff --screenshot-retrieval " + shot.string();
+  std::string so, se;
+  const int code = hnclip::test::run_command(cmd, &so, &se);
+  ASSERT_EQ(code, 0) << cmd << "\nstdout:\n" << so << "\nstderr:\n" << se;
+  const auto [w, h] = png_size(shot);
+  EXPECT_GE(w, 800u) << "screenshot missing or too small";
+  EXPECT_GE(h, 500u);
+  EXPECT_GT(fs::file_size(shot), 20'000u) << "a picture with thumbnails is not this small";
+
+  // Each run's evaluated checkpoint got its split embeddings cached.
+  int cached = 0;
+  if (fs::exists(dir / "cache" / "split-embeddings"))
+    for (const auto& f : fs::directory_iterator(dir / "cache" / "split-embeddings")) cached += f.path().extension() == ".bin";
+  EXPECT_EQ(cached, 2);
+}
+
+}  // namespace
