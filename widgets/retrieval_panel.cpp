@@ -563,6 +563,9 @@ void RetrievalPanel::rebuildRecallTable() {
     header->setForeground(run_color(rows[r].run_id));
     recall_model_->setVerticalHeaderItem(static_cast<int>(r), header);
   }
+  // Only the chosen direction's columns: the list below ranks that direction.
+  for (int c = 0; c < RecallTable::kValueColumns; ++c)
+    recall_view_->setColumnHidden(1 + c, RecallTable::direction(c) != direction().toStdString());
   recall_view_->resizeColumnsToContents();
 }
 

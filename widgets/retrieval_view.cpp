@@ -1,5 +1,7 @@
 #include "retrieval_view.h"
 
+#include <algorithm>
+
 #include <QFrame>
 #include <QGridLayout>
 #include <QLabel>
@@ -14,7 +16,7 @@ namespace hnclip::gui {
 namespace {
 
 constexpr int kOutlineWidth = 4;
-constexpr int kCaptionCardWidth = 190;   // i2t results: caption text cards as wide as a thumbnail
+constexpr int kCaptionCardWidth = 140;   // i2t results: caption cards; k of them fit next to each other
 constexpr int kTitlePointDelta = 2;      // the query text a little larger than the rest
 
 QLabel* wrapped_label(const QString& text, QWidget* parent) {
@@ -108,17 +110,17 @@ void RetrievalView::setContent(const QString& title, const QString& query_text, 
     frame->setFrameShadow(QFrame::Sunken);
     grid->addWidget(frame, grid_row++, 0, 1, -1);
 
+    // The run's name, the ground truth's rank and any note on one line above its results (a
+    // column of its own would take the width k results need).
     auto* name = new QLabel(body_);
-    name->setText(QStringLiteral("<b><span style='color:%1'>■</span> %2</b><br>%3<br><i>%4</i>")
-                      .arg(row.color.name(), row.run_name.toHtmlEscaped(), row.rank_text.toHtmlEscaped(),
-                           row.note.toHtmlEscaped()));
+    QString header = QStringLiteral("<b><span style='color:%1'>■</span> %2</b>").arg(row.color.name(), row.run_name.toHtmlEscaped());
+    if (!row.rank_text.isEmpty()) header += QStringLiteral(" &nbsp;·&nbsp; ") + row.rank_text.toHtmlEscaped();
+    if (!row.note.isEmpty()) header += QStringLiteral(" &nbsp;·&nbsp; <i>%1</i>").arg(row.note.toHtmlEscaped());
+    name->setText(header);
     name->setWordWrap(true);
-    name->setMinimumWidth(120);
-    name->setMaximumWidth(150);
-    name->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-    grid->addWidget(name, grid_row, 0, 2, 1);
+    grid->addWidget(name, grid_row++, 0, 1, -1);
     std::vector<ThumbnailLabel*> labels;
-    int col = 1;
+    int col = 0;
     for (const auto& item : row.items) {
       const QColor outline = item.ground_truth ? kGroundTruthColor : item.near_twin ? kNearTwinColor : QColor();
       if (!item.image_path.isEmpty()) {
@@ -132,6 +134,9 @@ void RetrievalView::setContent(const QString& title, const QString& query_text, 
       } else {
         auto* card = wrapped_label(item.text, body_);
         card->setFixedWidth(kCaptionCardWidth);
+        QFont small = card->font();
+        small.setPointSizeF(small.pointSizeF() - 1);
+        card->setFont(small);
         card->setMinimumHeight(kThumbEdge / 2);
         card->setAlignment(Qt::AlignLeft | Qt::AlignTop);
         card->setStyleSheet(outline.isValid()
@@ -153,6 +158,9 @@ void RetrievalView::setContent(const QString& title, const QString& query_text, 
     thumbs_.push_back(std::move(labels));
     grid_row += 2;
   }
+  size_t columns = 0;
+  for (const auto& row : rows) columns = std::max(columns, row.items.size());
+  grid->setColumnStretch(static_cast<int>(columns), 1);  // results packed to the left
   v->addLayout(grid);
   v->addStretch(1);
 }

@@ -331,7 +331,8 @@ class TestRetrievalPanel : public QObject {
       QVERIFY(std::abs(adhoc_b.items[i].score - want[i].first) < 1e-5f);
       QVERIFY(adhoc_b.items[i].image_path.endsWith(QString("img/%1.png").arg(want[i].second)));
     }
-    // The figure export writes a picture of the view.
+    // The figure export writes a picture of the view, once its thumbnails are painted.
+    QTRY_VERIFY_WITH_TIMEOUT(panel.view()->allImagesShown(), kWaitMs);
     const QString png = QString::fromStdString((*dir_ / "view.png").string());
     QString error;
     QVERIFY2(panel.exportPng(png, &error), qPrintable(error));
