@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -252,6 +253,31 @@ TEST_F(RunRetrieverTest, CorruptOrContradictingCacheFileIsRefusedNamingIt) {
   // Once the bad file is removed, it is recomputed.
   fs::remove(file);
   EXPECT_FALSE(RunRetriever::open(options)->embeddings_from_cache());
+}
+
+TEST_F(RunRetrieverTest, ReportsProgressAndStopsWhenCancelled) {
+  std::atomic<bool> cancel{false};
+  int64_t last_done = 0, last_total = 0;
+  int batches = 0;
+  auto progress = [&](int64_t done, int64_t total, const std::string&) {
+    if (total == 0) return;  // a message without counts
+    EXPECT_GT(done, last_done);
+    last_done = done;
+    last_total = total;
+    if (++batches == 2) cancel = true;  // cancelled while encoding: stops at the next batch
+  };
+  EXPECT_THROW(RunRetriever::open(options, progress, &cancel), hnclip::RetrievalCancelled);
+  EXPECT_EQ(batches, 2);
+  EXPECT_EQ(last_total, 3 * kTestImages);  // images + captions
+  EXPECT_FALSE(fs::exists(fs::path(options.cache_dir) / "split-embeddings")) << "nothing cached after a cancel";
+
+  cancel = false;
+  batches = 0;
+  last_done = 0;
+  auto r = RunRetriever::open(options, [&](int64_t done, int64_t total, const std::string&) {
+    if (total > 0) last_done = done;
+  }, &cancel);
+  EXPECT_EQ(last_done, 3 * kTestImages);
 }
 
 TEST(SplitEmbeddingsFile, RoundTripsExactly) {

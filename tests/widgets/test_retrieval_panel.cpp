@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -15,6 +16,8 @@
 #include <QTableView>
 #include <QtTest>
 
+#include "data/benchmark_registry.h"
+#include "job/caption_geometry_job.h"
 #include "job/run_retriever.h"
 #include "query_list_model.h"
 #include "retrieval_data.h"
@@ -195,6 +198,17 @@ class TestRetrievalPanel : public QObject {
     rb[8] = 3;
     write(a, ra);
     write(b, rb);
+    // Stored caption geometry under run A's encoder: caption 3's nearest captions are image 8's
+    // (captions 16, 17) and image 1's own other caption (7, the ground truth: never a near-twin).
+    hnclip::BenchmarkSpec spec;
+    spec.name = "manifest";
+    spec.root = (dir_->path() / "manifest.jsonl").string();
+    hnclip::CaptionGeometryRecord geometry;
+    geometry.stats.dataset_key = hnclip::caption_dataset_key(spec, "test");
+    geometry.stats.encoder_key = "run:" + std::to_string(a) + "@1";
+    geometry.stats.captions = 2 * kTestImages;
+    geometry.neighbors = {{3, 1, 16, 0.9, {}}, {3, 2, 7, 0.8, {}}, {3, 3, 17, 0.7, {}}};
+    store.write_caption_geometry(geometry);
 
     RetrievalPanel panel(QString::fromStdString(db), QString::fromStdString(cache_));
     QSignalSpy loaded(&panel, &RetrievalPanel::queriesLoaded);
@@ -225,6 +239,10 @@ class TestRetrievalPanel : public QObject {
     QVERIFY(std::isnan(view_rows[0].items[0].score));
     QVERIFY2(view_rows[0].note.contains("ground truth at rank 40"), qPrintable(view_rows[0].note));
     QVERIFY(view_rows[0].items[0].image_path.endsWith("img/8.png"));
+    // Image 8 is a near-twin (its captions are caption 3's stored neighbours); 9 and 10 are not.
+    QVERIFY(view_rows[0].items[0].near_twin);
+    QVERIFY(!view_rows[0].items[1].near_twin && !view_rows[0].items[2].near_twin);
+    QCOMPARE(panel.view()->thumbnails()[0][0]->outline(), hnclip::gui::RetrievalView::kNearTwinColor);
     QVERIFY(!panel.lastError().isEmpty());  // why there are no scores
     // The export writes the visible list.
     const QString csv = QString::fromStdString((*dir_ / "q.csv").string());
@@ -310,6 +328,16 @@ class TestRetrievalPanel : public QObject {
       QVERIFY(row_b.items[i].image_path.endsWith(QString("img/%1.png").arg(expected[i].second)));
       QCOMPARE(row_b.items[i].ground_truth, expected[i].second == q / 2);
     }
+    // Near-twins: images of caption q's 5 nearest captions under run A's checkpoint (no stored
+    // geometry here), less the ground truth.
+    hnclip::RunRetrieverOptions oa = o;
+    oa.run_id = run_a_;
+    oa.epoch = panel.epochA();
+    const auto ra = hnclip::RunRetriever::open(oa);
+    std::set<int64_t> twins;
+    for (const auto& n : ra->caption_neighbors(q, 5))
+      if (n.id / 2 != q / 2) twins.insert(n.id / 2);
+    for (size_t i = 0; i < 7; ++i) QCOMPARE(row_b.items[i].near_twin, twins.count(expected[i].second) > 0);
     // Ground truth outlined green in the thumbnails, wherever it appears.
     const auto& thumbs = panel.view()->thumbnails();
     for (size_t r = 0; r < thumbs.size(); ++r)
