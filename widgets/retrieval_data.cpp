@@ -48,7 +48,8 @@ RetrievalQueries load_retrieval_queries(const std::string& database, const std::
                                         int64_t run_a, int epoch_a, int64_t run_b, int epoch_b,
                                         const std::string& direction,
                                         std::shared_ptr<const SplitCatalog> catalog,
-                                        const std::atomic<bool>* cancel) {
+                                        const std::atomic<bool>* cancel,
+                                        const std::function<void(const std::string&)>& progress) {
   RetrievalQueries q;
   q.direction = direction;
   std::string config_json, split;
@@ -64,7 +65,7 @@ RetrievalQueries load_retrieval_queries(const std::string& database, const std::
   if (cancel && cancel->load()) throw std::runtime_error("cancelled");
   if (!catalog) {
     const TrainConfig c = parse_config(config_json);
-    catalog = std::make_shared<const SplitCatalog>(SplitCatalog::open(run_benchmark_spec(c, cache_dir), c.test_split));
+    catalog = std::make_shared<const SplitCatalog>(SplitCatalog::open(run_benchmark_spec(c, cache_dir), c.test_split, progress));
   }
   q.catalog = std::move(catalog);
 

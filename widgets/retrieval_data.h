@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -41,13 +42,16 @@ struct RetrievalQueries {
 // Neighbours kept per caption for near-twin marks.
 constexpr int kNearTwinNeighbors = 5;
 
-// Reads both runs' ranks for `direction` at their epochs and opens the split (generating the
-// built-in benchmark when missing) and reads stored caption neighbours. `catalog`, when given and non-null, is reused. Throws
-// StoreError / DataError naming what failed; std::runtime_error("cancelled") when *cancel is set.
+// Reads both runs' ranks for `direction` at their epochs, opens the split (generating the
+// built-in benchmark when missing; `catalog`, when non-null, is reused instead) and reads stored
+// caption neighbours. Throws StoreError / DataError naming what failed, std::runtime_error
+// ("cancelled") when *cancel is set — checked before the split is opened; generating the
+// built-in benchmark is not interrupted, its messages go to `progress`.
 RetrievalQueries load_retrieval_queries(const std::string& database, const std::string& cache_dir,
                                         int64_t run_a, int epoch_a, int64_t run_b, int epoch_b,
                                         const std::string& direction,
                                         std::shared_ptr<const SplitCatalog> catalog,
-                                        const std::atomic<bool>* cancel = nullptr);
+                                        const std::atomic<bool>* cancel = nullptr,
+                                        const std::function<void(const std::string&)>& progress = {});
 
 }  // namespace hnclip::gui

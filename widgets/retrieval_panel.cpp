@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <initializer_list>
+#include <iterator>
 #include <set>
 
 #include "job/run_retriever.h"
@@ -62,6 +63,11 @@ struct RetrievalPanel::RetrieverJob {
   RetrieverMap loaded;
   std::map<RetrieverKey, QString> errors;
   bool cancelled = false;
+};
+
+struct RetrievalPanel::QueriesResult {
+  RetrievalQueries queries;
+  QString error;  // why nothing was loaded
 };
 
 struct RetrievalPanel::AdhocResult {
@@ -198,7 +204,7 @@ RetrievalPanel::RetrievalPanel(QString db_path, QString cache_dir, QWidget* pare
   main->addLayout(status_row);
 
   runs_watcher_ = new QFutureWatcher<std::shared_ptr<RunsResult>>(this);
-  queries_watcher_ = new QFutureWatcher<std::shared_ptr<RetrievalQueries>>(this);
+  queries_watcher_ = new QFutureWatcher<std::shared_ptr<QueriesResult>>(this);
   retrievers_watcher_ = new QFutureWatcher<std::shared_ptr<RetrieverJob>>(this);
   adhoc_watcher_ = new QFutureWatcher<std::shared_ptr<AdhocResult>>(this);
   connect(runs_watcher_, &QFutureWatcherBase::finished, this, &RetrievalPanel::onRunsLoaded);
@@ -452,12 +458,21 @@ void RetrievalPanel::loadQueries() {
   }
   watcher->setProperty("generation", generation);
   watcher->setProperty("key", qs(key));
-  watcher->setFuture(QtConcurrent::run([db, cache, a, b, ea, eb, dir, catalog, cancel] {
-    auto r = std::make_shared<RetrievalQueries>();
+  // Opening the split may generate the built-in benchmark: its messages go to the status line.
+  QPointer<RetrievalPanel> self(this);
+  auto report = [self](const std::string& message) {
+    QMetaObject::invokeMethod(
+        self, [self, m = qs(message)] {
+          if (self) self->setProgress(0, 0, m);
+        },
+        Qt::QueuedConnection);
+  };
+  watcher->setFuture(QtConcurrent::run([db, cache, a, b, ea, eb, dir, catalog, cancel, report] {
+    auto r = std::make_shared<QueriesResult>();
     try {
-      *r = load_retrieval_queries(db, cache, a, ea, b, eb, dir, catalog, cancel.get());
+      r->queries = load_retrieval_queries(db, cache, a, ea, b, eb, dir, catalog, cancel.get(), report);
     } catch (const std::exception& e) {
-      r->direction = std::string("error:") + e.what();
+      r->error = qs(e.what());
     }
     return r;
   }));
@@ -469,12 +484,12 @@ void RetrievalPanel::onQueriesLoaded() {
   const bool stale = queries_watcher_->property("generation").toInt() != queries_generation_;
   updateBusy();
   if (stale) return;
-  if (r->direction.rfind("error:", 0) == 0) {
-    last_error_ = qs(r->direction.substr(6));
+  if (!r->error.isEmpty()) {
+    last_error_ = r->error;
     status_->setText(last_error_);
     return;
   }
-  queries_ = *r;
+  queries_ = r->queries;
   catalog_key_ = queries_watcher_->property("key").toString().toStdString();
   const auto& cat = *queries_.catalog;
   caption_image_.resize(static_cast<size_t>(cat.num_captions()));
@@ -581,6 +596,13 @@ bool RetrievalPanel::retrieversReady() const {
 }
 
 void RetrievalPanel::loadRetrievers() {
+  // Only the two chosen checkpoints stay loaded (a ViT-B model and its split's embeddings are
+  // hundreds of MB); errors of others are forgotten, so choosing them again retries.
+  const RetrieverKey ka{runA(), epochA()}, kb{runB(), epochB()};
+  for (auto it = retrievers_.begin(); it != retrievers_.end();)
+    it = it->first == ka || it->first == kb ? std::next(it) : retrievers_.erase(it);
+  for (auto it = retriever_errors_.begin(); it != retriever_errors_.end();)
+    it = it->first == ka || it->first == kb ? std::next(it) : retriever_errors_.erase(it);
   if (retrievers_watcher_->isRunning()) {
     retrievers_pending_ = true;  // reloaded for the new selection once this one is done
     return;
@@ -628,7 +650,9 @@ void RetrievalPanel::loadRetrievers() {
 
 void RetrievalPanel::onRetrieversLoaded() {
   const auto job = retrievers_watcher_->result();
-  for (const auto& [key, r] : job->loaded) retrievers_[key] = r;
+  const RetrieverKey ka{runA(), epochA()}, kb{runB(), epochB()};
+  for (const auto& [key, r] : job->loaded)
+    if (key == ka || key == kb) retrievers_[key] = r;  // else the selection moved on meanwhile
   for (const auto& [key, e] : job->errors) retriever_errors_[key] = e;
   QStringList errors;
   for (const auto& [key, e] : job->errors) errors << tr("run %1 epoch %2: %3").arg(key.first).arg(key.second).arg(e);

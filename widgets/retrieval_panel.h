@@ -106,6 +106,7 @@ class RetrievalPanel : public QWidget {
   using RetrieverKey = std::pair<int64_t, int>;
   using RetrieverMap = std::map<RetrieverKey, std::shared_ptr<const RunRetriever>>;
   struct AdhocResult;
+  struct QueriesResult;
 
   void onRunsLoaded();
   void fillRunCombos();
@@ -158,7 +159,7 @@ class RetrievalPanel : public QWidget {
   QString last_error_;
 
   QFutureWatcher<std::shared_ptr<RunsResult>>* runs_watcher_;
-  QFutureWatcher<std::shared_ptr<RetrievalQueries>>* queries_watcher_;
+  QFutureWatcher<std::shared_ptr<QueriesResult>>* queries_watcher_;
   QFutureWatcher<std::shared_ptr<RetrieverJob>>* retrievers_watcher_;
   QFutureWatcher<std::shared_ptr<AdhocResult>>* adhoc_watcher_;
   int queries_generation_ = 0;
