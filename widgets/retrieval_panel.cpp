@@ -230,6 +230,7 @@ RetrievalPanel::RetrievalPanel(QString db_path, QString cache_dir, QWidget* pare
   });
   connect(run_b_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
     if (filling_) return;
+    if (runB() != 0) warning_text_.clear();  // the list holds only runs on A's split
     filling_ = true;
     fillEpochCombo(epoch_b_, runB());
     filling_ = false;

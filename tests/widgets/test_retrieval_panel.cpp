@@ -251,6 +251,24 @@ class TestRetrievalPanel : public QObject {
     QFile f(csv);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(f.readAll().count('\n'), 1 + 2 * kTestImages);
+    // A run evaluated on another split is not offered as B, and asking for it explains why.
+    const int64_t other = hnclip::test::add_run(store, "synthetic-run", hnclip::RunStatus::Finished,
+                                                hnclip::test::make_config_json("synthetic", 0, "recomputed", 1), 3000);
+    hnclip::test::add_eval(store, other, 1, {10, 20, 30, 40, 50}, {10, 20, 30, 40, 50});
+    RetrievalPanel mixed(QString::fromStdString(db), QString::fromStdString(cache_));
+    QSignalSpy runs(&mixed, &RetrievalPanel::runsLoaded);
+    mixed.setRuns(a, other);
+    mixed.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(runs.count() > 0, kWaitMs);
+    QVERIFY2(mixed.warning().contains("synthetic default (seed 1) / test") && mixed.warning().contains("manifest"),
+             qPrintable(mixed.warning()));
+    QCOMPARE(mixed.runB(), b);  // the one run on A's split
+    QCOMPARE(mixed.queryModel()->rowCount(), 0);  // nothing compared while the warning stands
+    QSignalSpy mixed_loaded(&mixed, &RetrievalPanel::queriesLoaded);
+    mixed.setRuns(a, b);
+    QVERIFY(mixed.warning().isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(mixed_loaded.count() > 0, kWaitMs);
+    QCOMPARE(mixed.queryModel()->rowCount(), 2 * kTestImages);
   }
 
   void marksGroundTruthNearTwinsAndRankNote() {
