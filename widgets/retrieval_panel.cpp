@@ -34,6 +34,7 @@
 
 #include "job/run_retriever.h"
 #include "recall_table.h"
+#include "recall_table_model.h"
 #include "retrieval_marks.h"
 #include "retrieval_view.h"
 #include "run_colors.h"
@@ -554,26 +555,9 @@ void RetrievalPanel::rebuildRecallTable() {
   }
   if (runs.empty()) return;
   const RecallTable table = RecallTable::fromSummaries(runs);
-  recall_model_->setColumnCount(1 + RecallTable::kValueColumns);
-  recall_model_->setHorizontalHeaderItem(0, new QStandardItem(tr("Epoch")));
-  for (int c = 0; c < RecallTable::kValueColumns; ++c)
-    recall_model_->setHorizontalHeaderItem(
-        1 + c, new QStandardItem((c < RecallTable::kKCount ? tr("t→i ") : tr("i→t ")) + RecallTable::columnTitle(c)));
+  fill_recall_model(recall_model_, table, font());
   const auto& rows = table.rows();
   for (size_t r = 0; r < rows.size(); ++r) {
-    QList<QStandardItem*> items;
-    items.append(new QStandardItem(QString::number(rows[r].epoch)));
-    for (int c = 0; c < RecallTable::kValueColumns; ++c) {
-      auto* item = new QStandardItem(RecallTable::formatValue(rows[r].values[c]));
-      item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      if (table.isBest(static_cast<int>(r), c)) {
-        QFont f = font();
-        f.setBold(true);
-        item->setFont(f);
-      }
-      items.append(item);
-    }
-    recall_model_->appendRow(items);
     auto* header = new QStandardItem(QStringLiteral("%1  %2").arg(r == 0 ? QStringLiteral("A") : QStringLiteral("B"),
                                                                   qs(rows[r].run_name)));
     header->setForeground(run_color(rows[r].run_id));

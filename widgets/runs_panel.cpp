@@ -32,6 +32,7 @@
 
 #include "config_diff.h"
 #include "delete_runs.h"
+#include "recall_table_model.h"
 #include "run_colors.h"
 #include "run_table_model.h"
 #include "store/run_store.h"
@@ -359,31 +360,12 @@ void RunsPanel::rebuildDiffModel() {
 }
 
 void RunsPanel::rebuildRecallModel() {
-  recall_model_->clear();
   const auto runs = selectedSummaries();
   recall_table_ = RecallTable(static_cast<int>(runs.size()) >= kMinCompared ? RecallTable::fromSummaries(runs)
                                                                           : RecallTable({}));
+  fill_recall_model(recall_model_, recall_table_, font());
   const auto& rows = recall_table_.rows();
-  if (rows.empty()) return;
-  recall_model_->setColumnCount(1 + RecallTable::kValueColumns);
-  recall_model_->setHorizontalHeaderItem(0, new QStandardItem(tr("Epoch")));
-  for (int c = 0; c < RecallTable::kValueColumns; ++c)
-    recall_model_->setHorizontalHeaderItem(
-        1 + c, new QStandardItem((c < RecallTable::kKCount ? tr("t→i ") : tr("i→t ")) + RecallTable::columnTitle(c)));
   for (size_t r = 0; r < rows.size(); ++r) {
-    QList<QStandardItem*> items;
-    items.append(new QStandardItem(rows[r].epoch >= 0 ? QString::number(rows[r].epoch) : QString()));
-    for (int c = 0; c < RecallTable::kValueColumns; ++c) {
-      auto* item = new QStandardItem(RecallTable::formatValue(rows[r].values[c]));
-      item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      if (recall_table_.isBest(static_cast<int>(r), c)) {
-        QFont f = font();
-        f.setBold(true);
-        item->setFont(f);
-      }
-      items.append(item);
-    }
-    recall_model_->appendRow(items);
     auto* header = new QStandardItem(QString::fromStdString(rows[r].run_name));
     header->setIcon(run_swatch(rows[r].run_id, fontMetrics().height() / 2 + 2));
     recall_model_->setVerticalHeaderItem(static_cast<int>(r), header);

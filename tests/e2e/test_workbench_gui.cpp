@@ -12,21 +12,14 @@
 #include <nlohmann/json.hpp>
 
 #include "store/run_store.h"
+#include "support/png_size.h"
 #include "support/test_dirs.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-// Width and height from a PNG's IHDR chunk (big-endian at bytes 16..23).
-std::pair<uint32_t, uint32_t> png_size(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  unsigned char h[24] = {};
-  in.read(reinterpret_cast<char*>(h), sizeof h);
-  if (!in || h[1] != 'P' || h[2] != 'N' || h[3] != 'G') return {0, 0};
-  auto be = [&](int o) { return (uint32_t(h[o]) << 24) | (uint32_t(h[o + 1]) << 16) | (uint32_t(h[o + 2]) << 8) | h[o + 3]; };
-  return {be(16), be(20)};
-}
+using hnclip::test::png_size;
 
 TEST(WorkbenchGui, StartsARunFromTheWindowAndShowsTheFirstEpoch) {
   hnclip::test::ScratchDir dir;
