@@ -345,6 +345,9 @@ class TestRetrievalPanel : public QObject {
       QVERIFY(std::abs(row_b.items[i].score - expected[i].first) < 1e-5f);
       QVERIFY(row_b.items[i].image_path.endsWith(QString("img/%1.png").arg(expected[i].second)));
       QCOMPARE(row_b.items[i].ground_truth, expected[i].second == q / 2);
+      // Hovering a retrieved image shows its captions.
+      const QString tip = panel.view()->thumbnails()[1][i]->toolTip();
+      QVERIFY2(tip.contains(QString("on a dark ground number %1\n").arg(expected[i].second)), qPrintable(tip));
     }
     // Near-twins: images of caption q's 5 nearest captions under run A's checkpoint (no stored
     // geometry here), less the ground truth.
