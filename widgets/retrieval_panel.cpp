@@ -524,8 +524,9 @@ void RetrievalPanel::onQueriesLoaded() {
   updateCounts();
   status_->setText(tr("%1 queries").arg(model_->rowCount()));
   emit queriesLoaded();
-  if (selected_query_ && !showing_adhoc_) selectQuery(*selected_query_);
-  else view_->clear(tr("Select a query in the list."));
+  // A reload (tab shown again, other epoch or direction) keeps what the view shows.
+  if (showing_adhoc_ && adhoc_) showAdhoc();
+  else if (!selected_query_ || !selectQuery(*selected_query_)) view_->clear(tr("Select a query in the list."));
 }
 
 void RetrievalPanel::updateCounts() {
@@ -654,7 +655,14 @@ void RetrievalPanel::onRetrieversLoaded() {
     retrievers_pending_ = false;
     loadRetrievers();
   }
-  if (!showing_adhoc_) showSelected();
+  if (!showing_adhoc_) {
+    showSelected();
+  } else if (retrieversReady() && adhoc_ && !adhoc_text_.isEmpty()) {
+    // An ad-hoc result of other runs or epochs is asked again of the chosen ones.
+    const bool current = adhoc_->results.size() == 2 && adhoc_->results[0].first == RetrieverKey{runA(), epochA()} &&
+                         adhoc_->results[1].first == RetrieverKey{runB(), epochB()};
+    if (!current) runAdhocQuery(adhoc_text_);
+  }
   if (retrieversReady()) emit retrieversLoaded();
   emit retrieversFinished();
 }

@@ -380,6 +380,12 @@ class TestRetrievalPanel : public QObject {
       QVERIFY(std::abs(adhoc_b.items[i].score - want[i].first) < 1e-5f);
       QVERIFY(adhoc_b.items[i].image_path.endsWith(QString("img/%1.png").arg(want[i].second)));
     }
+    // Rereading the runs (the tab shown again) keeps the ad-hoc result on screen.
+    const int queries_before = loaded.count();
+    panel.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(loaded.count() > queries_before && !panel.isBusy(), kWaitMs);
+    QCOMPARE(panel.view()->rows()[1].items.size(), size_t{5});
+    QVERIFY(panel.view()->rows()[1].items[0].image_path.endsWith(QString("img/%1.png").arg(want[0].second)));
     // The figure export writes a picture of the view, once its thumbnails are painted.
     QTRY_VERIFY_WITH_TIMEOUT(panel.view()->allImagesShown(), kWaitMs);
     const QString png = QString::fromStdString((*dir_ / "view.png").string());
