@@ -151,7 +151,8 @@ GbarHeatmapPanel::GbarHeatmapPanel(ThumbnailCache* thumbnails, QWidget* parent)
   plot_->plotLayout()->addElement(1, 1, scale_);
   scale_->setType(QCPAxis::atRight);
   scale_->axis()->setLabel(tr("caption cosine Ḡ"));
-  map_->setColorScale(scale_);
+  map_->setColorScale(scale_);  // the map takes the scale's gradient from here on
+  scale_->setGradient(heatmap_gradient());
   auto* margins = new QCPMarginGroup(plot_);
   plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
   scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
@@ -186,9 +187,10 @@ GbarHeatmapPanel::GbarHeatmapPanel(ThumbnailCache* thumbnails, QWidget* parent)
     pair_layout->addWidget(pair_text_[k], 2, k);
   }
   pair_layout->setRowStretch(3, 1);
+  pair_box->setMaximumWidth(2 * kPairEdge + 120);
   splitter->addWidget(pair_box);
-  splitter->setStretchFactor(0, 3);
-  splitter->setStretchFactor(1, 2);
+  splitter->setStretchFactor(0, 1);
+  splitter->setStretchFactor(1, 0);
   layout->addWidget(splitter, 1);
 
   status_ = new QLabel;
@@ -441,8 +443,7 @@ void GbarHeatmapPanel::draw() {
   };
   place(max_mark_, static_cast<double>(s->max_j), static_cast<double>(s->max_i));
   place(max_mirror_, static_cast<double>(s->max_i), static_cast<double>(s->max_j));
-  title_->setText(tr("%1 — epoch %2, batch %3 (%4 captions) — max off-diagonal Ḡ %5 at (%6, %7)")
-                      .arg(QString::fromStdString(set_->run_name))
+  title_->setText(tr("epoch %1 · batch %2 · %3 captions · max off-diagonal Ḡ %4 at positions (%5, %6)")
                       .arg(s->epoch)
                       .arg(s->batch)
                       .arg(n)
