@@ -117,6 +117,9 @@ GbarHeatmapPanel::GbarHeatmapPanel(ThumbnailCache* thumbnails, QWidget* parent)
   range_lo_->setToolTip(tr("Colour of the lowest cosine. The range is fixed (not fitted to each matrix), "
                            "so heatmaps of different batches, epochs and runs compare by eye."));
   range_hi_->setToolTip(range_lo_->toolTip());
+  auto* reload_button = new QToolButton;
+  reload_button->setText(tr("Reload"));
+  reload_button->setToolTip(tr("Read the run list and this run's snapshots again (a running run adds one per epoch)"));
   auto* export_button = new QToolButton;
   export_button->setText(tr("Export…"));
   export_button->setToolTip(tr("Save the heatmap as PNG, SVG or PDF"));
@@ -134,6 +137,7 @@ GbarHeatmapPanel::GbarHeatmapPanel(ThumbnailCache* thumbnails, QWidget* parent)
   bar->addWidget(range_lo_);
   bar->addWidget(new QLabel(QStringLiteral("–")));
   bar->addWidget(range_hi_);
+  bar->addWidget(reload_button);
   bar->addWidget(export_button);
   layout->addLayout(bar);
 
@@ -213,6 +217,10 @@ GbarHeatmapPanel::GbarHeatmapPanel(ThumbnailCache* thumbnails, QWidget* parent)
     });
   }
   connect(export_button, &QToolButton::clicked, this, &GbarHeatmapPanel::exportInteractive);
+  connect(reload_button, &QToolButton::clicked, this, [this] {
+    refreshRuns();
+    if (wanted_run_ > 0) showRun(wanted_run_);
+  });
   connect(plot_, &QCustomPlot::mouseMove, this, &GbarHeatmapPanel::onMouseMove);
   connect(plot_, &QCustomPlot::mousePress, this, &GbarHeatmapPanel::onMousePress);
   setColorRange(0.0, 1.0);
@@ -315,6 +323,8 @@ void GbarHeatmapPanel::onLoaded() {
     return;
   }
   loading_ = false;
+  const int64_t previous_run = runId();
+  const int previous_epoch = epoch_, previous_batch = batch_;
   selected_.reset();
   if (!r->error.isEmpty()) {
     set_.reset();
@@ -339,9 +349,11 @@ void GbarHeatmapPanel::onLoaded() {
       note += tr(" — caption texts unavailable: %1").arg(QString::fromStdString(set_->captions_error));
     }
     setStatus(note, !set_->captions_error.empty());
-    // Open on the last epoch: what training ended with, one click away from where it started.
-    const int epoch = epochs.back();
-    setSnapshot(epoch, set_->batches(epoch).front());
+    // Open on the last epoch — what training ended with, one click away from where it started —
+    // unless this is a reload of the run on screen: then stay where the user was.
+    const bool reload = previous_run == set_->run_id && set_->find(previous_epoch, previous_batch);
+    const int epoch = reload ? previous_epoch : epochs.back();
+    setSnapshot(epoch, reload ? previous_batch : set_->batches(epoch).front());
   }
   draw();
   emit loaded(set_->run_id);

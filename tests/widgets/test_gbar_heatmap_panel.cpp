@@ -126,6 +126,11 @@ class TestGbarHeatmapPanel : public QObject {
     QCOMPARE(panel.colorRange(), qMakePair(0.2, 0.9));
     QVERIFY(!panel.setSnapshot(3, 0));
     QCOMPARE(panel.epoch(), 0);
+    // Reloading the run on screen (new epochs of a running run) keeps the user's place.
+    panel.showRun(run);
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(panel.epoch(), 0);
+    QCOMPARE(panel.batch(), 1);
 
     // The pixel at the centre of cell (row 2, column 0) maps back to it.
     panel.plot()->replot();
