@@ -24,6 +24,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include "plot_export.h"
 #include "qcustomplot.h"
 #include "run_colors.h"
 #include "train/probe_summary.h"
@@ -955,31 +956,7 @@ bool TrainingPlotsPanel::exportChart(const QString& chart, const QString& path, 
   const bool onScreen = p->isVisible() && p->width() >= kMinChartWidth / 2;
   const int w = onScreen ? p->width() : kExportWidth;
   const int h = onScreen ? p->height() : kExportHeight;
-  const QString suffix = QFileInfo(path).suffix().toLower();
-  bool ok = false;
-  if (suffix == QLatin1String("png")) {
-    ok = p->savePng(path, w, h);
-  } else if (suffix == QLatin1String("pdf")) {
-    ok = p->savePdf(path, w, h, QCP::epAllowCosmetic, QStringLiteral("HN-CLIP Workbench"), tr(c->spec->title));
-  } else if (suffix == QLatin1String("svg")) {
-    QSvgGenerator svg;
-    svg.setFileName(path);
-    svg.setSize(QSize(w, h));
-    svg.setViewBox(QRect(0, 0, w, h));
-    svg.setTitle(tr(c->spec->title));
-    svg.setDescription(QStringLiteral("HN-CLIP Workbench"));
-    QCPPainter painter;
-    if (painter.begin(&svg)) {
-      painter.setMode(QCPPainter::pmVectorized);
-      painter.setMode(QCPPainter::pmNoCaching);
-      p->toPainter(&painter, w, h);
-      ok = painter.end();
-    }
-  } else {
-    return fail(tr("%1: unsupported image format '%2' (use .png, .svg or .pdf)").arg(path, suffix));
-  }
-  if (!ok || QFileInfo(path).size() == 0) return fail(tr("%1: could not write the chart").arg(path));
-  return true;
+  return save_plot(p, path, w, h, tr(c->spec->title), error);
 }
 
 bool TrainingPlotsPanel::exportCsv(const QString& chart, const QString& path, QString* error) {
