@@ -48,7 +48,7 @@ CaptionOverviewCharts::CaptionOverviewCharts(QWidget* parent) : QWidget(parent) 
     export_button->setPopupMode(QToolButton::InstantPopup);
     export_button->setObjectName(QStringLiteral("export_") + name);
     auto* menu = new QMenu(export_button);
-    for (const QString format : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+    for (const QString& format : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
       menu->addAction(tr("%1…").arg(format.toUpper()), this, [this, name, format] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(chart_title(name)),
                                                           QStringLiteral("%1.%2").arg(name, format),

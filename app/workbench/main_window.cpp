@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "caption_detail_view.h"
 #include "captions_panel.h"
 #include "event_loop_latency_monitor.h"
 #include "job/available_devices.h"
@@ -448,7 +449,7 @@ void MainWindow::finishCaptionCommandLine() {
     if (!options_.caption_timing_path.isEmpty()) {
       const auto* data = captions_->data();
       QJsonObject o{{QStringLiteral("caption"), options_.select_caption},
-                    {QStringLiteral("captions"), data ? data->record.stats.captions : 0},
+                    {QStringLiteral("captions"), static_cast<qint64>(data ? data->record.stats.captions : 0)},
                     {QStringLiteral("neighbors_shown"), captions_->detailView()->neighborCount()},
                     {QStringLiteral("first_show_ms"), caption_first_ms_},
                     {QStringLiteral("reshow_from_memory_ms"), caption_reselect_ms_},
