@@ -120,6 +120,7 @@ void CaptionOverviewCharts::drawHistogram(QCustomPlot* plot, bool hardest) {
   plot->clearGraphs();
   plot->clearItems();
   double top = 0;
+  double lowest = 1.0;  // left edge of the lowest non-empty bin over all entries
   for (const auto& e : entries_) {
     const auto& counts = hardest ? e.stats.hardest_histogram : e.stats.pairwise_histogram;
     if (counts.empty()) continue;
@@ -132,6 +133,7 @@ void CaptionOverviewCharts::drawHistogram(QCustomPlot* plot, bool hardest) {
     for (size_t i = 0; i < counts.size(); ++i) {
       x << -1.0 + (static_cast<double>(i) + 0.5) * bin;
       y << static_cast<double>(counts[i]) / total;
+      if (counts[i] > 0) lowest = std::min(lowest, -1.0 + static_cast<double>(i) * bin);
       top = std::max(top, y.back());
     }
     auto* graph = plot->addGraph();
@@ -150,7 +152,7 @@ void CaptionOverviewCharts::drawHistogram(QCustomPlot* plot, bool hardest) {
   }
   plot->xAxis->setLabel(tr("cosine"));
   plot->yAxis->setLabel(hardest ? tr("fraction of captions") : tr("fraction of pairs"));
-  plot->xAxis->setRange(-0.2, 1.0);
+  plot->xAxis->setRange(std::min(0.0, lowest) - 0.02, 1.0);
   plot->yAxis->setRange(0, top > 0 ? top * 1.1 : 1.0);
   plot->legend->setVisible(!entries_.empty());
   plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
@@ -173,6 +175,7 @@ void CaptionOverviewCharts::drawBuckets() {
     if (!layers.empty()) bars->moveAbove(layers.back());
     layers.push_back(bars);
   }
+  std::vector<QStringList> per_bucket(5);  // expected counts per entry, for the legend
   for (size_t i = 0; i < entries_.size(); ++i) {
     const auto& s = entries_[i].stats;
     ticker->addTick(static_cast<double>(i), entries_[i].label);
@@ -183,9 +186,16 @@ void CaptionOverviewCharts::drawBuckets() {
     for (int b = 0; b < 5 && b < static_cast<int>(s.bucket_fractions.size()); ++b) {
       const double v = s.bucket_fractions[static_cast<size_t>(b)] * pairs;
       layers[static_cast<size_t>(b)]->addData(static_cast<double>(i), v);
+      per_bucket[static_cast<size_t>(b)] << QString::number(v, 'f', v < 10 ? 2 : 0);
       sum += v;
     }
     top = std::max(top, sum);
+  }
+  // The hard buckets are thin slivers next to "<0.5": the legend states their sizes.
+  for (int b = 0; b < 5; ++b) {
+    if (per_bucket[static_cast<size_t>(b)].isEmpty()) continue;
+    layers[static_cast<size_t>(b)]->setName(QStringLiteral("%1: %2").arg(QString::fromUtf8(kBucketNames[b]),
+                                                                        per_bucket[static_cast<size_t>(b)].join(QStringLiteral(" / "))));
   }
   buckets_->xAxis->setTicker(ticker);
   buckets_->xAxis->setRange(-0.6, std::max<double>(1.0, static_cast<double>(entries_.size())) - 0.4);

@@ -36,7 +36,10 @@ CaptionViewData load_caption_view(const CaptionSource& source, const std::string
   if (spec.cache_dir.empty()) spec.cache_dir = cache_dir;
   double base = 0;
   if (with_catalog) {
-    out.catalog = std::make_shared<const hnclip::SplitCatalog>(hnclip::SplitCatalog::open(spec, source.split));
+    // Opening may generate the built-in benchmark; its progress messages (every few thousand
+    // images) are where a cancel can stop that (the half-written folder is removed).
+    out.catalog = std::make_shared<const hnclip::SplitCatalog>(
+        hnclip::SplitCatalog::open(spec, source.split, [&](const std::string&) { check_cancel(); }));
     out.texts.reserve(static_cast<size_t>(out.catalog->num_captions()));
     for (int64_t c = 0; c < out.catalog->num_captions(); ++c) {
       out.texts.push_back(QString::fromStdString(out.catalog->caption_text(c)));

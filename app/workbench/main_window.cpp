@@ -66,12 +66,15 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
   tabs_->addTab(runs_, tr("Runs"));
   captions_ = new hnclip::gui::CaptionsPanel(options_.database, options_.cache_dir, nullptr, tabs_);
   tabs_->addTab(captions_, tr("Captions"));
-  // The Captions tab shows the benchmark the Train form names: read it when the tab is opened.
+  // The Captions tab shows the benchmark the Train form names: read it when the tab is opened —
+  // queued, because at start-up the tab is restored before the form's configuration is.
   connect(tabs_, &QTabWidget::currentChanged, this, [this](int) {
-    if (tabs_->currentWidget() != captions_) return;
-    captions_->setFormConfig(train_->form()->config());
-    captions_->refreshRuns();
-    captions_->reload();
+    QTimer::singleShot(0, this, [this] {
+      if (tabs_->currentWidget() != captions_) return;
+      captions_->setFormConfig(train_->form()->config());
+      captions_->refreshRuns();
+      captions_->reload();
+    });
   });
   setCentralWidget(tabs_);
 
