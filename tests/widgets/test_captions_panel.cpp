@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QTabWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -172,6 +173,12 @@ class TestCaptionsPanel : public QObject {
     QVERIFY2(lines.at(1).startsWith(QStringLiteral("1,%1,%2,%3,").arg(top.cosine, 0, 'f', 6).arg(top.a).arg(top.b)),
              qPrintable(lines.at(1)));
     QVERIFY(lines.at(1).contains(panel->data()->texts[static_cast<size_t>(top.a)].left(20)));
+
+    // The overview page as a picture, for looking at (kept with HNCLIP_KEEP_TEST_DIRS).
+    panel->pages()->setCurrentIndex(0);
+    QTest::qWait(200);  // the queued replots and the layout of the now visible page
+    QVERIFY(panel->grab().save(out + QStringLiteral("/overview-page.png")));
+    QVERIFY(panel->charts()->tableRowText().contains(QString::number(panel->data()->record.stats.captions)));
 
     panel->showCaptionsPage();
     panel->selectCaption(1);
