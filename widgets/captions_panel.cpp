@@ -249,7 +249,16 @@ void CaptionsPanel::buildUi() {
 
   fillEncoderChoices();
   const auto changed = [this] { reload(); };
-  connect(benchmark_, qOverload<int>(&QComboBox::activated), this, changed);
+  connect(benchmark_, qOverload<int>(&QComboBox::activated), this, [this] {
+    // A run's benchmark comes with the split the run was evaluated on.
+    const qint64 run = benchmark_->currentData().toLongLong();
+    QString split = QString::fromStdString(form_config_.test_split);
+    for (const auto& r : runs_)
+      if (r.id == run) split = QString::fromStdString(r.test_split);
+    if (split_->findText(split) < 0) split_->addItem(split);
+    split_->setCurrentIndex(split_->findText(split));
+    reload();
+  });
   connect(split_, qOverload<int>(&QComboBox::activated), this, changed);
   connect(encoder_, qOverload<int>(&QComboBox::activated), this, [this] {
     if (encoder_->currentData().toString() == kChooseFile) chooseCheckpointFile(encoder_);
