@@ -104,7 +104,23 @@ void CaptionOverviewCharts::styleAxes(QCustomPlot* plot) {
   }
   plot->legend->setBrush(pal.color(QPalette::Base));
   plot->legend->setTextColor(pal.color(QPalette::Text));
-  plot->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
+  plot->legend->setBorderPen(Qt::NoPen);
+  QFont small = font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  plot->xAxis->setTickLabelFont(small);
+  plot->yAxis->setTickLabelFont(small);
+  plot->xAxis->setLabelFont(small);
+  plot->yAxis->setLabelFont(small);
+  plot->legend->setFont(small);
+  plot->legend->setRowSpacing(-3);
+  plot->legend->setIconSize(20, 10);
+  // Three charts share the tab's width: a legend inside the axes would cover the histograms,
+  // so each lists its series below the axes instead.
+  plot->axisRect()->insetLayout()->take(plot->legend);
+  plot->plotLayout()->addElement(1, 0, plot->legend);
+  plot->plotLayout()->setRowStretchFactor(1, 0.001);
+  plot->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+  plot->legend->setWrap(0);
 }
 
 void CaptionOverviewCharts::setEntries(const std::vector<Entry>& entries) {
@@ -155,7 +171,6 @@ void CaptionOverviewCharts::drawHistogram(QCustomPlot* plot, bool hardest) {
   plot->xAxis->setRange(std::min(0.0, lowest) - 0.02, 1.0);
   plot->yAxis->setRange(0, top > 0 ? top * 1.1 : 1.0);
   plot->legend->setVisible(!entries_.empty());
-  plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
   plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -204,7 +219,6 @@ void CaptionOverviewCharts::drawBuckets() {
   buckets_->yAxis->setScaleType(QCPAxis::stLinear);
   buckets_->yAxis->setRange(0, top > 0 ? top * 1.05 : 1.0);
   buckets_->legend->setVisible(!entries_.empty());
-  buckets_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   buckets_->replot(QCustomPlot::rpQueuedReplot);
 }
 

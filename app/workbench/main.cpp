@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
                                    QStringLiteral("json"));
   const QCommandLineOption dark({QStringLiteral("dark")}, QStringLiteral("Use a dark palette."));
   parser.addOptions({db, cache, config, autostart, quit_after, screenshot, latency, dark});
-  const QCommandLineOption show_tab({QStringLiteral("show-tab")}, QStringLiteral("Show this tab first (train, runs, captions)."),
+  const QCommandLineOption show_tab({QStringLiteral("show-tab")}, QStringLiteral("Show this tab first (train, runs, captions; captions/overview for one of its pages)."),
                                     QStringLiteral("name"));
   const QCommandLineOption select_caption({QStringLiteral("select-caption")},
                                           QStringLiteral("Captions tab: show caption N of the split once its geometry is in."),
@@ -80,7 +80,14 @@ int main(int argc, char** argv) {
                                           QStringLiteral("With --select-caption: write how long its images took to show "
                                                          "(first and again from memory) as JSON, then quit."),
                                           QStringLiteral("json"));
-  parser.addOptions({show_tab, select_caption, screenshot_detail, screenshot_captions, caption_timing});
+  const QCommandLineOption caption_encoder({QStringLiteral("caption-encoder")},
+                                           QStringLiteral("Captions tab: text encoder (run:ID, ckpt:PATH, init:pretrained)."),
+                                           QStringLiteral("encoder"));
+  const QCommandLineOption caption_overlay({QStringLiteral("caption-overlay")},
+                                           QStringLiteral("Captions tab: a second encoder drawn over the first."),
+                                           QStringLiteral("encoder"));
+  parser.addOptions({show_tab, select_caption, screenshot_detail, screenshot_captions, caption_timing, caption_encoder,
+                     caption_overlay});
   parser.process(app);
 
   hnclip::app::WorkbenchOptions options;
@@ -109,6 +116,8 @@ int main(int argc, char** argv) {
   options.caption_detail_screenshot = parser.value(screenshot_detail);
   options.caption_window_screenshot = parser.value(screenshot_captions);
   options.caption_timing_path = parser.value(caption_timing);
+  options.caption_encoder = parser.value(caption_encoder);
+  options.caption_overlay = parser.value(caption_overlay);
   // The database's folder must exist (the store refuses to create folders it was not given).
   QDir().mkpath(QFileInfo(options.database).absolutePath());
   if (parser.isSet(dark)) {

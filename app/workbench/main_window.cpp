@@ -133,6 +133,8 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
   }
   statusBar()->showMessage(tr("Database: %1").arg(options_.database));
 
+  if (!options_.caption_encoder.isEmpty()) captions_->setEncoder(options_.caption_encoder);
+  if (!options_.caption_overlay.isEmpty()) captions_->setOverlayEncoder(options_.caption_overlay);
   if (!options_.show_tab.isEmpty()) showTabNamed(options_.show_tab);
   if (options_.select_caption >= 0) {
     connect(captions_, &hnclip::gui::CaptionsPanel::detailImagesShown, this, &MainWindow::onCaptionImagesShown);
@@ -140,8 +142,10 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
       qWarning("--select-caption: the caption geometry could not be loaded: %s", qPrintable(message));
       QApplication::exit(3);
     });
-    showTabNamed(QStringLiteral("captions"));
-    captions_->showCaptionsPage();
+    if (!options_.show_tab.contains(QLatin1Char('/'))) {
+      showTabNamed(QStringLiteral("captions"));
+      captions_->showCaptionsPage();
+    }
     captions_->selectCaption(options_.select_caption);
   }
 
@@ -400,14 +404,26 @@ void MainWindow::writeLatencyReport() {
 
 namespace hnclip::app {
 
+// "captions/overview": a tab, then a page of that tab's inner tabs (the Captions tab has some).
 void MainWindow::showTabNamed(const QString& name) {
-  for (int i = 0; i < tabs_->count(); ++i) {
-    if (tabs_->tabText(i).remove(QLatin1Char('&')).compare(name, Qt::CaseInsensitive) == 0) {
-      tabs_->setCurrentIndex(i);
-      return;
+  const QString tab = name.section(QLatin1Char('/'), 0, 0);
+  const QString page = name.section(QLatin1Char('/'), 1);
+  const auto find_in = [](QTabWidget* tabs, const QString& text) {
+    for (int i = 0; i < tabs->count(); ++i) {
+      if (tabs->tabText(i).remove(QLatin1Char('&')).compare(text, Qt::CaseInsensitive) == 0) return i;
     }
+    return -1;
+  };
+  const int at = find_in(tabs_, tab);
+  if (at < 0) {
+    qWarning("--show-tab: no tab named '%s'", qPrintable(tab));
+    return;
   }
-  qWarning("--show-tab: no tab named '%s'", qPrintable(name));
+  tabs_->setCurrentIndex(at);
+  if (page.isEmpty()) return;
+  const int inner = tabs_->widget(at) == captions_ ? find_in(captions_->pages(), page) : -1;
+  if (inner < 0) qWarning("--show-tab: tab '%s' has no page named '%s'", qPrintable(tab), qPrintable(page));
+  else captions_->pages()->setCurrentIndex(inner);
 }
 
 // --select-caption: the first showing of the caption is the cold one (thumbnails not in memory);

@@ -34,6 +34,8 @@ struct WorkbenchOptions {
   QString caption_detail_screenshot;  // --screenshot-detail: that caption's detail view, then quit
   QString caption_window_screenshot;  // --screenshot-captions-window: the window at the same moment
   QString caption_timing_path;  // --caption-timing: JSON of selection → images shown, then quit
+  QString caption_encoder;      // --caption-encoder run:ID|ckpt:PATH|init:pretrained
+  QString caption_overlay;      // --caption-overlay: a second encoder drawn over the first
 };
 
 class MainWindow : public QMainWindow {
