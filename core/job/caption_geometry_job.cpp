@@ -21,6 +21,9 @@ namespace hnclip {
 namespace {
 // Captions encoded per forward pass.
 constexpr int64_t kEncodeBatch = 256;
+// ... while a cancel flag is watched: small enough that one pass of a ViT-B text encoder on a CPU
+// core stays around a second.
+constexpr int64_t kCancellableEncodeBatch = 32;
 // Fewest neighbours computed per caption (the explorer shows 5).
 constexpr int64_t kMinNeighbors = 5;
 // Near-duplicate pairs kept per (dataset, encoder).
@@ -182,12 +185,13 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   {
     torch::NoGradGuard no_grad;
     std::vector<torch::Tensor> parts;
-    for (int64_t start = 0; start < n; start += kEncodeBatch) {
+    const int64_t encode_batch = request.cancel ? kCancellableEncodeBatch : kEncodeBatch;
+    for (int64_t start = 0; start < n; start += encode_batch) {
       std::vector<int64_t> ids;
-      for (int64_t c = start; c < std::min(n, start + kEncodeBatch); ++c) ids.push_back(c);
+      for (int64_t c = start; c < std::min(n, start + encode_batch); ++c) ids.push_back(c);
       auto f = assets.model->encode_text(data.load_tokens(ids).to(device)).pooled;
       parts.push_back(torch::nn::functional::normalize(f, torch::nn::functional::NormalizeFuncOptions().dim(-1)));
-      report(kEncodeProgressShare * static_cast<double>(std::min(n, start + kEncodeBatch)) / static_cast<double>(n));
+      report(kEncodeProgressShare * static_cast<double>(std::min(n, start + encode_batch)) / static_cast<double>(n));
     }
     features = torch::cat(parts, 0);
   }
