@@ -33,7 +33,12 @@ void ThumbnailLabel::setImagePath(const QString& path) {
 
 void ThumbnailLabel::onReady(const QString& path, int edge, const QImage& image) {
   if (path != path_ || edge != edge_) return;
-  setPixmap(QPixmap::fromImage(image));
+  // Small images (the built-in benchmark renders 64 px) are enlarged to the label's edge so that
+  // every thumbnail of a row has the same size; large ones arrive already fitted by the cache.
+  const QImage fitted = image.width() == edge_ || image.height() == edge_
+                            ? image
+                            : image.scaled(edge_, edge_, Qt::KeepAspectRatio, Qt::SmoothTransformation);
+  setPixmap(QPixmap::fromImage(fitted));
   has_image_ = true;
 }
 

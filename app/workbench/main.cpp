@@ -65,6 +65,29 @@ int main(int argc, char** argv) {
                                    QStringLiteral("json"));
   const QCommandLineOption dark({QStringLiteral("dark")}, QStringLiteral("Use a dark palette."));
   parser.addOptions({db, cache, config, autostart, quit_after, screenshot, latency, dark});
+  const QCommandLineOption show_tab({QStringLiteral("show-tab")}, QStringLiteral("Show this tab first (train, runs, captions; captions/overview for one of its pages)."),
+                                    QStringLiteral("name"));
+  const QCommandLineOption select_caption({QStringLiteral("select-caption")},
+                                          QStringLiteral("Captions tab: show caption N of the split once its geometry is in."),
+                                          QStringLiteral("n"));
+  const QCommandLineOption screenshot_detail({QStringLiteral("screenshot-detail")},
+                                             QStringLiteral("With --select-caption: save its detail view, then quit."),
+                                             QStringLiteral("png"));
+  const QCommandLineOption screenshot_captions({QStringLiteral("screenshot-captions-window")},
+                                               QStringLiteral("With --select-caption: save the window, then quit."),
+                                               QStringLiteral("png"));
+  const QCommandLineOption caption_timing({QStringLiteral("caption-timing")},
+                                          QStringLiteral("With --select-caption: write how long its images took to show "
+                                                         "(first and again from memory) as JSON, then quit."),
+                                          QStringLiteral("json"));
+  const QCommandLineOption caption_encoder({QStringLiteral("caption-encoder")},
+                                           QStringLiteral("Captions tab: text encoder (run:ID, ckpt:PATH, init:pretrained)."),
+                                           QStringLiteral("encoder"));
+  const QCommandLineOption caption_overlay({QStringLiteral("caption-overlay")},
+                                           QStringLiteral("Captions tab: a second encoder drawn over the first."),
+                                           QStringLiteral("encoder"));
+  parser.addOptions({show_tab, select_caption, screenshot_detail, screenshot_captions, caption_timing, caption_encoder,
+                     caption_overlay});
   const QCommandLineOption retrieval_runs({QStringLiteral("retrieval-runs")},
                                           QStringLiteral("Open the Retrieval tab comparing these two runs."),
                                           QStringLiteral("A,B"));
@@ -94,6 +117,19 @@ int main(int argc, char** argv) {
   }
   options.screenshot_path = parser.value(screenshot);
   options.latency_report_path = parser.value(latency);
+  options.show_tab = parser.value(show_tab);
+  if (parser.isSet(select_caption)) {
+    options.select_caption = parser.value(select_caption).toLongLong(&ok);
+    if (!ok || options.select_caption < 0) {
+      qCritical("--select-caption: '%s' is not a caption index (0, 1, ...)", qPrintable(parser.value(select_caption)));
+      return 2;
+    }
+  }
+  options.caption_detail_screenshot = parser.value(screenshot_detail);
+  options.caption_window_screenshot = parser.value(screenshot_captions);
+  options.caption_timing_path = parser.value(caption_timing);
+  options.caption_encoder = parser.value(caption_encoder);
+  options.caption_overlay = parser.value(caption_overlay);
   if (parser.isSet(retrieval_runs)) {
     const QStringList ids = parser.value(retrieval_runs).split(QLatin1Char(','));
     bool ok_a = false, ok_b = false;

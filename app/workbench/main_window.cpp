@@ -23,6 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "caption_detail_view.h"
+#include "captions_panel.h"
 #include "event_loop_latency_monitor.h"
 #include "job/available_devices.h"
 #include "retrieval_panel.h"
@@ -30,6 +32,7 @@
 #include "run_list_view.h"
 #include "run_table_model.h"
 #include "runs_panel.h"
+#include "thumbnail_cache.h"
 #include "train_config_form.h"
 #include "train_panel.h"
 #include "training_plots_panel.h"
@@ -62,6 +65,18 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
   runs_ = new hnclip::gui::RunsPanel(options_.database, tabs_);
   tabs_->addTab(train_, tr("Train"));
   tabs_->addTab(runs_, tr("Runs"));
+  captions_ = new hnclip::gui::CaptionsPanel(options_.database, options_.cache_dir, nullptr, tabs_);
+  tabs_->addTab(captions_, tr("Captions"));
+  // The Captions tab shows the benchmark the Train form names: read it when the tab is opened —
+  // queued, because at start-up the tab is restored before the form's configuration is.
+  connect(tabs_, &QTabWidget::currentChanged, this, [this](int) {
+    QTimer::singleShot(0, this, [this] {
+      if (tabs_->currentWidget() != captions_) return;
+      captions_->setFormConfig(train_->form()->config());
+      captions_->refreshRuns();
+      captions_->reload();
+    });
+  });
   retrieval_ = new hnclip::gui::RetrievalPanel(options_.database, options_.cache_dir, tabs_);
   tabs_->addTab(retrieval_, tr("Retrieval"));
   setCentralWidget(tabs_);
@@ -124,6 +139,22 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
     }
   }
   statusBar()->showMessage(tr("Database: %1").arg(options_.database));
+
+  if (!options_.caption_encoder.isEmpty()) captions_->setEncoder(options_.caption_encoder);
+  if (!options_.caption_overlay.isEmpty()) captions_->setOverlayEncoder(options_.caption_overlay);
+  if (!options_.show_tab.isEmpty()) showTabNamed(options_.show_tab);
+  if (options_.select_caption >= 0) {
+    connect(captions_, &hnclip::gui::CaptionsPanel::detailImagesShown, this, &MainWindow::onCaptionImagesShown);
+    connect(captions_, &hnclip::gui::CaptionsPanel::loadFailed, this, [](const QString& message) {
+      qWarning("--select-caption: the caption geometry could not be loaded: %s", qPrintable(message));
+      QApplication::exit(3);
+    });
+    if (!options_.show_tab.contains(QLatin1Char('/'))) {
+      showTabNamed(QStringLiteral("captions"));
+      captions_->showCaptionsPage();
+    }
+    captions_->selectCaption(options_.select_caption);
+  }
 
   latency_ = new hnclip::gui::EventLoopLatencyMonitor(10, this);
   latency_->start();
@@ -320,6 +351,10 @@ void MainWindow::exportCurrent() {
     runs_->exportRecall(false);
     return;
   }
+  if (tabs_->currentWidget() == captions_) {
+    captions_->exportInteractive();
+    return;
+  }
   if (tabs_->currentWidget() == retrieval_) {
     // The side-by-side view as a figure (PNG), or the query list (CSV), by the chosen extension.
     const QString path = QFileDialog::getSaveFileName(this, tr("Export retrieval"), QStringLiteral("retrieval.png"),
@@ -347,6 +382,10 @@ void MainWindow::exportCurrent() {
 }
 
 void MainWindow::find() {
+  if (tabs_->currentWidget() == captions_) {
+    captions_->focusSearch();
+    return;
+  }
   tabs_->setCurrentWidget(runs_);
   runs_->focusFilter();
 }
@@ -425,6 +464,95 @@ void MainWindow::writeLatencyReport() {
                 {QStringLiteral("max_ms"), s.max_ms}};
   QFile f(options_.latency_report_path);
   if (f.open(QIODevice::WriteOnly)) f.write(QJsonDocument(o).toJson());
+}
+
+}  // namespace hnclip::app
+
+namespace hnclip::app {
+
+// "captions/overview": a tab, then a page of that tab's inner tabs (the Captions tab has some).
+void MainWindow::showTabNamed(const QString& name) {
+  const QString tab = name.section(QLatin1Char('/'), 0, 0);
+  const QString page = name.section(QLatin1Char('/'), 1);
+  const auto find_in = [](QTabWidget* tabs, const QString& text) {
+    for (int i = 0; i < tabs->count(); ++i) {
+      if (tabs->tabText(i).remove(QLatin1Char('&')).compare(text, Qt::CaseInsensitive) == 0) return i;
+    }
+    return -1;
+  };
+  const int at = find_in(tabs_, tab);
+  if (at < 0) {
+    qWarning("--show-tab: no tab named '%s'", qPrintable(tab));
+    return;
+  }
+  tabs_->setCurrentIndex(at);
+  if (page.isEmpty()) return;
+  const int inner = tabs_->widget(at) == captions_ ? find_in(captions_->pages(), page) : -1;
+  if (inner < 0) qWarning("--show-tab: tab '%s' has no page named '%s'", qPrintable(tab), qPrintable(page));
+  else captions_->pages()->setCurrentIndex(inner);
+}
+
+// --select-caption: the first showing of the caption is the cold one (thumbnails not in memory);
+// with --caption-timing the next caption is shown and then Back, so the same caption is timed
+// again with its thumbnails in memory.
+void MainWindow::onCaptionImagesShown(qint64 caption, qint64 elapsed_ms) {
+  if (caption_cli_stage_ == 0 && caption == options_.select_caption) {
+    caption_first_ms_ = elapsed_ms;
+    if (!options_.caption_timing_path.isEmpty()) {
+      caption_cli_stage_ = 1;
+      captions_->selectCaption(caption + 1 < captions_->data()->record.stats.captions ? caption + 1 : caption - 1);
+      return;
+    }
+    caption_cli_stage_ = 3;
+    finishCaptionCommandLine();
+  } else if (caption_cli_stage_ == 1) {
+    caption_cli_stage_ = 2;
+    captions_->goBack();
+  } else if (caption_cli_stage_ == 2 && caption == options_.select_caption) {
+    caption_reselect_ms_ = elapsed_ms;
+    caption_cli_stage_ = 3;
+    finishCaptionCommandLine();
+  }
+}
+
+void MainWindow::finishCaptionCommandLine() {
+  const bool quit = !options_.caption_detail_screenshot.isEmpty() || !options_.caption_window_screenshot.isEmpty() ||
+                    !options_.caption_timing_path.isEmpty();
+  if (!quit) return;
+  // Let the detail view's layout settle (its rows were just created) before grabbing.
+  QTimer::singleShot(300, this, [this] {
+    int failures = 0;
+    QString error;
+    if (!options_.caption_detail_screenshot.isEmpty() && !captions_->saveDetailPng(options_.caption_detail_screenshot, &error)) {
+      qWarning("--screenshot-detail: %s", qPrintable(error));
+      ++failures;
+    }
+    if (!options_.caption_window_screenshot.isEmpty() && !grab().save(options_.caption_window_screenshot)) {
+      qWarning("--screenshot-captions-window: cannot write %s", qPrintable(options_.caption_window_screenshot));
+      ++failures;
+    }
+    if (!options_.caption_timing_path.isEmpty()) {
+      const auto* data = captions_->data();
+      QJsonObject o{{QStringLiteral("caption"), options_.select_caption},
+                    {QStringLiteral("captions"), static_cast<qint64>(data ? data->record.stats.captions : 0)},
+                    {QStringLiteral("neighbors_shown"), captions_->detailView()->neighborCount()},
+                    {QStringLiteral("first_show_ms"), caption_first_ms_},
+                    {QStringLiteral("reshow_from_memory_ms"), caption_reselect_ms_},
+                    {QStringLiteral("thumbnail_memory_bytes"), captions_->thumbnails()->memoryBytes()},
+                    {QStringLiteral("thumbnail_memory_count"), captions_->thumbnails()->memoryCount()}};
+      QFile f(options_.caption_timing_path);
+      if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(o).toJson()) < 0) {
+        qWarning("--caption-timing: cannot write %s", qPrintable(options_.caption_timing_path));
+        ++failures;
+      }
+    }
+    if (failures > 0) {
+      QApplication::exit(4);
+      return;
+    }
+    closing_ = true;
+    close();
+  });
 }
 
 }  // namespace hnclip::app

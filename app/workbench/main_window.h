@@ -12,6 +12,7 @@
 class QTabWidget;
 
 namespace hnclip::gui {
+class CaptionsPanel;
 class EventLoopLatencyMonitor;
 class RetrievalPanel;
 class RunListView;
@@ -29,6 +30,13 @@ struct WorkbenchOptions {
   int quit_after_epochs = 0;    // --quit-after-epochs N: stop the run and quit after epoch N
   QString screenshot_path;      // --screenshot: grab the window after the first trained epoch
   QString latency_report_path;  // --latency-report: JSON of event-loop lateness at exit
+  QString show_tab;             // --show-tab NAME: the tab shown first ("captions", ...)
+  qint64 select_caption = -1;   // --select-caption N: Captions tab, caption N once its geometry is in
+  QString caption_detail_screenshot;  // --screenshot-detail: that caption's detail view, then quit
+  QString caption_window_screenshot;  // --screenshot-captions-window: the window at the same moment
+  QString caption_timing_path;  // --caption-timing: JSON of selection → images shown, then quit
+  QString caption_encoder;      // --caption-encoder run:ID|ckpt:PATH|init:pretrained
+  QString caption_overlay;      // --caption-overlay: a second encoder drawn over the first
   QList<int64_t> retrieval_runs;       // --retrieval-runs A,B: open the Retrieval tab on these runs
   QString retrieval_direction;         // --retrieval-direction t2i|i2t
   bool retrieval_select_largest_diff = false;  // --select-largest-diff: show the query A and B disagree on most
@@ -56,12 +64,18 @@ class MainWindow : public QMainWindow {
   void find();
   void onEpochEvaluated(qint64 run_id, int epoch);
   void writeLatencyReport();
+  void showTabNamed(const QString& name);
+  void onCaptionImagesShown(qint64 caption, qint64 elapsed_ms);
+  void finishCaptionCommandLine();
   void startRetrievalFromOptions();
 
   WorkbenchOptions options_;
   QTabWidget* tabs_ = nullptr;
   hnclip::gui::TrainPanel* train_ = nullptr;
   hnclip::gui::RunsPanel* runs_ = nullptr;
+  hnclip::gui::CaptionsPanel* captions_ = nullptr;
+  int caption_cli_stage_ = 0;        // --select-caption: 0 first show, 1 next caption, 2 back again
+  qint64 caption_first_ms_ = -1, caption_reselect_ms_ = -1;
   hnclip::gui::RunListView* run_list_ = nullptr;
   hnclip::gui::EventLoopLatencyMonitor* latency_ = nullptr;
   hnclip::gui::RetrievalPanel* retrieval_ = nullptr;

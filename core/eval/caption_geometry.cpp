@@ -119,6 +119,7 @@ CaptionGeometry compute_caption_geometry(const at::Tensor& features, const Capti
       std::sort(g.top_pairs.begin(), g.top_pairs.end(), pair_before);
       if (static_cast<int64_t>(g.top_pairs.size()) > options.top_pairs) g.top_pairs.resize(static_cast<size_t>(options.top_pairs));
     }
+    if (options.on_chunk) options.on_chunk(static_cast<double>(r1) / static_cast<double>(n));
   }
 
   const double num_pairs = static_cast<double>(n) * static_cast<double>(n - 1) / 2.0;

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct CaptionGeometryOptions {
   int64_t top_pairs = 100;                   // near-duplicate pairs kept
   int64_t batch_size = 128;                  // B of the in-batch negatives' composition
   int64_t max_chunk_elements = 16 << 20;     // cosines held at once (rows x N)
+  // Called after each row chunk with the fraction of rows done (0, 1]. It may throw to abandon
+  // the computation (the workbench's Cancel): the exception propagates out unchanged.
+  std::function<void(double)> on_chunk;
 };
 
 struct GeometryNeighbor {

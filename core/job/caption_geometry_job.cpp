@@ -21,12 +21,20 @@ namespace hnclip {
 namespace {
 // Captions encoded per forward pass.
 constexpr int64_t kEncodeBatch = 256;
+// ... while a cancel flag is watched: small enough that one pass of a ViT-B text encoder on a CPU
+// core stays around a second.
+constexpr int64_t kCancellableEncodeBatch = 32;
 // Fewest neighbours computed per caption (the explorer shows 5).
 constexpr int64_t kMinNeighbors = 5;
 // Near-duplicate pairs kept per (dataset, encoder).
 constexpr int64_t kTopPairs = 100;
 // Largest share of a split's caption words a word tokenizer may not know.
 constexpr double kMaxUnknownWordShare = 0.05;
+// Share of the reported progress taken by encoding (the geometry's row chunks take the rest).
+constexpr double kEncodeProgressShare = 0.5;
+// Geometry row chunk while a cancel flag is watched: cosines held at once (rows x N). Small
+// enough that one chunk of a 30k-caption split takes well under a second on one core.
+constexpr int64_t kCancellableChunkElements = 4 << 20;
 
 std::string absolute_path(const std::string& p) {
   std::error_code ec;
@@ -132,6 +140,15 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
     }
   }
 
+  const auto check_cancel = [&] {
+    if (request.cancel && request.cancel->load()) throw CaptionGeometryCancelled(out.dataset_key);
+  };
+  const auto report = [&](double fraction) {
+    check_cancel();
+    if (request.progress) request.progress(fraction);
+  };
+  report(0.0);
+
   TrainConfig config;
   config.benchmark = request.benchmark.name;
   config.benchmark_size = request.benchmark.size;
@@ -168,11 +185,13 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   {
     torch::NoGradGuard no_grad;
     std::vector<torch::Tensor> parts;
-    for (int64_t start = 0; start < n; start += kEncodeBatch) {
+    const int64_t encode_batch = request.cancel ? kCancellableEncodeBatch : kEncodeBatch;
+    for (int64_t start = 0; start < n; start += encode_batch) {
       std::vector<int64_t> ids;
-      for (int64_t c = start; c < std::min(n, start + kEncodeBatch); ++c) ids.push_back(c);
+      for (int64_t c = start; c < std::min(n, start + encode_batch); ++c) ids.push_back(c);
       auto f = assets.model->encode_text(data.load_tokens(ids).to(device)).pooled;
       parts.push_back(torch::nn::functional::normalize(f, torch::nn::functional::NormalizeFuncOptions().dim(-1)));
+      report(kEncodeProgressShare * static_cast<double>(std::min(n, start + encode_batch)) / static_cast<double>(n));
     }
     features = torch::cat(parts, 0);
   }
@@ -182,6 +201,10 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   options.neighbors = k;
   options.top_pairs = kTopPairs;
   options.batch_size = request.batch_size;
+  if (request.cancel || request.progress) {
+    options.max_chunk_elements = kCancellableChunkElements;
+    options.on_chunk = [&](double done) { report(kEncodeProgressShare + (1.0 - kEncodeProgressShare) * done); };
+  }
   const auto g = compute_caption_geometry(features, options);
 
   auto& s = out.record.stats;
@@ -211,6 +234,7 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   }
   int rank = 0;
   for (const auto& p : g.top_pairs) out.record.pairs.push_back({++rank, p.a, p.b, p.cosine});
+  check_cancel();  // the last chance: from here on the result is stored
   RunStore store(paths.database);
   store.write_caption_geometry(out.record);
   out.computed = true;

@@ -6,7 +6,10 @@
 // and stores it per (dataset key, encoder key), replacing an earlier result. Nothing is stored
 // before the inputs have been validated. Threading: one call per thread (it opens its own store).
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,6 +28,19 @@ struct CaptionGeometryRequest {
   bool recompute = false;      // ignore a stored result
   std::string device = "auto";
   int threads = 2;
+  // The workbench runs this off the GUI thread: `progress` receives the fraction done (0..1;
+  // encoding is the first half, the geometry the second), and `cancel`, when it becomes true, is
+  // noticed between encode batches and geometry row chunks (well within a second for small chunks)
+  // and ends the call with CaptionGeometryCancelled. Nothing is stored for a cancelled request.
+  std::function<void(double)> progress;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+// Thrown by caption_geometry_for when request.cancel became true; the store is left unchanged.
+class CaptionGeometryCancelled : public std::runtime_error {
+ public:
+  explicit CaptionGeometryCancelled(const std::string& dataset_key)
+      : std::runtime_error("caption geometry of " + dataset_key + ": cancelled, nothing stored") {}
 };
 
 struct ResolvedEncoder {

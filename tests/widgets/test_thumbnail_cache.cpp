@@ -161,9 +161,9 @@ class TestThumbnailCache : public QObject {
     label.setImagePath(dir.filePath("missing.png"));
     label.setImagePath(other);
     QTRY_VERIFY(label.hasImage());
-    QCOMPARE(label.pixmap().size(), QSize(10, 10));
+    QCOMPARE(label.pixmap().size(), QSize(64, 64));
     cache.waitForDone();
-    QCOMPARE(label.pixmap().size(), QSize(10, 10));
+    QCOMPARE(label.pixmap().size(), QSize(64, 64));  // a small image is enlarged to the label's edge
     QSignalSpy clicks(&label, &ThumbnailLabel::clicked);
     QTest::mouseClick(&label, Qt::LeftButton);
     QCOMPARE(clicks.count(), 1);

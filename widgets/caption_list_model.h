@@ -1,0 +1,48 @@
+#pragma once
+// CaptionListModel: every caption of a benchmark split as a table — its index in the split, its
+// hardest-neighbour cosine under the chosen encoder, and its text — for the Captions tab's list.
+// Plain data held in two vectors, so a 10k-caption split costs nothing per row; the view sorts and
+// filters through a QSortFilterProxyModel set up by configureProxy (SortRole gives typed values).
+// Threading: GUI thread.
+
+#include <cstdint>
+#include <vector>
+
+#include <QAbstractTableModel>
+#include <QString>
+
+class QSortFilterProxyModel;
+
+namespace hnclip::gui {
+
+class CaptionListModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { IndexColumn = 0, HardestColumn, TextColumn, ColumnCount };
+  enum Role {
+    SortRole = Qt::UserRole,  // qint64 index, double cosine (NaN sorts first), QString text
+    CaptionIdRole,            // the caption's index in the split, in any column
+  };
+
+  explicit CaptionListModel(QObject* parent = nullptr);
+
+  // `hardest` is empty (geometry not known yet) or has one cosine per caption.
+  void setCaptions(std::vector<QString> texts, std::vector<double> hardest);
+  int64_t captionCount() const { return static_cast<int64_t>(texts_.size()); }
+  const QString& text(int64_t caption) const { return texts_.at(static_cast<size_t>(caption)); }
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+  // Sorting by SortRole, case-insensitive fixed-string filtering of the text column.
+  static void configureProxy(QSortFilterProxyModel* proxy);
+
+ private:
+  std::vector<QString> texts_;
+  std::vector<double> hardest_;
+};
+
+}  // namespace hnclip::gui
