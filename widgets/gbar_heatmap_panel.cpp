@@ -536,6 +536,13 @@ void GbarHeatmapPanel::showPair() {
   }
 }
 
+bool GbarHeatmapPanel::pairImagesShown() const {
+  if (!selected_) return false;
+  for (const auto* image : pair_image_)
+    if (!image->imagePath().isEmpty() && !image->hasImage()) return false;
+  return true;
+}
+
 bool GbarHeatmapPanel::exportChart(const QString& path, QString* error) {
   const bool on_screen = plot_->isVisible() && plot_->width() > 100;
   return save_plot(plot_, path, on_screen ? plot_->width() : 900, on_screen ? plot_->height() : 800,

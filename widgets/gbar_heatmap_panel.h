@@ -67,6 +67,9 @@ class GbarHeatmapPanel : public QWidget {
   // Shows the pair of cell (row, col) side by side; false outside the matrix or on the diagonal.
   bool selectCell(int row, int col);
   std::optional<GbarCell> selectedCell() const { return selected_; }
+  // A pair is selected and both its images (or their placeholders) are painted; true as well when
+  // the run's captions could not be read (there are no images to wait for).
+  bool pairImagesShown() const;
   QString hoverText(const GbarCell& cell) const;  // the tooltip of a cell
 
   QCustomPlot* plot() const { return plot_; }

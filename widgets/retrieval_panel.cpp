@@ -78,10 +78,12 @@ struct RetrievalPanel::AdhocResult {
   QString error;
 };
 
-RetrievalPanel::RetrievalPanel(QString db_path, QString cache_dir, QWidget* parent)
-    : QWidget(parent), db_path_(std::move(db_path)), cache_dir_(std::move(cache_dir)) {
-  thumbs_ = new ThumbnailCache(cache_dir_.isEmpty() ? QString() : QDir(cache_dir_).filePath(QStringLiteral("thumbnails")),
-                               64LL << 20, this);
+RetrievalPanel::RetrievalPanel(QString db_path, QString cache_dir, ThumbnailCache* thumbnails, QWidget* parent)
+    : QWidget(parent), db_path_(std::move(db_path)), cache_dir_(std::move(cache_dir)), thumbs_(thumbnails) {
+  if (!thumbs_) {
+    thumbs_ = new ThumbnailCache(cache_dir_.isEmpty() ? QString() : QDir(cache_dir_).filePath(QStringLiteral("thumbnails")),
+                                 64LL << 20, this);
+  }
 
   // Pickers.
   run_a_ = new QComboBox(this);
@@ -277,7 +279,6 @@ RetrievalPanel::~RetrievalPanel() {
     w->disconnect(this);
     w->waitForFinished();
   }
-  thumbs_->waitForDone();
 }
 
 // ---- runs -------------------------------------------------------------------------------------

@@ -50,7 +50,9 @@ class ThumbnailCache;
 class RetrievalPanel : public QWidget {
   Q_OBJECT
  public:
-  RetrievalPanel(QString db_path, QString cache_dir, QWidget* parent = nullptr);
+  // `thumbnails`: a cache shared with other tabs; null = the panel makes its own, on disk under
+  // <cache_dir>/thumbnails.
+  RetrievalPanel(QString db_path, QString cache_dir, ThumbnailCache* thumbnails = nullptr, QWidget* parent = nullptr);
   ~RetrievalPanel() override;  // cancels running work and waits for it (at most one batch)
 
   // Reloads the run list on a worker; `runsLoaded` follows.

@@ -100,6 +100,14 @@ int main(int argc, char** argv) {
                                           QStringLiteral("Save a picture of the window once the Retrieval view is painted, then quit."),
                                           QStringLiteral("png"));
   parser.addOptions({retrieval_runs, retrieval_direction, retrieval_largest, retrieval_shot});
+  const QCommandLineOption gbar_run({QStringLiteral("gbar-run")},
+                                    QStringLiteral("Captions tab: show the Ḡ heatmaps of run ID (its last snapshot, the "
+                                                   "largest entry's pair selected)."),
+                                    QStringLiteral("ID"));
+  const QCommandLineOption gbar_shot({QStringLiteral("screenshot-heatmap")},
+                                     QStringLiteral("With --gbar-run: save the heatmaps page once the pair's images are in, then quit."),
+                                     QStringLiteral("PNG"));
+  parser.addOptions({gbar_run, gbar_shot});
   parser.process(app);
 
   hnclip::app::WorkbenchOptions options;
@@ -147,6 +155,19 @@ int main(int argc, char** argv) {
   }
   options.retrieval_select_largest_diff = parser.isSet(retrieval_largest);
   options.retrieval_screenshot_path = parser.value(retrieval_shot);
+  if (parser.isSet(gbar_run)) {
+    bool ok_run = false;
+    options.gbar_run = parser.value(gbar_run).toLongLong(&ok_run);
+    if (!ok_run || options.gbar_run <= 0) {
+      qCritical("--gbar-run: '%s' is not a run id (1, 2, ...)", qPrintable(parser.value(gbar_run)));
+      return 2;
+    }
+  }
+  options.gbar_screenshot_path = parser.value(gbar_shot);
+  if (!options.gbar_screenshot_path.isEmpty() && options.gbar_run <= 0) {
+    qCritical("--screenshot-heatmap needs --gbar-run ID");
+    return 2;
+  }
   // The database's folder must exist (the store refuses to create folders it was not given).
   QDir().mkpath(QFileInfo(options.database).absolutePath());
   if (parser.isSet(dark)) {

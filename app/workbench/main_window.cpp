@@ -25,6 +25,7 @@
 
 #include "caption_detail_view.h"
 #include "captions_panel.h"
+#include "gbar_heatmap_panel.h"
 #include "event_loop_latency_monitor.h"
 #include "job/available_devices.h"
 #include "retrieval_panel.h"
@@ -60,13 +61,22 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
   setWindowTitle(tr("HN-CLIP Workbench"));
   setObjectName(QStringLiteral("mainWindow"));
 
+  // One thumbnail cache for every tab (the Captions tab's detail view, its heatmap pairs and the
+  // Retrieval tab show the same benchmark images), kept on disk beside the generated benchmarks.
+  thumbnails_ = new hnclip::gui::ThumbnailCache(
+      options_.cache_dir.isEmpty() ? QString() : QDir(options_.cache_dir).filePath(QStringLiteral("thumbnails")),
+      128LL << 20, this);
   tabs_ = new QTabWidget(this);
   train_ = new hnclip::gui::TrainPanel(options_.database, options_.cache_dir, hnclip::available_devices(), tabs_);
   runs_ = new hnclip::gui::RunsPanel(options_.database, tabs_);
   tabs_->addTab(train_, tr("Train"));
   tabs_->addTab(runs_, tr("Runs"));
-  captions_ = new hnclip::gui::CaptionsPanel(options_.database, options_.cache_dir, nullptr, tabs_);
+  captions_ = new hnclip::gui::CaptionsPanel(options_.database, options_.cache_dir, thumbnails_, tabs_);
   tabs_->addTab(captions_, tr("Captions"));
+  gbar_ = new hnclip::gui::GbarHeatmapPanel(thumbnails_);
+  gbar_->setObjectName(QStringLiteral("heatmaps"));  // --show-tab captions/heatmaps
+  captions_->addPage(gbar_, tr("Ḡ heatmaps"));
+  gbar_->setSources(options_.database, options_.cache_dir);
   // The Captions tab shows the benchmark the Train form names: read it when the tab is opened —
   // queued, because at start-up the tab is restored before the form's configuration is.
   connect(tabs_, &QTabWidget::currentChanged, this, [this](int) {
@@ -75,9 +85,10 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
       captions_->setFormConfig(train_->form()->config());
       captions_->refreshRuns();
       captions_->reload();
+      gbar_->refreshRuns();
     });
   });
-  retrieval_ = new hnclip::gui::RetrievalPanel(options_.database, options_.cache_dir, tabs_);
+  retrieval_ = new hnclip::gui::RetrievalPanel(options_.database, options_.cache_dir, thumbnails_, tabs_);
   tabs_->addTab(retrieval_, tr("Retrieval"));
   setCentralWidget(tabs_);
 
@@ -110,6 +121,11 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
   connect(runs_, &hnclip::gui::RunsPanel::sameAsRequested, this, &MainWindow::copyConfigOfRun);
   connect(train_->form(), &hnclip::gui::TrainConfigForm::sameAsRunRequested, this, &MainWindow::chooseSameAsRun);
   connect(train_, &hnclip::gui::TrainPanel::runStarted, runs_, &hnclip::gui::RunsPanel::refresh);
+  connect(train_, &hnclip::gui::TrainPanel::runStarted, gbar_, &hnclip::gui::GbarHeatmapPanel::refreshRuns);
+  // The heatmap page follows a running run: an epoch's checkpoint comes after its Ḡ snapshots.
+  connect(train_->controller(), &hnclip::gui::TrainingController::checkpointed, this, [this] {
+    if (gbar_->runId() == train_->controller()->runId()) gbar_->showRun(gbar_->runId());
+  });
   connect(train_, &hnclip::gui::TrainPanel::runEnded, this, [this](qint64) {
     runs_->refresh();
     if (closing_) close();
@@ -160,6 +176,7 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
   latency_->start();
   runs_->refresh();
   startRetrievalFromOptions();
+  startHeatmapFromOptions();
   if (options_.autostart) {
     // Measure the event loop during the run only, not during start-up.
     QTimer::singleShot(0, this, [this] {
@@ -477,6 +494,7 @@ void MainWindow::showTabNamed(const QString& name) {
   const auto find_in = [](QTabWidget* tabs, const QString& text) {
     for (int i = 0; i < tabs->count(); ++i) {
       if (tabs->tabText(i).remove(QLatin1Char('&')).compare(text, Qt::CaseInsensitive) == 0) return i;
+      if (tabs->widget(i)->objectName().compare(text, Qt::CaseInsensitive) == 0) return i;  // "heatmaps"
     }
     return -1;
   };
@@ -553,6 +571,47 @@ void MainWindow::finishCaptionCommandLine() {
     closing_ = true;
     close();
   });
+}
+
+// --gbar-run ID [--screenshot-heatmap PNG]: the Ḡ heatmaps page on that run's last snapshot, the
+// largest off-diagonal entry's pair selected; with a screenshot path the page is saved once both
+// images of the pair are in, then the window quits (exit 3 if the run has no snapshot).
+void MainWindow::startHeatmapFromOptions() {
+  if (options_.gbar_run <= 0) return;
+  tabs_->setCurrentWidget(captions_);
+  captions_->pages()->setCurrentWidget(gbar_);
+  auto once = std::make_shared<QMetaObject::Connection>();
+  *once = connect(gbar_, &hnclip::gui::GbarHeatmapPanel::loaded, this, [this, once](qint64 run) {
+    if (run != options_.gbar_run) return;
+    disconnect(*once);
+    const auto* snapshot = gbar_->currentSnapshot();
+    if (!snapshot) {
+      qWarning("--gbar-run %lld: %s", static_cast<long long>(run), qPrintable(gbar_->statusText()));
+      if (!options_.gbar_screenshot_path.isEmpty()) QApplication::exit(3);
+      return;
+    }
+    gbar_->selectCell(static_cast<int>(snapshot->max_i), static_cast<int>(snapshot->max_j));
+    if (options_.gbar_screenshot_path.isEmpty()) return;
+    // Wait (at most 10 s) for the pair's thumbnails, then let the queued replot paint.
+    auto waited = std::make_shared<int>(0);
+    auto* poll = new QTimer(this);
+    connect(poll, &QTimer::timeout, this, [this, poll, waited] {
+      if (!gbar_->pairImagesShown() && ++*waited < 100) return;
+      poll->stop();
+      poll->deleteLater();
+      QTimer::singleShot(200, this, [this] {
+        if (!gbar_->grab().save(options_.gbar_screenshot_path)) {
+          qWarning("--screenshot-heatmap: cannot write %s", qPrintable(options_.gbar_screenshot_path));
+          QApplication::exit(4);
+          return;
+        }
+        closing_ = true;
+        close();
+      });
+    });
+    poll->start(100);
+  });
+  gbar_->showRun(options_.gbar_run);
 }
 
 }  // namespace hnclip::app

@@ -14,6 +14,8 @@ class QTabWidget;
 namespace hnclip::gui {
 class CaptionsPanel;
 class EventLoopLatencyMonitor;
+class GbarHeatmapPanel;
+class ThumbnailCache;
 class RetrievalPanel;
 class RunListView;
 class RunsPanel;
@@ -40,7 +42,9 @@ struct WorkbenchOptions {
   QList<int64_t> retrieval_runs;       // --retrieval-runs A,B: open the Retrieval tab on these runs
   QString retrieval_direction;         // --retrieval-direction t2i|i2t
   bool retrieval_select_largest_diff = false;  // --select-largest-diff: show the query A and B disagree on most
-  QString retrieval_screenshot_path;   // --screenshot-retrieval: grab the window once that view is painted, then quit
+  QString retrieval_screenshot_path;
+  qint64 gbar_run = 0;                 // --gbar-run ID: the Captions tab's Ḡ heatmaps page on this run
+  QString gbar_screenshot_path;        // --screenshot-heatmap: grab that page (largest entry selected), then quit   // --screenshot-retrieval: grab the window once that view is painted, then quit
 };
 
 class MainWindow : public QMainWindow {
@@ -65,6 +69,7 @@ class MainWindow : public QMainWindow {
   void onEpochEvaluated(qint64 run_id, int epoch);
   void writeLatencyReport();
   void showTabNamed(const QString& name);
+  void startHeatmapFromOptions();
   void onCaptionImagesShown(qint64 caption, qint64 elapsed_ms);
   void finishCaptionCommandLine();
   void startRetrievalFromOptions();
@@ -73,7 +78,9 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs_ = nullptr;
   hnclip::gui::TrainPanel* train_ = nullptr;
   hnclip::gui::RunsPanel* runs_ = nullptr;
+  hnclip::gui::ThumbnailCache* thumbnails_ = nullptr;  // one cache for every tab's images
   hnclip::gui::CaptionsPanel* captions_ = nullptr;
+  hnclip::gui::GbarHeatmapPanel* gbar_ = nullptr;
   int caption_cli_stage_ = 0;        // --select-caption: 0 first show, 1 next caption, 2 back again
   qint64 caption_first_ms_ = -1, caption_reselect_ms_ = -1;
   hnclip::gui::RunListView* run_list_ = nullptr;

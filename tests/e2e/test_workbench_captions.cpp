@@ -3,7 +3,8 @@
 // caption geometry in the background (none is stored yet), selects a caption, saves pictures of
 // its detail view and of the whole window into the test's output folder, and quits. The geometry
 // must then be in the store, and a second start must read it back (nothing recomputed) and report
-// how long the selected caption's images took to show.
+// how long the selected caption's images took to show. A second test trains a tiny run with the
+// CLI and saves a picture of its Ḡ heatmap page (last epoch, the largest entry's pair selected).
 
 #include <gtest/gtest.h>
 
@@ -15,21 +16,15 @@
 
 #include "job/caption_geometry_job.h"
 #include "store/run_store.h"
+#include "support/cli_runner.h"
+#include "support/png_size.h"
 #include "support/test_dirs.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-// Width and height from a PNG's IHDR chunk (big-endian at bytes 16..23).
-std::pair<uint32_t, uint32_t> png_size(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  unsigned char h[24] = {};
-  in.read(reinterpret_cast<char*>(h), sizeof h);
-  if (!in || h[1] != 'P' || h[2] != 'N' || h[3] != 'G') return {0, 0};
-  auto be = [&](int o) { return (uint32_t(h[o]) << 24) | (uint32_t(h[o + 1]) << 16) | (uint32_t(h[o + 2]) << 8) | h[o + 3]; };
-  return {be(16), be(20)};
-}
+using hnclip::test::png_size;
 
 TEST(WorkbenchCaptions, ComputesGeometryInTheBackgroundAndShowsACaptionsNeighbours) {
   hnclip::test::ScratchDir dir;
@@ -89,6 +84,43 @@ TEST(WorkbenchCaptions, ComputesGeometryInTheBackgroundAndShowsACaptionsNeighbou
   EXPECT_EQ(store.caption_stats(dataset, encoder.key)->created_at_ms, created) << "the geometry was recomputed";
   std::cout << "caption 3 of " << captions << ": images shown after " << report.at("first_show_ms")
             << " ms (thumbnails from disk), " << report.at("reshow_from_memory_ms") << " ms again from memory\n";
+}
+
+TEST(WorkbenchCaptions, ShowsARunsGbarHeatmapWithTheLargestPairSelected) {
+  hnclip::test::ScratchDir dir;
+  const fs::path out = fs::path(HNCLIP_TEST_OUTPUT_DIR) / "test_workbench_captions_heatmap";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  const std::string common = " --db " + (dir / "runs.db").string() + " --cache-dir " + (dir / "cache").string();
+  const auto r = hnclip::test::run_hnclip(
+      "train --benchmark-size small --init pretrained --data-fraction 0.25 --epochs 1 --batch 32 --lr 1e-4"
+      " --threads 1 --probe-every 0 --gamma 0.5 --name heatmap --json" + common);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto run = nlohmann::json::parse(r.out).at("run_id").get<int64_t>();
+  {
+    hnclip::RunStore store((dir / "runs.db").string());
+    ASSERT_FALSE(store.gbar_snapshots(run).empty()) << "the run stored no Ḡ snapshot";
+  }
+  const fs::path shot = out / "heatmap.png";
+  const std::string cmd = "XDG_CONFIG_HOME=" + (dir / "config").string() + " xvfb-run -a -s '-screen 0 1400x900x24' " +
+                          HNCLIP_WORKBENCH_PATH + common + " --gbar-run " + std::to_string(run) +
+                          " --screenshot-heatmap " + shot.string();
+  std::string so, se;
+  int code = hnclip::test::run_command(cmd, &so, &se);
+  ASSERT_EQ(code, 0) << cmd << "\nstdout:\n" << so << "\nstderr:\n" << se;
+  const auto [w, h] = png_size(shot);
+  EXPECT_GE(w, 700u) << "heatmap screenshot missing or too small";
+  EXPECT_GE(h, 400u);
+  EXPECT_GT(fs::file_size(shot), 20'000u) << "a colour map with two images is not this small";
+
+  // A run without snapshots is refused with exit 3 and a message, not a hang or an empty picture.
+  code = hnclip::test::run_command("XDG_CONFIG_HOME=" + (dir / "config").string() +
+                                       " xvfb-run -a -s '-screen 0 1400x900x24' " + HNCLIP_WORKBENCH_PATH + common +
+                                       " --gbar-run 99 --screenshot-heatmap " + (out / "none.png").string(),
+                                   &so, &se);
+  EXPECT_EQ(code, 3) << se;
+  EXPECT_NE(se.find("99"), std::string::npos) << se;
+  EXPECT_FALSE(fs::exists(out / "none.png"));
 }
 
 }  // namespace

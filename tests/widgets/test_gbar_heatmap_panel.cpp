@@ -152,6 +152,7 @@ class TestGbarHeatmapPanel : public QObject {
     QCOMPARE(pairs.count(), 1);
     QCOMPARE(pairs.at(0).at(0).toLongLong(), 4LL);
     QCOMPARE(pairs.at(0).at(1).toLongLong(), 5LL);
+    QTRY_VERIFY(panel.pairImagesShown());  // both images decoded off the GUI thread
     QVERIFY(!panel.selectCell(1, 1));
     QVERIFY(panel.selectCell(0, 1));  // captions 5 and 1
     QCOMPARE(panel.selectedCell()->caption_col, int64_t{1});
