@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 
 #include "plot_export.h"
+#include "plot_style.h"
 #include "qcustomplot.h"
 
 namespace hnclip::gui {
@@ -92,27 +93,8 @@ QCustomPlot* CaptionOverviewCharts::chart(const QString& name) const {
 }
 
 void CaptionOverviewCharts::styleAxes(QCustomPlot* plot) {
-  const QPalette pal = palette();
-  plot->setBackground(pal.color(QPalette::Base));
-  for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
-    axis->setBasePen(QPen(pal.color(QPalette::Text)));
-    axis->setTickPen(QPen(pal.color(QPalette::Text)));
-    axis->setSubTickPen(QPen(pal.color(QPalette::Text)));
-    axis->setTickLabelColor(pal.color(QPalette::Text));
-    axis->setLabelColor(pal.color(QPalette::Text));
-    axis->grid()->setPen(QPen(pal.color(QPalette::Mid), 0, Qt::DotLine));
-  }
-  plot->legend->setBrush(pal.color(QPalette::Base));
-  plot->legend->setTextColor(pal.color(QPalette::Text));
-  plot->legend->setBorderPen(Qt::NoPen);
-  QFont small = font();
-  small.setPointSizeF(small.pointSizeF() * 0.85);
-  plot->xAxis->setTickLabelFont(small);
-  plot->yAxis->setTickLabelFont(small);
-  plot->xAxis->setLabelFont(small);
-  plot->yAxis->setLabelFont(small);
-  plot->legend->setFont(small);
-  plot->legend->setRowSpacing(-3);
+  apply_plot_palette(plot, palette());
+  apply_plot_fonts(plot, font());
   plot->legend->setIconSize(20, 10);
   // Three charts share the tab's width: a legend inside the axes would cover the histograms,
   // so each lists its series below the axes instead.

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plot_export.h"
+#include "plot_style.h"
 #include "qcustomplot.h"
 #include "store/run_store.h"
 #include "thumbnail_cache.h"
@@ -173,6 +174,17 @@ GbarHeatmapPanel::GbarHeatmapPanel(ThumbnailCache* thumbnails, QWidget* parent)
   max_mark_ = mark(QColor(220, 30, 30), Qt::SolidLine);
   max_mirror_ = mark(QColor(220, 30, 30), Qt::DotLine);
   selected_mark_ = mark(QColor(255, 255, 255), Qt::SolidLine);
+  apply_plot_palette(plot_, palette());
+  apply_plot_fonts(plot_, font());
+  title_->setTextColor(palette().color(QPalette::WindowText));
+  QCPAxis* scale_axis = scale_->axis();  // the colour scale's axis looks like the plot's own
+  scale_axis->setBasePen(plot_->xAxis->basePen());
+  scale_axis->setTickPen(plot_->xAxis->tickPen());
+  scale_axis->setSubTickPen(plot_->xAxis->subTickPen());
+  scale_axis->setTickLabelColor(plot_->xAxis->tickLabelColor());
+  scale_axis->setLabelColor(plot_->xAxis->labelColor());
+  scale_axis->setTickLabelFont(plot_->xAxis->tickLabelFont());
+  scale_axis->setLabelFont(plot_->xAxis->labelFont());
   splitter->addWidget(plot_);
 
   auto* pair_box = new QGroupBox(tr("Selected pair"));

@@ -24,6 +24,7 @@
 #include <QVBoxLayout>
 
 #include "plot_export.h"
+#include "plot_style.h"
 #include "qcustomplot.h"
 #include "run_colors.h"
 #include "train/probe_summary.h"
@@ -282,15 +283,8 @@ QWidget* TrainingPlotsPanel::buildChartFrame(Chart& chart) {
   plot->setPlottingHint(QCP::phFastPolylines, true);  // solid wide pens (the EMA) without the stroker
   plot->xAxis->setLabel(tr("step"));
   plot->yAxis->setLabel(tr(chart.spec->yLabel));
-  QFont small = font();
-  small.setPointSizeF(small.pointSizeF() * 0.85);
-  plot->xAxis->setTickLabelFont(small);
-  plot->yAxis->setTickLabelFont(small);
-  plot->xAxis->setLabelFont(small);
-  plot->yAxis->setLabelFont(small);
+  apply_plot_fonts(plot, font());
   plot->legend->setVisible(false);  // shown once the chart has a run (applyAutoRange)
-  plot->legend->setFont(small);
-  plot->legend->setRowSpacing(-3);
   plot->legend->setIconSize(24, 10);
   if (chart.spec->series.size() > 2) {
     // Six series per run would cover the curves: this (full-width) chart lists them on its right.
@@ -854,30 +848,7 @@ void TrainingPlotsPanel::applyPalette() {
 }
 
 void TrainingPlotsPanel::applyPalette(Chart& chart) {
-  const QPalette pal = palette();
-  const QColor text = pal.color(QPalette::WindowText);
-  QColor grid = text;
-  grid.setAlpha(50);
-  QColor subGrid = text;
-  subGrid.setAlpha(20);
-  QCustomPlot* p = chart.plot;
-  p->setBackground(pal.brush(QPalette::Window));
-  p->axisRect()->setBackground(pal.brush(QPalette::Base));
-  for (QCPAxis* axis : {p->xAxis, p->yAxis, p->xAxis2, p->yAxis2}) {
-    axis->setBasePen(QPen(text, 1));
-    axis->setTickPen(QPen(text, 1));
-    axis->setSubTickPen(QPen(text, 1));
-    axis->setTickLabelColor(text);
-    axis->setLabelColor(text);
-    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-    axis->grid()->setSubGridPen(QPen(subGrid, 1, Qt::DotLine));
-    axis->grid()->setZeroLinePen(QPen(grid, 1));
-  }
-  QColor legendBg = pal.color(QPalette::Base);
-  legendBg.setAlpha(210);
-  p->legend->setBrush(legendBg);
-  p->legend->setBorderPen(QPen(grid));
-  p->legend->setTextColor(pal.color(QPalette::Text));
+  apply_plot_palette(chart.plot, palette());
   markDirty(chart);
 }
 
