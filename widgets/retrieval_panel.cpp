@@ -196,6 +196,8 @@ RetrievalPanel::RetrievalPanel(QString db_path, QString cache_dir, ThumbnailCach
   splitter->addWidget(right);
   splitter->setStretchFactor(0, 2);
   splitter->setStretchFactor(1, 4);  // the view needs k thumbnails side by side
+  // Initial split: the query list wide enough to read its captions, the view 5 thumbnails wide.
+  splitter->setSizes({440, 740});
   auto* status_row = new QHBoxLayout;
   status_row->addWidget(status_, 1);
   status_row->addWidget(progress_);
