@@ -3,7 +3,9 @@
 #include <cmath>
 #include <limits>
 
+#include <QHeaderView>
 #include <QSortFilterProxyModel>
+#include <QTableView>
 
 namespace hnclip::gui {
 
@@ -66,6 +68,20 @@ void CaptionListModel::configureProxy(QSortFilterProxyModel* proxy) {
   proxy->setFilterKeyColumn(TextColumn);
   proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
   proxy->setSortCaseSensitivity(Qt::CaseInsensitive);
+}
+
+void CaptionListModel::configureView(QTableView* view) {
+  view->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
+  view->verticalHeader()->hide();
+  view->setWordWrap(false);
+  view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  view->setSelectionMode(QAbstractItemView::SingleSelection);
+  view->setSortingEnabled(true);
+  view->sortByColumn(IndexColumn, Qt::AscendingOrder);
+  view->horizontalHeader()->setStretchLastSection(true);
+  view->horizontalHeader()->setSectionResizeMode(IndexColumn, QHeaderView::ResizeToContents);
+  view->horizontalHeader()->setSectionResizeMode(HardestColumn, QHeaderView::ResizeToContents);
 }
 
 }  // namespace hnclip::gui

@@ -12,6 +12,7 @@
 #include <QString>
 
 class QSortFilterProxyModel;
+class QTableView;
 
 namespace hnclip::gui {
 
@@ -39,6 +40,9 @@ class CaptionListModel : public QAbstractTableModel {
 
   // Sorting by SortRole, case-insensitive fixed-string filtering of the text column.
   static void configureProxy(QSortFilterProxyModel* proxy);
+  // The list's view: virtualised (uniform row heights, no per-row widgets, no word wrap) so a
+  // 10k-caption split scrolls freely; rows selectable one at a time; sortable by any column.
+  static void configureView(QTableView* view);
 
  private:
   std::vector<QString> texts_;

@@ -169,18 +169,7 @@ void CaptionsPanel::buildUi() {
   table_ = new QTableView(list_side);
   table_->setObjectName(QStringLiteral("captionList"));
   table_->setModel(proxy_);
-  // Virtualised: uniform row heights, no per-row widgets, no word wrap — a 10k list scrolls freely.
-  table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
-  table_->verticalHeader()->hide();
-  table_->setWordWrap(false);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->setSortingEnabled(true);
-  table_->sortByColumn(CaptionListModel::IndexColumn, Qt::AscendingOrder);
-  table_->horizontalHeader()->setStretchLastSection(true);
-  table_->horizontalHeader()->setSectionResizeMode(CaptionListModel::IndexColumn, QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setSectionResizeMode(CaptionListModel::HardestColumn, QHeaderView::ResizeToContents);
+  CaptionListModel::configureView(table_);
   ls->addWidget(table_, 1);
   connect(search_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
