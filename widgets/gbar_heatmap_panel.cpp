@@ -365,9 +365,9 @@ void GbarHeatmapPanel::onLoaded() {
     // unless this is a reload of the run on screen: then stay where the user was.
     const bool reload = previous_run == set_->run_id && set_->find(previous_epoch, previous_batch);
     const int epoch = reload ? previous_epoch : epochs.back();
-    setSnapshot(epoch, reload ? previous_batch : set_->batches(epoch).front());
+    setSnapshot(epoch, reload ? previous_batch : set_->batches(epoch).front());  // draws it
   }
-  draw();
+  if (epoch_ < 0) draw();  // nothing to show: clear the previous run's matrix
   emit loaded(set_->run_id);
 }
 

@@ -13,8 +13,7 @@ namespace hnclip::gui {
 
 std::vector<int> GbarSnapshotSet::epochs() const {
   std::vector<int> out;
-  for (const auto& s : snapshots)
-    if (out.empty() || out.back() != s.epoch) out.push_back(s.epoch);
+  for (const auto& s : snapshots) out.push_back(s.epoch);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

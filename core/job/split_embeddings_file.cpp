@@ -9,6 +9,8 @@
 #include <sstream>
 #include <utility>
 
+#include "store/little_endian_blob.h"
+
 namespace hnclip {
 
 namespace {
@@ -32,14 +34,10 @@ void put_string(std::string& out, const std::string& s) {
   put_u32(out, static_cast<uint32_t>(s.size()));
   out += s;
 }
+// The vectors use the store's little-endian float32 encoding (store/little_endian_blob.h).
 void put_floats(std::string& out, const std::vector<float>& v) {
-  const size_t start = out.size();
-  out.resize(start + 4 * v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, &v[i], 4);
-    for (int b = 0; b < 4; ++b) out[start + 4 * i + b] = static_cast<char>((bits >> (8 * b)) & 0xff);
-  }
+  const auto blob = encode_float32_blob(v);
+  out.append(reinterpret_cast<const char*>(blob.data()), blob.size());
 }
 
 // Reads from the file's bytes, naming the file and the field when they run out.
@@ -69,15 +67,11 @@ class Reader {
     return s;
   }
   std::vector<float> floats(int64_t count, const char* field) {
-    need(static_cast<size_t>(count) * 4, field);
-    std::vector<float> v(static_cast<size_t>(count));
-    for (size_t i = 0; i < v.size(); ++i) {
-      uint32_t bits = 0;
-      for (int b = 0; b < 4; ++b) bits |= uint32_t(static_cast<unsigned char>(bytes_[pos_ + 4 * i + b])) << (8 * b);
-      std::memcpy(&v[i], &bits, 4);
-    }
-    pos_ += v.size() * 4;
-    return v;
+    const size_t n = static_cast<size_t>(count) * 4;
+    need(n, field);  // a whole number of floats from here on: decoding cannot fail
+    const auto* begin = reinterpret_cast<const unsigned char*>(bytes_.data()) + pos_;
+    pos_ += n;
+    return decode_float32_blob(std::vector<unsigned char>(begin, begin + n), file_);
   }
   size_t remaining() const { return bytes_.size() - pos_; }
   [[noreturn]] void fail(const std::string& what) const {
