@@ -23,20 +23,20 @@
 
 #include <nlohmann/json.hpp>
 
-#include "caption_detail_view.h"
-#include "captions_panel.h"
-#include "gbar_heatmap_panel.h"
-#include "event_loop_latency_monitor.h"
+#include "widgets/captions/caption_detail_view.h"
+#include "widgets/captions/captions_panel.h"
+#include "widgets/captions/gbar_heatmap_panel.h"
+#include "widgets/common/event_loop_latency_monitor.h"
 #include "job/available_devices.h"
-#include "retrieval_panel.h"
-#include "run_history.h"
-#include "run_list_view.h"
-#include "run_table_model.h"
-#include "runs_panel.h"
-#include "thumbnail_cache.h"
-#include "train_config_form.h"
-#include "train_panel.h"
-#include "training_plots_panel.h"
+#include "widgets/retrieval/retrieval_panel.h"
+#include "widgets/train/run_history.h"
+#include "widgets/common/run_list_view.h"
+#include "widgets/common/run_table_model.h"
+#include "widgets/runs/runs_panel.h"
+#include "widgets/common/thumbnail_cache.h"
+#include "widgets/train/train_config_form.h"
+#include "widgets/train/train_panel.h"
+#include "widgets/train/training_plots_panel.h"
 
 namespace hnclip::app {
 namespace {

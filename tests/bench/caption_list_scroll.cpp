@@ -16,7 +16,7 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 
-#include "caption_list_model.h"
+#include "widgets/captions/caption_list_model.h"
 
 namespace {
 

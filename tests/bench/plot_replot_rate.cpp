@@ -16,7 +16,7 @@
 #include <QGuiApplication>
 
 #include "qcustomplot.h"
-#include "training_plots_panel.h"
+#include "widgets/train/training_plots_panel.h"
 
 namespace {
 double threadCpuSeconds() {  // this thread's CPU time: the machine may be shared with other work

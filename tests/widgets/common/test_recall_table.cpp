@@ -1,0 +1,116 @@
+// RecallTable: best-per-column flags, CSV and LaTeX text of a hand-made table, and the rows taken
+// from run summaries at their reported epoch.
+#include <cmath>
+#include <limits>
+
+#include <QtTest>
+
+#include "widgets/common/recall_table.h"
+
+using hnclip::gui::RecallTable;
+
+namespace {
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+RecallTable hand_made() {
+  RecallTable::Row a;
+  a.run_id = 1;
+  a.run_name = "a_b & 50%";
+  a.epoch = 3;
+  a.values = {10, 30, 45.5, 60, 70, 12, 33, 44.004, 61, 72};
+  RecallTable::Row b;
+  b.run_id = 2;
+  b.run_name = "hn, γ=0.5";
+  b.epoch = 5;
+  b.values = {12.5, 30, 40, 65.25, kNaN, 11, 35, 44.001, 60, 71};
+  return RecallTable({a, b});
+}
+}  // namespace
+
+class TestRecallTable : public QObject {
+  Q_OBJECT
+ private slots:
+  void best_per_column() {
+    const RecallTable t = hand_made();
+    // t2i: R@1 b, R@5 tie, R@10 a, R@25 b, R@50 a (b missing); i2t: a, b, tie at 2 decimals, a, a.
+    const bool a_best[10] = {false, true, true, false, true, true, false, true, true, true};
+    const bool b_best[10] = {true, true, false, true, false, false, true, true, false, false};
+    for (int c = 0; c < RecallTable::kValueColumns; ++c) {
+      QVERIFY2(t.isBest(0, c) == a_best[c], qPrintable(QString("row a column %1").arg(c)));
+      QVERIFY2(t.isBest(1, c) == b_best[c], qPrintable(QString("row b column %1").arg(c)));
+    }
+  }
+
+  void csv_text() {
+    QCOMPARE(hand_made().toCsv(),
+             QString::fromUtf8("run,epoch,t2i_R@1,t2i_R@5,t2i_R@10,t2i_R@25,t2i_R@50,"
+                               "i2t_R@1,i2t_R@5,i2t_R@10,i2t_R@25,i2t_R@50\n"
+                               "a_b & 50%,3,10.00,30.00,45.50,60.00,70.00,12.00,33.00,44.00,61.00,72.00\n"
+                               "\"hn, γ=0.5\",5,12.50,30.00,40.00,65.25,,11.00,35.00,44.00,60.00,71.00\n"));
+  }
+
+  void csv_quotes_quotes() {
+    RecallTable::Row r;
+    r.run_name = "say \"hi\"";
+    r.values.fill(kNaN);
+    QCOMPARE(RecallTable({r}).toCsv().split('\n').at(1), QString("\"say \"\"hi\"\"\",,,,,,,,,,,"));
+  }
+
+  void latex_text() {
+    QCOMPARE(hand_made().toLatex(),
+             QString::fromUtf8(
+                 "\\begin{tabular}{lrrrrrrrrrrr}\n"
+                 "\\toprule\n"
+                 " & & \\multicolumn{5}{c}{Text$\\to$Image} & \\multicolumn{5}{c}{Image$\\to$Text} \\\\\n"
+                 "\\cmidrule(lr){3-7} \\cmidrule(lr){8-12}\n"
+                 "Run & Epoch & R@1 & R@5 & R@10 & R@25 & R@50 & R@1 & R@5 & R@10 & R@25 & R@50 \\\\\n"
+                 "\\midrule\n"
+                 "a\\_b \\& 50\\% & 3 & 10.00 & \\textbf{30.00} & \\textbf{45.50} & 60.00 & \\textbf{70.00} & "
+                 "\\textbf{12.00} & 33.00 & \\textbf{44.00} & \\textbf{61.00} & \\textbf{72.00} \\\\\n"
+                 "hn, γ=0.5 & 5 & \\textbf{12.50} & \\textbf{30.00} & 40.00 & \\textbf{65.25} & -- & "
+                 "11.00 & \\textbf{35.00} & \\textbf{44.00} & 60.00 & 71.00 \\\\\n"
+                 "\\bottomrule\n"
+                 "\\end{tabular}\n"));
+  }
+
+  void latex_escape_specials() {
+    QCOMPARE(hnclip::gui::latex_escape(QStringLiteral("a\\b~c^d{e}#f$g")),
+             QStringLiteral("a\\textbackslash{}b\\textasciitilde{}c\\textasciicircum{}d\\{e\\}\\#f\\$g"));
+  }
+
+  void rows_from_summaries_use_report_epoch() {
+    hnclip::RunRecord rec;
+    rec.id = 9;
+    rec.name = "r";
+    rec.config_json = "{}";
+    rec.best_epoch = 2;  // the trainer's choice wins over the higher R@1 of epoch 1
+    std::vector<hnclip::EpochEvalRow> evals;
+    const int ks[5] = {1, 5, 10, 25, 50};
+    for (int epoch : {1, 2})
+      for (const char* dir : {"i2t", "t2i"})
+        for (int i = 0; i < 5; ++i)
+          evals.push_back({epoch, epoch * 10, "test", dir, ks[i],
+                           (epoch == 1 ? 50.0 : 20.0) + i + (std::string(dir) == "i2t" ? 0.5 : 0.0)});
+    const auto s = hnclip::gui::make_run_summary(rec, evals, "/tmp/x/runs.db");
+    QCOMPARE(s.report_epoch, 2);
+    QCOMPARE(s.best_r1_t2i, 50.0);
+    QCOMPARE(s.best_r1_i2t, 50.5);
+    const RecallTable t = RecallTable::fromSummaries({s});
+    QCOMPARE(t.rows().size(), size_t(1));
+    QCOMPARE(t.rows()[0].epoch, 2);
+    QCOMPARE(t.rows()[0].values[0], 20.0);   // t2i R@1
+    QCOMPARE(t.rows()[0].values[4], 24.0);   // t2i R@50
+    QCOMPARE(t.rows()[0].values[5], 20.5);   // i2t R@1
+    QCOMPARE(t.rows()[0].values[9], 24.5);   // i2t R@50
+
+    rec.best_epoch = -1;  // none recorded: the epoch with the best mean R@1
+    QCOMPARE(hnclip::gui::make_run_summary(rec, evals, "/tmp/x/runs.db").report_epoch, 1);
+    const auto none = hnclip::gui::make_run_summary(rec, {}, "/tmp/x/runs.db");
+    QCOMPARE(none.report_epoch, -1);
+    QVERIFY(std::isnan(none.best_r1_t2i));
+    QCOMPARE(RecallTable::fromSummaries({none}).toCsv().split('\n').at(1), QString("r,,,,,,,,,,,"));
+  }
+};
+
+QTEST_MAIN(TestRecallTable)
+#include "test_recall_table.moc"

@@ -1,0 +1,172 @@
+// TrainConfigForm: values round-trip through TrainConfig, γ's spin box and slider agree, and
+// invalid values cannot be submitted — the form says why, under the field concerned.
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QStandardItemModel>
+#include <QtTest>
+
+#include "support/test_dirs.h"
+#include "widgets/train/train_config_form.h"
+
+using hnclip::gui::TrainConfigForm;
+
+class TestTrainConfigForm : public QObject {
+  Q_OBJECT
+ private slots:
+  void config_round_trips() {
+    TrainConfigForm form({"cpu"});
+    hnclip::TrainConfig c;
+    c.benchmark_size = "small";
+    c.init = "pretrained";
+    c.loss_gamma = 0.75;
+    c.loss_gbar = "frozen";
+    c.loss_token_weight = 0.25;
+    c.logit_scale = 100;
+    c.fixed_scale = true;
+    c.epochs = 7;
+    c.batch_size = 64;
+    c.lr = 3e-5;
+    c.data_fraction = 0.5;
+    c.seed = 9;
+    c.probe_every = 3;
+    c.device = "cpu";
+    c.name = "round trip";
+    form.setConfig(c);
+    const auto back = form.config();
+    QCOMPARE(back.benchmark_size, c.benchmark_size);
+    QCOMPARE(back.init, c.init);
+    QCOMPARE(back.loss_gamma, c.loss_gamma);
+    QCOMPARE(back.loss_gbar, c.loss_gbar);
+    QCOMPARE(back.loss_token_weight, c.loss_token_weight);
+    QCOMPARE(back.logit_scale, c.logit_scale);
+    QCOMPARE(back.fixed_scale, c.fixed_scale);
+    QCOMPARE(back.epochs, c.epochs);
+    QCOMPARE(back.batch_size, c.batch_size);
+    QCOMPARE(back.lr, c.lr);
+    QCOMPARE(back.data_fraction, c.data_fraction);
+    QCOMPARE(back.seed, c.seed);
+    QCOMPARE(back.probe_every, c.probe_every);
+    QCOMPARE(back.device, c.device);
+    QCOMPARE(back.name, c.name);
+    QVERIFY(form.isValid());
+
+    c.init.clear();
+    c.model = "ViT-B/32";
+    form.setConfig(c);
+    QCOMPARE(form.config().model, std::string("ViT-B/32"));
+    QVERIFY(form.config().init.empty());
+  }
+
+  void adapters_and_vocabulary_round_trip_and_are_checked() {
+    hnclip::test::ScratchDir dir;
+    TrainConfigForm form({"cpu"});
+    hnclip::TrainConfig c;
+    c.peft = "dora";
+    c.peft_rank = 4;
+    c.peft_alpha = 8;
+    c.peft_towers = "text";
+    form.setConfig(c);
+    auto back = form.config();
+    QCOMPARE(back.peft, std::string("dora"));
+    QCOMPARE(back.peft_rank, int64_t{4});
+    QCOMPARE(back.peft_alpha, 8.0);
+    QCOMPARE(back.peft_towers, std::string("text"));
+    QVERIFY(form.isValid());
+
+    hnclip::test::write_text_file(dir / "clip.pt", "x");
+    c.init = (dir / "clip.pt").string();
+    c.vocab = (dir / "missing-vocab.txt.gz").string();
+    c.long_clip = true;
+    form.setConfig(c);
+    QVERIFY(!form.isValid());
+    QVERIFY(form.fieldMessage(QStringLiteral("--vocab")).contains(QStringLiteral("missing-vocab")));
+    hnclip::test::write_text_file(dir / "missing-vocab.txt.gz", "x");
+    form.vocabEdit()->clear();  // retyped now that it exists
+    form.vocabEdit()->setText(QString::fromStdString(c.vocab));
+    QVERIFY2(form.isValid(), qPrintable(form.problem()));
+    back = form.config();
+    QCOMPARE(back.vocab, c.vocab);
+    QVERIFY(back.long_clip);
+  }
+
+  void gamma_spin_and_slider_agree() {
+    TrainConfigForm form({"cpu"});
+    form.gammaSpin()->setValue(1.25);
+    QCOMPARE(form.gammaSlider()->value(), 25);
+    form.gammaSlider()->setValue(10);
+    QCOMPARE(form.gammaSpin()->value(), 0.5);
+    QCOMPARE(form.gammaSpin()->maximum(), 2.0);
+    QCOMPARE(form.gammaSpin()->singleStep(), 0.05);
+  }
+
+  void invalid_learning_rate_is_refused_in_place() {
+    TrainConfigForm form({"cpu"});
+    QSignalSpy validity(&form, &TrainConfigForm::validityChanged);
+    QVERIFY(form.isValid());
+    form.lrEdit()->setText(QStringLiteral("fast"));
+    QVERIFY(!form.isValid());
+    QCOMPARE(validity.count(), 1);
+    QCOMPARE(validity.first().first().toBool(), false);
+    QVERIFY2(form.fieldMessage(QStringLiteral("--lr")).contains(QStringLiteral("fast")),
+             qPrintable(form.fieldMessage(QStringLiteral("--lr"))));
+    form.lrEdit()->setText(QStringLiteral("-1e-4"));
+    QVERIFY(!form.isValid());
+    QVERIFY(form.fieldMessage(QStringLiteral("--lr")).contains(QStringLiteral("> 0")));
+    form.lrEdit()->setText(QStringLiteral("1e-4"));
+    QVERIFY(form.isValid());
+    QVERIFY(form.fieldMessage(QStringLiteral("--lr")).isEmpty());
+    QCOMPARE(validity.last().first().toBool(), true);
+  }
+
+  void checkpoint_file_must_exist() {
+    hnclip::test::ScratchDir dir;
+    TrainConfigForm form({"cpu"});
+    form.modelCombo()->setCurrentIndex(form.modelCombo()->findData(QStringLiteral("checkpoint")));
+    QVERIFY(!form.isValid());
+    QVERIFY(form.fieldMessage(QStringLiteral("--init")).contains(QStringLiteral("choose")));
+    const auto missing = (dir / "nope.pt").string();
+    form.initPathEdit()->setText(QString::fromStdString(missing));
+    QVERIFY(form.fieldMessage(QStringLiteral("--init")).contains(QString::fromStdString(missing)));
+    hnclip::test::write_text_file(dir / "there.pt", "x");
+    form.initPathEdit()->setText(QString::fromStdString((dir / "there.pt").string()));
+    QVERIFY2(form.isValid(), qPrintable(form.problem()));
+    QCOMPARE(form.config().init, (dir / "there.pt").string());
+  }
+
+  void real_benchmark_needs_an_existing_data_root() {
+    TrainConfigForm form({"cpu"});
+    form.benchmarkCombo()->setCurrentText(QStringLiteral("manifest"));
+    QVERIFY(!form.isValid());
+    QVERIFY(form.fieldMessage(QStringLiteral("--data-root")).contains(QStringLiteral("manifest")));
+    form.dataRootEdit()->setText(QStringLiteral("/definitely/not/here.jsonl"));
+    QVERIFY(form.fieldMessage(QStringLiteral("--data-root")).contains(QStringLiteral("/definitely/not/here.jsonl")));
+    form.benchmarkCombo()->setCurrentText(QStringLiteral("synthetic"));
+    QVERIFY(form.isValid());
+  }
+
+  void cuda_is_greyed_out_without_a_device() {
+    TrainConfigForm form({"cpu"});
+    auto* model = qobject_cast<QStandardItemModel*>(form.deviceCombo()->model());
+    QVERIFY(model);
+    const int cuda = form.deviceCombo()->findData(QStringLiteral("cuda"));
+    QVERIFY(cuda >= 0);
+    QVERIFY(!model->item(cuda)->isEnabled());
+    hnclip::TrainConfig c;
+    c.device = "cuda:0";
+    form.setConfig(c);  // e.g. "same as" a run made on a GPU server
+    QVERIFY(!form.isValid());
+    QVERIFY(!form.fieldMessage(QStringLiteral("--device")).isEmpty());
+
+    TrainConfigForm gpu({"cpu", "cuda:0"});
+    const int cuda0 = gpu.deviceCombo()->findData(QStringLiteral("cuda:0"));
+    QVERIFY(cuda0 >= 0);
+    gpu.deviceCombo()->setCurrentIndex(cuda0);
+    QVERIFY2(gpu.isValid(), qPrintable(gpu.problem()));
+  }
+};
+
+QTEST_MAIN(TestTrainConfigForm)
+#include "test_train_config_form.moc"

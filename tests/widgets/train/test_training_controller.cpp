@@ -1,0 +1,155 @@
+// TrainingController: a real tiny run on the built-in benchmark, driven from the GUI thread —
+// progress arrives as queued signals, pause holds the steps, stop ends the run, and the store
+// says `stopped`.
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "store/run_store.h"
+#include "support/test_dirs.h"
+#include "widgets/train/training_controller.h"
+
+using hnclip::gui::TrainingController;
+
+class TestTrainingController : public QObject {
+  Q_OBJECT
+ private slots:
+  void start_pause_stop_leaves_a_stopped_run();
+  void a_bad_config_fails_without_creating_a_run();
+};
+
+namespace {
+
+hnclip::TrainConfig tiny_config() {
+  hnclip::TrainConfig c;
+  c.benchmark = "synthetic";
+  c.benchmark_size = "small";
+  c.init = "pretrained";
+  c.epochs = 50;  // far more than the test lets it run: it must be stopped
+  c.batch_size = 16;
+  c.loss_gamma = 0.5;
+  c.probe_every = 2;
+  c.device = "cpu";
+  c.threads = 1;
+  c.eval_at_start = false;
+  c.name = "controller test";
+  return c;
+}
+
+// Waits (processing events) until `done` holds or the timeout passes.
+template <typename F>
+bool wait_until(F done, int timeout_ms) {
+  QElapsedTimer t;
+  t.start();
+  while (!done()) {
+    if (t.elapsed() > timeout_ms) return false;
+    QTest::qWait(10);
+  }
+  return true;
+}
+
+}  // namespace
+
+void TestTrainingController::start_pause_stop_leaves_a_stopped_run() {
+  hnclip::test::ScratchDir dir;
+  TrainingController controller;
+  QSignalSpy steps(&controller, &TrainingController::step);
+  QSignalSpy created(&controller, &TrainingController::runCreated);
+  QSignalSpy finished(&controller, &TrainingController::finished);
+  QSignalSpy failed(&controller, &TrainingController::failed);
+  const QThread* gui_thread = QThread::currentThread();
+  bool every_step_on_gui_thread = true;
+  connect(&controller, &TrainingController::step, this,
+          [&] { every_step_on_gui_thread &= QThread::currentThread() == gui_thread; });
+
+  hnclip::gui::TrainingRequest request;
+  request.config = tiny_config();
+  request.database = QString::fromStdString((dir / "runs.db").string());
+  request.cache_dir = QString::fromStdString((dir / "cache").string());
+  QVERIFY(controller.start(request));
+  QVERIFY(!controller.start(request));  // one run at a time
+  QCOMPARE(controller.state(), TrainingController::State::Preparing);
+
+  QVERIFY2(wait_until([&] { return steps.count() >= 3 || !failed.isEmpty(); }, 300000),
+           "no progress from the worker");
+  QVERIFY2(failed.isEmpty(), qPrintable(failed.isEmpty() ? QString() : failed.first().first().toString()));
+  QCOMPARE(created.count(), 1);
+  QVERIFY(every_step_on_gui_thread);
+  const qint64 run_id = created.first().first().toLongLong();
+  QCOMPARE(controller.runId(), run_id);
+  const auto first = steps.last().first().value<hnclip::StepEvent>();
+  QVERIFY(first.step >= 3 && first.total_steps > first.step);
+
+  // Pause: at most the step in flight arrives, then nothing.
+  controller.setPaused(true);
+  QCOMPARE(controller.state(), TrainingController::State::Paused);
+  QTest::qWait(1500);
+  const int while_paused = steps.count();
+  QTest::qWait(1000);
+  QCOMPARE(steps.count(), while_paused);
+  controller.setPaused(false);
+  QVERIFY(wait_until([&] { return steps.count() > while_paused; }, 60000));
+
+  QElapsedTimer stop_timer;
+  stop_timer.start();
+  controller.stop();
+  QCOMPARE(controller.state(), TrainingController::State::Stopping);
+  QVERIFY(wait_until([&] { return !finished.isEmpty() || !failed.isEmpty(); }, 60000));
+  qInfo("stop -> finished signal: %lld ms", static_cast<long long>(stop_timer.elapsed()));
+  QVERIFY(failed.isEmpty());
+  QCOMPARE(controller.state(), TrainingController::State::Idle);
+  const auto result = finished.first().first().value<hnclip::TrainResult>();
+  QCOMPARE(QString::fromStdString(result.status), QStringLiteral("stopped"));
+
+  hnclip::RunStore store((dir / "runs.db").string());
+  const auto run = store.find_run(run_id);
+  QVERIFY(run.has_value());
+  QCOMPARE(run->status, hnclip::RunStatus::Stopped);
+  QCOMPARE(static_cast<int>(store.step_metrics(run_id).size()), steps.count());
+
+  // Resume (what the run list's Resume does): the same run id continues from its last checkpoint.
+  // It was stopped in epoch 1, before any checkpoint, so it starts again at step 1 — and the
+  // stored curve is cut back so the steps are not doubled.
+  steps.clear();
+  created.clear();
+  finished.clear();
+  hnclip::gui::TrainingRequest resume;
+  resume.resume_run_id = run_id;
+  resume.database = request.database;
+  resume.cache_dir = request.cache_dir;
+  QVERIFY(controller.start(resume));
+  QVERIFY(wait_until([&] { return steps.count() >= 2 || !failed.isEmpty(); }, 300000));
+  QVERIFY(failed.isEmpty());
+  QCOMPARE(created.count(), 1);
+  QCOMPARE(created.first().first().toLongLong(), run_id);
+  QCOMPARE(steps.first().first().value<hnclip::StepEvent>().step, int64_t{1});
+  controller.stop();
+  QVERIFY(wait_until([&] { return !finished.isEmpty(); }, 60000));
+  hnclip::RunStore after((dir / "runs.db").string());
+  QCOMPARE(after.find_run(run_id)->status, hnclip::RunStatus::Stopped);
+  QCOMPARE(static_cast<int>(after.step_metrics(run_id).size()), steps.count());
+  QCOMPARE(static_cast<int>(after.list_runs().size()), 1);
+}
+
+void TestTrainingController::a_bad_config_fails_without_creating_a_run() {
+  hnclip::test::ScratchDir dir;
+  TrainingController controller;
+  QSignalSpy failed(&controller, &TrainingController::failed);
+  QSignalSpy created(&controller, &TrainingController::runCreated);
+  hnclip::gui::TrainingRequest request;
+  request.config = tiny_config();
+  request.config.loss_gbar = "sometimes";
+  request.database = QString::fromStdString((dir / "runs.db").string());
+  request.cache_dir = QString::fromStdString((dir / "cache").string());
+  QVERIFY(controller.start(request));
+  QVERIFY(wait_until([&] { return !failed.isEmpty(); }, 60000));
+  QVERIFY2(failed.first().first().toString().contains(QStringLiteral("gbar")),
+           qPrintable(failed.first().first().toString()));
+  QCOMPARE(created.count(), 0);
+  QCOMPARE(controller.state(), TrainingController::State::Idle);
+  hnclip::RunStore store((dir / "runs.db").string());
+  QVERIFY(store.list_runs().empty());
+}
+
+QTEST_MAIN(TestTrainingController)
+#include "test_training_controller.moc"

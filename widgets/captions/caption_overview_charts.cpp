@@ -1,0 +1,236 @@
+#include "widgets/captions/caption_overview_charts.h"
+
+#include <algorithm>
+
+#include <QFileDialog>
+#include <QGridLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "widgets/common/plot_export.h"
+#include "widgets/common/plot_style.h"
+#include "qcustomplot.h"
+
+namespace hnclip::gui {
+namespace {
+
+constexpr int kMinChartHeight = 220;
+constexpr int kExportWidth = 800;    // export size when the chart is not on screen
+constexpr int kExportHeight = 500;
+constexpr double kPenWidth = 1.6;
+// The five hardness buckets of core/eval/caption_geometry.h (that header is LibTorch's side).
+const char* const kBucketNames[] = {"<0.5", "0.5-0.7", "0.7-0.8", "0.8-0.9", "\u22650.9"};
+const QColor kBucketColors[] = {QColor(0x9c, 0xa3, 0xaf), QColor(0x60, 0xa5, 0xfa), QColor(0xfb, 0xbf, 0x24),
+                                QColor(0xf9, 0x73, 0x16), QColor(0xdc, 0x26, 0x26)};
+
+QString chart_title(const QString& name) {
+  if (name == QLatin1String("pairwise")) return QObject::tr("All pairwise caption cosines");
+  if (name == QLatin1String("hardest")) return QObject::tr("Hardest-neighbour cosine per caption");
+  return QObject::tr("In-batch negatives by hardness");
+}
+
+}  // namespace
+
+CaptionOverviewCharts::CaptionOverviewCharts(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* grid = new QGridLayout;
+  layout->addLayout(grid, 1);
+  int column = 0;
+  for (const QString& name : chartNames()) {
+    auto* box = new QVBoxLayout;
+    auto* header = new QHBoxLayout;
+    auto* title = new QLabel(QStringLiteral("<b>%1</b>").arg(chart_title(name).toHtmlEscaped()), this);
+    header->addWidget(title, 1);
+    auto* export_button = new QToolButton(this);
+    export_button->setText(tr("Export"));
+    export_button->setPopupMode(QToolButton::InstantPopup);
+    export_button->setObjectName(QStringLiteral("export_") + name);
+    auto* menu = new QMenu(export_button);
+    for (const QString& format : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+      menu->addAction(tr("%1…").arg(format.toUpper()), this, [this, name, format] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(chart_title(name)),
+                                                          QStringLiteral("%1.%2").arg(name, format),
+                                                          QStringLiteral("%1 (*.%2)").arg(format.toUpper(), format));
+        if (path.isEmpty()) return;
+        QString error;
+        if (!exportChart(name, path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+      });
+    }
+    export_button->setMenu(menu);
+    header->addWidget(export_button);
+    box->addLayout(header);
+    auto* plot = new QCustomPlot(this);
+    plot->setObjectName(QStringLiteral("chart_") + name);
+    plot->setMinimumHeight(kMinChartHeight);
+    styleAxes(plot);
+    box->addWidget(plot, 1);
+    grid->addLayout(box, 0, column++);
+    if (name == QLatin1String("pairwise")) pairwise_ = plot;
+    else if (name == QLatin1String("hardest")) hardest_ = plot;
+    else buckets_ = plot;
+  }
+  table_ = new QLabel(this);
+  table_->setObjectName(QStringLiteral("tableA1"));
+  table_->setTextFormat(Qt::RichText);
+  table_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  table_->setWordWrap(true);
+  layout->addWidget(table_);
+  setEntries({});
+}
+
+QStringList CaptionOverviewCharts::chartNames() {
+  return {QStringLiteral("pairwise"), QStringLiteral("hardest"), QStringLiteral("buckets")};
+}
+
+QCustomPlot* CaptionOverviewCharts::chart(const QString& name) const {
+  if (name == QLatin1String("pairwise")) return pairwise_;
+  if (name == QLatin1String("hardest")) return hardest_;
+  if (name == QLatin1String("buckets")) return buckets_;
+  return nullptr;
+}
+
+void CaptionOverviewCharts::styleAxes(QCustomPlot* plot) {
+  apply_plot_palette(plot, palette());
+  apply_plot_fonts(plot, font());
+  plot->legend->setIconSize(20, 10);
+  // Three charts share the tab's width: a legend inside the axes would cover the histograms,
+  // so each lists its series below the axes instead.
+  plot->axisRect()->insetLayout()->take(plot->legend);
+  plot->plotLayout()->addElement(1, 0, plot->legend);
+  plot->plotLayout()->setRowStretchFactor(1, 0.001);
+  plot->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+  plot->legend->setWrap(0);
+}
+
+void CaptionOverviewCharts::setEntries(const std::vector<Entry>& entries) {
+  entries_ = entries;
+  drawHistogram(pairwise_, false);
+  drawHistogram(hardest_, true);
+  drawBuckets();
+  table_->setText(tableRowText().isEmpty() ? tr("<i>No geometry loaded.</i>")
+                                           : QStringLiteral("<pre>%1</pre>").arg(tableRowText().toHtmlEscaped()));
+}
+
+void CaptionOverviewCharts::drawHistogram(QCustomPlot* plot, bool hardest) {
+  plot->clearGraphs();
+  plot->clearItems();
+  double top = 0;
+  double lowest = 1.0;  // left edge of the lowest non-empty bin over all entries
+  for (const auto& e : entries_) {
+    const auto& counts = hardest ? e.stats.hardest_histogram : e.stats.pairwise_histogram;
+    if (counts.empty()) continue;
+    // Fractions, not counts: the pairwise histogram has N(N-1)/2 entries, the hardest one N.
+    double total = 0;
+    for (const auto c : counts) total += static_cast<double>(c);
+    if (total <= 0) continue;
+    const double bin = 2.0 / static_cast<double>(counts.size());
+    QVector<double> x, y;
+    for (size_t i = 0; i < counts.size(); ++i) {
+      x << -1.0 + (static_cast<double>(i) + 0.5) * bin;
+      y << static_cast<double>(counts[i]) / total;
+      if (counts[i] > 0) lowest = std::min(lowest, -1.0 + static_cast<double>(i) * bin);
+      top = std::max(top, y.back());
+    }
+    auto* graph = plot->addGraph();
+    graph->setData(x, y, true);
+    graph->setLineStyle(QCPGraph::lsStepCenter);
+    graph->setPen(QPen(e.color, kPenWidth));
+    QColor fill = e.color;
+    fill.setAlpha(50);
+    graph->setBrush(fill);
+    const double mean = hardest ? e.stats.mean_hardest : e.stats.mean_pairwise;
+    graph->setName(tr("%1 (mean %2)").arg(e.label).arg(mean, 0, 'f', 3));
+    auto* line = new QCPItemStraightLine(plot);
+    line->point1->setCoords(mean, 0);
+    line->point2->setCoords(mean, 1);
+    line->setPen(QPen(e.color, kPenWidth, Qt::DotLine));
+  }
+  plot->xAxis->setLabel(tr("cosine"));
+  plot->yAxis->setLabel(hardest ? tr("fraction of captions") : tr("fraction of pairs"));
+  plot->xAxis->setRange(std::min(0.0, lowest) - 0.02, 1.0);
+  plot->yAxis->setRange(0, top > 0 ? top * 1.1 : 1.0);
+  plot->legend->setVisible(!entries_.empty());
+  plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void CaptionOverviewCharts::drawBuckets() {
+  buckets_->clearPlottables();
+  buckets_->clearItems();
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  double top = 0;
+  int64_t batch = 0;
+  std::vector<QCPBars*> layers;
+  for (int b = 0; b < 5; ++b) {
+    auto* bars = new QCPBars(buckets_->xAxis, buckets_->yAxis);
+    bars->setName(QString::fromUtf8(kBucketNames[b]));
+    bars->setPen(QPen(kBucketColors[b].darker(130)));
+    bars->setBrush(kBucketColors[b]);
+    bars->setWidth(0.6);
+    if (!layers.empty()) bars->moveAbove(layers.back());
+    layers.push_back(bars);
+  }
+  std::vector<QStringList> per_bucket(5);  // expected counts per entry, for the legend
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const auto& s = entries_[i].stats;
+    ticker->addTick(static_cast<double>(i), entries_[i].label);
+    batch = s.batch_size;
+    // Expected negatives of one random batch of B: fraction x B(B-1) ordered pairs.
+    const double pairs = static_cast<double>(s.batch_size) * static_cast<double>(s.batch_size - 1);
+    double sum = 0;
+    for (int b = 0; b < 5 && b < static_cast<int>(s.bucket_fractions.size()); ++b) {
+      const double v = s.bucket_fractions[static_cast<size_t>(b)] * pairs;
+      layers[static_cast<size_t>(b)]->addData(static_cast<double>(i), v);
+      per_bucket[static_cast<size_t>(b)] << QString::number(v, 'f', v < 10 ? 2 : 0);
+      sum += v;
+    }
+    top = std::max(top, sum);
+  }
+  // The hard buckets are thin slivers next to "<0.5": the legend states their sizes.
+  for (int b = 0; b < 5; ++b) {
+    if (per_bucket[static_cast<size_t>(b)].isEmpty()) continue;
+    layers[static_cast<size_t>(b)]->setName(QStringLiteral("%1: %2").arg(QString::fromUtf8(kBucketNames[b]),
+                                                                        per_bucket[static_cast<size_t>(b)].join(QStringLiteral(" / "))));
+  }
+  buckets_->xAxis->setTicker(ticker);
+  buckets_->xAxis->setRange(-0.6, std::max<double>(1.0, static_cast<double>(entries_.size())) - 0.4);
+  buckets_->yAxis->setLabel(batch > 0 ? tr("expected negatives per batch (B=%1)").arg(batch)
+                                      : tr("expected negatives per batch"));
+  buckets_->yAxis->setScaleType(QCPAxis::stLinear);
+  buckets_->yAxis->setRange(0, top > 0 ? top * 1.05 : 1.0);
+  buckets_->legend->setVisible(!entries_.empty());
+  buckets_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString CaptionOverviewCharts::tableRowText() const {
+  QStringList rows;
+  if (entries_.empty()) return {};
+  rows << tr("%1 %2 %3 %4 %5 %6 %7 %8  %9")
+              .arg(tr("train img"), 9).arg(tr("test img"), 9).arg(tr("captions"), 9).arg(tr("words"), 6)
+              .arg(tr("pairwise"), 9).arg(tr("hardest"), 8).arg(tr("median"), 7)
+              .arg(tr("\u22650.9 share"), 11).arg(tr("encoder"));
+  for (const auto& e : entries_) {
+    const auto& s = e.stats;
+    const double top_share = s.bucket_fractions.size() >= 5 ? s.bucket_fractions[4] : 0.0;
+    rows << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8  %9")
+                .arg(s.train_images, 9).arg(s.test_images, 9).arg(s.captions, 9).arg(s.mean_words, 6, 'f', 1)
+                .arg(s.mean_pairwise, 9, 'f', 3).arg(s.mean_hardest, 8, 'f', 3).arg(s.median_hardest, 7, 'f', 3)
+                .arg(top_share, 11, 'e', 2).arg(e.label);
+  }
+  return rows.join(QLatin1Char('\n'));
+}
+
+bool CaptionOverviewCharts::exportChart(const QString& name, const QString& path, QString* error) const {
+  QCustomPlot* p = chart(name);
+  if (!p) {
+    if (error) *error = tr("unknown chart '%1' (known: %2)").arg(name, chartNames().join(QStringLiteral(", ")));
+    return false;
+  }
+  const bool on_screen = p->isVisible() && p->width() >= 200;
+  return save_plot(p, path, on_screen ? p->width() : kExportWidth, on_screen ? p->height() : kExportHeight,
+                   chart_title(name), error);
+}
+
+}  // namespace hnclip::gui

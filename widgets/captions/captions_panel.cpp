@@ -1,0 +1,601 @@
+#include "widgets/captions/captions_panel.h"
+
+#include <atomic>
+#include <exception>
+
+#include <QAction>
+#include <QComboBox>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextStream>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "widgets/captions/caption_detail_view.h"
+#include "widgets/captions/caption_list_model.h"
+#include "widgets/captions/caption_overview_charts.h"
+#include "job/run_benchmark_spec.h"
+#include "widgets/common/run_colors.h"
+#include "widgets/common/thumbnail_cache.h"
+
+namespace hnclip::gui {
+namespace {
+
+constexpr int kProgressPollMs = 100;            // progress bar refresh while loading
+constexpr int kProgressSteps = 1000;
+const QString kPretrained = QStringLiteral("init:pretrained");
+const QString kChooseFile = QStringLiteral("?file");  // the "Checkpoint file…" entry
+const QColor kPrimaryColor(0x25, 0x63, 0xeb);  // the selected encoder in the overview
+const QColor kOverlayColor(0xea, 0x58, 0x0c);  // the overlaid one
+
+QString spec_text(const hnclip::BenchmarkSpec& spec) {
+  if (spec.name == "synthetic") return QStringLiteral("synthetic %1 (seed %2)").arg(QString::fromStdString(spec.size)).arg(spec.seed);
+  return QStringLiteral("%1 %2").arg(QString::fromStdString(spec.name), QFileInfo(QString::fromStdString(spec.root)).fileName());
+}
+
+QString csv_field(const QString& s) {
+  if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n'))) return s;
+  QString q = s;
+  q.replace(QLatin1String("\""), QLatin1String("\"\""));
+  return QLatin1Char('"') + q + QLatin1Char('"');
+}
+
+}  // namespace
+
+struct CaptionsPanel::LoadTicket {
+  std::atomic<bool> cancel{false};
+  std::atomic<int> progress{0};  // of kProgressSteps
+  QString key;
+  QElapsedTimer timer;
+};
+
+struct CaptionsPanel::LoadResult {
+  std::shared_ptr<CaptionViewData> main;
+  std::shared_ptr<CaptionViewData> overlay;
+  bool cancelled = false;
+  QString error;
+};
+
+CaptionsPanel::CaptionsPanel(QString database, QString cache_dir, ThumbnailCache* thumbnails, QWidget* parent)
+    : QWidget(parent), database_(std::move(database)), cache_dir_(std::move(cache_dir)), thumbs_(thumbnails) {
+  setObjectName(QStringLiteral("captionsPanel"));
+  if (!thumbs_) thumbs_ = new ThumbnailCache(QDir(cache_dir_).filePath(QStringLiteral("thumbnails")), 64LL << 20, this);
+  buildUi();
+  setFormConfig(form_config_);
+}
+
+CaptionsPanel::~CaptionsPanel() {
+  if (loading_) loading_->cancel = true;  // the worker holds its own ticket; it ends within a second
+}
+
+void CaptionsPanel::buildUi() {
+  auto* layout = new QVBoxLayout(this);
+  auto* bar = new QHBoxLayout;
+  benchmark_ = new QComboBox(this);
+  benchmark_->setObjectName(QStringLiteral("captionBenchmark"));
+  benchmark_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  split_ = new QComboBox(this);
+  split_->setObjectName(QStringLiteral("captionSplit"));
+  split_->addItems({QStringLiteral("test"), QStringLiteral("train")});
+  encoder_ = new QComboBox(this);
+  encoder_->setObjectName(QStringLiteral("captionEncoder"));
+  overlay_ = new QComboBox(this);
+  overlay_->setObjectName(QStringLiteral("captionOverlay"));
+  encoder_->setToolTip(tr("Text encoder whose caption cosines are shown"));
+  overlay_->setToolTip(tr("A second encoder drawn over the first in the overview (e.g. before vs after fine-tuning)"));
+  bar->addWidget(new QLabel(tr("Benchmark:"), this));
+  bar->addWidget(benchmark_);
+  bar->addWidget(new QLabel(tr("Split:"), this));
+  bar->addWidget(split_);
+  bar->addWidget(new QLabel(tr("Encoder:"), this));
+  bar->addWidget(encoder_);
+  bar->addWidget(new QLabel(tr("Overlay:"), this));
+  bar->addWidget(overlay_);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, kProgressSteps);
+  progress_->setMaximumWidth(180);
+  progress_->setVisible(false);
+  cancel_ = new QPushButton(tr("Cancel"), this);
+  cancel_->setObjectName(QStringLiteral("captionCancel"));
+  cancel_->setVisible(false);
+  bar->addWidget(progress_);
+  bar->addWidget(cancel_);
+  bar->addStretch(1);
+  layout->addLayout(bar);
+  status_ = new QLabel(this);
+  status_->setObjectName(QStringLiteral("captionStatus"));
+  status_->setWordWrap(true);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(status_);
+
+  pages_ = new QTabWidget(this);
+  pages_->setObjectName(QStringLiteral("captionPages"));
+  layout->addWidget(pages_, 1);
+
+  // Overview.
+  auto* overview = new QWidget(pages_);
+  auto* ov = new QVBoxLayout(overview);
+  charts_ = new CaptionOverviewCharts(overview);
+  ov->addWidget(charts_, 1);
+  auto* pairs = new QPushButton(tr("Near-duplicate pairs as CSV…"), overview);
+  pairs->setObjectName(QStringLiteral("exportPairs"));
+  connect(pairs, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Near-duplicate pairs"), QStringLiteral("near-duplicates.csv"),
+                                                      tr("CSV (*.csv)"));
+    QString error;
+    if (!path.isEmpty() && !exportPairsCsv(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+  });
+  auto* pairs_row = new QHBoxLayout;
+  pairs_row->addWidget(pairs);
+  pairs_row->addStretch(1);
+  ov->addLayout(pairs_row);
+  pages_->addTab(overview, tr("Overview"));
+
+  // Captions: list | detail.
+  auto* captions = new QSplitter(Qt::Horizontal, pages_);
+  captions->setObjectName(QStringLiteral("captionSplitter"));
+  auto* list_side = new QWidget(captions);
+  auto* ls = new QVBoxLayout(list_side);
+  ls->setContentsMargins(0, 0, 0, 0);
+  search_ = new QLineEdit(list_side);
+  search_->setObjectName(QStringLiteral("captionSearch"));
+  search_->setPlaceholderText(tr("Filter captions (Ctrl+F)"));
+  search_->setClearButtonEnabled(true);
+  ls->addWidget(search_);
+  model_ = new CaptionListModel(this);
+  proxy_ = new QSortFilterProxyModel(this);
+  CaptionListModel::configureProxy(proxy_);
+  proxy_->setSourceModel(model_);
+  table_ = new QTableView(list_side);
+  table_->setObjectName(QStringLiteral("captionList"));
+  table_->setModel(proxy_);
+  CaptionListModel::configureView(table_);
+  ls->addWidget(table_, 1);
+  connect(search_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+    if (syncing_selection_ || !current.isValid()) return;
+    selectCaption(current.data(CaptionListModel::CaptionIdRole).toLongLong());
+  });
+
+  auto* detail_side = new QWidget(captions);
+  auto* ds = new QVBoxLayout(detail_side);
+  ds->setContentsMargins(0, 0, 0, 0);
+  auto* nav = new QHBoxLayout;
+  back_ = new QToolButton(detail_side);
+  back_->setObjectName(QStringLiteral("captionBack"));
+  back_->setArrowType(Qt::LeftArrow);
+  back_->setToolTip(tr("Back (Alt+Left)"));
+  forward_ = new QToolButton(detail_side);
+  forward_->setObjectName(QStringLiteral("captionForward"));
+  forward_->setArrowType(Qt::RightArrow);
+  forward_->setToolTip(tr("Forward (Alt+Right)"));
+  connect(back_, &QToolButton::clicked, this, &CaptionsPanel::goBack);
+  connect(forward_, &QToolButton::clicked, this, &CaptionsPanel::goForward);
+  auto* save_view = new QPushButton(tr("Save view as PNG…"), detail_side);
+  save_view->setObjectName(QStringLiteral("saveDetail"));
+  connect(save_view, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save detail view"),
+                                                      QStringLiteral("caption-%1.png").arg(currentCaption()), tr("PNG (*.png)"));
+    QString error;
+    if (!path.isEmpty() && !saveDetailPng(path, &error)) QMessageBox::warning(this, tr("Save failed"), error);
+  });
+  nav->addWidget(back_);
+  nav->addWidget(forward_);
+  nav->addStretch(1);
+  nav->addWidget(save_view);
+  ds->addLayout(nav);
+  auto* scroll = new QScrollArea(detail_side);
+  scroll->setWidgetResizable(true);
+  detail_ = new CaptionDetailView(thumbs_, scroll);
+  scroll->setWidget(detail_);
+  ds->addWidget(scroll, 1);
+  connect(detail_, &CaptionDetailView::captionActivated, this, &CaptionsPanel::selectCaption);
+  connect(detail_, &CaptionDetailView::imagesShown, this, &CaptionsPanel::detailImagesShown);
+  captions->addWidget(list_side);
+  captions->addWidget(detail_side);
+  captions->setStretchFactor(0, 2);
+  captions->setStretchFactor(1, 3);
+  pages_->addTab(captions, tr("Captions"));
+
+  auto* back_action = new QAction(tr("Back"), this);
+  back_action->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Left));
+  back_action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  connect(back_action, &QAction::triggered, this, &CaptionsPanel::goBack);
+  addAction(back_action);
+  auto* forward_action = new QAction(tr("Forward"), this);
+  forward_action->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Right));
+  forward_action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  connect(forward_action, &QAction::triggered, this, &CaptionsPanel::goForward);
+  addAction(forward_action);
+  updateHistoryButtons();
+
+  poll_ = new QTimer(this);
+  poll_->setInterval(kProgressPollMs);
+  connect(poll_, &QTimer::timeout, this, [this] {
+    if (loading_) progress_->setValue(loading_->progress.load());
+  });
+  connect(cancel_, &QPushButton::clicked, this, &CaptionsPanel::cancel);
+
+  fillEncoderChoices();
+  const auto changed = [this] { reload(); };
+  connect(benchmark_, qOverload<int>(&QComboBox::activated), this, [this] {
+    // A run's benchmark comes with the split the run was evaluated on.
+    const qint64 run = benchmark_->currentData().toLongLong();
+    QString split = QString::fromStdString(form_config_.test_split);
+    for (const auto& r : runs_)
+      if (r.id == run) split = QString::fromStdString(r.test_split);
+    if (split_->findText(split) < 0) split_->addItem(split);
+    split_->setCurrentIndex(split_->findText(split));
+    reload();
+  });
+  connect(split_, qOverload<int>(&QComboBox::activated), this, changed);
+  connect(encoder_, qOverload<int>(&QComboBox::activated), this, [this] {
+    if (encoder_->currentData().toString() == kChooseFile) chooseCheckpointFile(encoder_);
+    reload();
+  });
+  connect(overlay_, qOverload<int>(&QComboBox::activated), this, [this] {
+    if (overlay_->currentData().toString() == kChooseFile) chooseCheckpointFile(overlay_);
+    reload();
+  });
+}
+
+void CaptionsPanel::addPage(QWidget* page, const QString& title) { pages_->addTab(page, title); }
+
+void CaptionsPanel::showCaptionsPage() { pages_->setCurrentIndex(1); }
+
+void CaptionsPanel::fillEncoderChoices() {
+  for (QComboBox* combo : {encoder_, overlay_}) {
+    const QString current = combo->currentData().toString();
+    QSignalBlocker block(combo);
+    combo->clear();
+    if (combo == overlay_) combo->addItem(tr("(none)"), QString());
+    combo->addItem(tr("Pretrained starting checkpoint"), kPretrained);
+    for (const auto& run : runs_) {
+      if (!run.has_checkpoint) continue;
+      combo->addItem(tr("Run %1: %2").arg(run.id).arg(run.name), QStringLiteral("run:%1").arg(run.id));
+    }
+    if (current.startsWith(QLatin1String("ckpt:"))) combo->addItem(current.mid(5), current);
+    combo->addItem(tr("Checkpoint file…"), kChooseFile);
+    const int at = combo->findData(current);
+    combo->setCurrentIndex(at >= 0 ? at : 0);
+  }
+}
+
+void CaptionsPanel::chooseCheckpointFile(QComboBox* combo) {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Text encoder checkpoint"), QString(),
+                                                    tr("Checkpoints (*.pt *.pth *.bin);;All files (*)"));
+  if (path.isEmpty()) {
+    combo->setCurrentIndex(0);
+    return;
+  }
+  const QString value = QStringLiteral("ckpt:") + path;
+  if (combo->findData(value) < 0) combo->insertItem(combo->count() - 1, path, value);
+  combo->setCurrentIndex(combo->findData(value));
+}
+
+void CaptionsPanel::setEncoder(const QString& encoder) {
+  if (encoder.isEmpty()) return;
+  if (encoder_->findData(encoder) < 0) encoder_->insertItem(encoder_->count() - 1, encoder, encoder);
+  encoder_->setCurrentIndex(encoder_->findData(encoder));
+}
+
+void CaptionsPanel::setOverlayEncoder(const QString& encoder) {
+  if (overlay_->findData(encoder) < 0) overlay_->insertItem(overlay_->count() - 1, encoder, encoder);
+  overlay_->setCurrentIndex(overlay_->findData(encoder));
+}
+
+QString CaptionsPanel::encoder() const { return encoder_->currentData().toString(); }
+QString CaptionsPanel::overlayEncoder() const { return overlay_->currentData().toString(); }
+
+void CaptionsPanel::setFormConfig(const hnclip::TrainConfig& config) {
+  form_config_ = config;
+  const auto spec = hnclip::run_benchmark_spec(config, cache_dir_.toStdString());
+  const QString text = tr("As in the Train form: %1").arg(spec_text(spec));
+  if (benchmark_->count() == 0) benchmark_->addItem(text, qint64(-1));
+  else benchmark_->setItemText(0, text);
+  if (benchmark_->currentIndex() == 0) {
+    const int at = split_->findText(QString::fromStdString(config.test_split));
+    if (at >= 0) split_->setCurrentIndex(at);
+    else split_->addItem(QString::fromStdString(config.test_split));
+    split_->setCurrentIndex(split_->findText(QString::fromStdString(config.test_split)));
+  }
+}
+
+void CaptionsPanel::refreshRuns() {
+  const std::string db = database_.toStdString(), cache = cache_dir_.toStdString();
+  auto* watcher = new QFutureWatcher<std::vector<CaptionRunChoice>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+    watcher->deleteLater();
+    runs_ = watcher->result();
+    const qint64 current = benchmark_->currentData().toLongLong();
+    QSignalBlocker block(benchmark_);
+    while (benchmark_->count() > 1) benchmark_->removeItem(1);
+    for (const auto& run : runs_) {
+      benchmark_->addItem(tr("As run %1 (%2): %3").arg(run.id).arg(run.name, spec_text(run.benchmark)), qint64(run.id));
+    }
+    const int at = benchmark_->findData(current);
+    benchmark_->setCurrentIndex(at >= 0 ? at : 0);
+    fillEncoderChoices();
+  });
+  watcher->setFuture(QtConcurrent::run([db, cache] {
+    try {
+      return load_caption_run_choices(db, cache);
+    } catch (const std::exception&) {
+      return std::vector<CaptionRunChoice>{};  // no store yet: only the Train form's benchmark
+    }
+  }));
+}
+
+CaptionSource CaptionsPanel::currentSource(const QString& encoder) const {
+  CaptionSource source;
+  source.benchmark = hnclip::run_benchmark_spec(form_config_, cache_dir_.toStdString());
+  const qint64 run = benchmark_->currentData().toLongLong();
+  for (const auto& r : runs_)
+    if (r.id == run) source.benchmark = r.benchmark;
+  source.split = split_->currentText().toStdString();
+  source.encoder = encoder.toStdString();
+  return source;
+}
+
+bool CaptionsPanel::busy() const { return loading_ != nullptr; }
+
+void CaptionsPanel::cancel() {
+  if (!loading_) return;
+  loading_->cancel = true;
+  reload_pending_ = false;
+  setStatus(tr("Cancelling…"));
+}
+
+void CaptionsPanel::reload() {
+  const QString key = QStringLiteral("%1|%2|%3|%4")
+                          .arg(benchmark_->currentText(), split_->currentText(), encoder(), overlayEncoder());
+  if (loading_) {
+    if (loading_->key == key) return;
+    loading_->cancel = true;  // superseded: start again once it has stopped
+    reload_pending_ = true;
+    return;
+  }
+  if (key == loaded_key_ && data_) return;
+  startLoad();
+}
+
+void CaptionsPanel::startLoad() {
+  reload_pending_ = false;
+  auto ticket = std::make_shared<LoadTicket>();
+  ticket->key = QStringLiteral("%1|%2|%3|%4")
+                    .arg(benchmark_->currentText(), split_->currentText(), encoder(), overlayEncoder());
+  ticket->timer.start();
+  loading_ = ticket;
+  const CaptionSource source = currentSource(encoder());
+  const bool overlay = !overlayEncoder().isEmpty();
+  const CaptionSource overlay_source = currentSource(overlayEncoder());
+  const std::string db = database_.toStdString(), cache = cache_dir_.toStdString();
+  progress_->setValue(0);
+  progress_->setVisible(true);
+  cancel_->setVisible(true);
+  poll_->start();
+  setStatus(tr("Loading the caption geometry of %1 under %2…")
+                .arg(QString::fromStdString(source.split), QString::fromStdString(source.encoder)));
+
+  auto* watcher = new QFutureWatcher<LoadResult>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, ticket] {
+    watcher->deleteLater();
+    applyResult(ticket, watcher->result());
+  });
+  watcher->setFuture(QtConcurrent::run([ticket, source, overlay, overlay_source, db, cache] {
+    LoadResult r;
+    const double main_share = overlay ? 0.5 : 1.0;
+    try {
+      r.main = std::make_shared<CaptionViewData>(load_caption_view(
+          source, db, cache, true,
+          [&](double f) { ticket->progress = static_cast<int>(kProgressSteps * main_share * f); }, &ticket->cancel));
+      if (overlay) {
+        r.overlay = std::make_shared<CaptionViewData>(load_caption_view(
+            overlay_source, db, cache, false,
+            [&](double f) { ticket->progress = static_cast<int>(kProgressSteps * (0.5 + 0.5 * f)); }, &ticket->cancel));
+      }
+    } catch (const CaptionLoadCancelled&) {
+      r.cancelled = true;
+    } catch (const std::exception& e) {
+      r.error = QString::fromStdString(e.what());
+    }
+    return r;
+  }));
+}
+
+void CaptionsPanel::applyResult(const std::shared_ptr<LoadTicket>& ticket, LoadResult result) {
+  if (ticket != loading_) return;
+  loading_.reset();
+  poll_->stop();
+  progress_->setVisible(false);
+  cancel_->setVisible(false);
+  if (reload_pending_) {
+    startLoad();
+    return;
+  }
+  if (result.cancelled) {
+    setStatus(tr("Cancelled — nothing was stored."));
+    return;
+  }
+  if (!result.error.isEmpty()) {
+    setStatus(result.error, true);
+    emit loadFailed(result.error);
+    return;
+  }
+  data_ = result.main;
+  loaded_key_ = ticket->key;
+  std::vector<CaptionOverviewCharts::Entry> entries;
+  entries.push_back({encoder_->currentText(), data_->record.stats, kPrimaryColor});
+  if (result.overlay) entries.push_back({overlay_->currentText(), result.overlay->record.stats, kOverlayColor});
+  charts_->setEntries(entries);
+  model_->setCaptions(data_->texts, data_->hardest);
+  history_.clear();
+  history_pos_ = -1;
+  shown_caption_ = -1;
+  detail_->setCaption({}, {});
+  updateHistoryButtons();
+  setStatus(tr("%1 captions of %2 under %3 — %4 in %5 s")
+                .arg(data_->record.stats.captions)
+                .arg(QString::fromStdString(data_->dataset_key), QString::fromStdString(data_->encoder_key))
+                .arg(data_->computed ? tr("computed and stored") : tr("read from the store"))
+                .arg(ticket->timer.elapsed() / 1000.0, 0, 'f', 1));
+  emit geometryLoaded();
+  if (pending_caption_ >= 0) {
+    const qint64 c = pending_caption_;
+    pending_caption_ = -1;
+    selectCaption(c);
+  }
+}
+
+void CaptionsPanel::setStatus(const QString& text, bool error) {
+  status_->setText(error ? QStringLiteral("<span style=\"color:#dc2626\">%1</span>").arg(text.toHtmlEscaped())
+                         : text.toHtmlEscaped());
+  status_->setProperty("plainText", text);
+}
+
+QString CaptionsPanel::statusText() const { return status_->property("plainText").toString(); }
+
+void CaptionsPanel::selectCaption(qint64 caption) {
+  if (!data_ || !data_->catalog) {
+    pending_caption_ = caption;
+    return;
+  }
+  if (caption < 0 || caption >= data_->catalog->num_captions() || caption == shown_caption_) return;
+  history_.resize(static_cast<size_t>(history_pos_ + 1));
+  history_.push_back(caption);
+  history_pos_ = static_cast<int>(history_.size()) - 1;
+  showCaption(caption);
+}
+
+qint64 CaptionsPanel::currentCaption() const { return shown_caption_; }
+
+void CaptionsPanel::goBack() {
+  if (!canGoBack()) return;
+  --history_pos_;
+  showCaption(history_[static_cast<size_t>(history_pos_)]);
+}
+
+void CaptionsPanel::goForward() {
+  if (!canGoForward()) return;
+  ++history_pos_;
+  showCaption(history_[static_cast<size_t>(history_pos_)]);
+}
+
+void CaptionsPanel::updateHistoryButtons() {
+  back_->setEnabled(canGoBack());
+  forward_->setEnabled(canGoForward());
+}
+
+void CaptionsPanel::showCaption(qint64 caption) {
+  shown_caption_ = caption;
+  const auto& catalog = *data_->catalog;
+  CaptionDetailView::Item selected{caption, data_->texts[static_cast<size_t>(caption)],
+                                   QString::fromStdString(catalog.caption_image_path(caption)), 1.0};
+  std::vector<CaptionDetailView::Item> neighbors;
+  for (const auto* row : data_->neighbors(caption)) {
+    if (row->neighbor < 0 || row->neighbor >= catalog.num_captions()) continue;
+    neighbors.push_back({row->neighbor, data_->texts[static_cast<size_t>(row->neighbor)],
+                         QString::fromStdString(catalog.caption_image_path(row->neighbor)), row->cosine});
+  }
+  detail_->setCaption(selected, neighbors);
+  selectRow(caption);
+  updateHistoryButtons();
+}
+
+void CaptionsPanel::selectRow(qint64 caption) {
+  const QModelIndex source = model_->index(static_cast<int>(caption), 0);
+  const QModelIndex index = proxy_->mapFromSource(source);
+  if (!index.isValid()) return;  // filtered out: the detail still shows it
+  syncing_selection_ = true;
+  table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  table_->scrollTo(index);
+  syncing_selection_ = false;
+}
+
+void CaptionsPanel::focusSearch() {
+  showCaptionsPage();
+  search_->setFocus(Qt::ShortcutFocusReason);
+  search_->selectAll();
+}
+
+bool CaptionsPanel::exportChart(const QString& chart, const QString& path, QString* error) const {
+  return charts_->exportChart(chart, path, error);
+}
+
+bool CaptionsPanel::exportPairsCsv(const QString& path, QString* error) const {
+  auto fail = [error](const QString& message) {
+    if (error) *error = message;
+    return false;
+  };
+  if (!data_) return fail(tr("no caption geometry is loaded"));
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) {
+    return fail(tr("%1: cannot write: %2").arg(path, file.errorString()));
+  }
+  QTextStream out(&file);
+  out << "rank,cosine,caption_a,caption_b,text_a,text_b\n";
+  const auto text = [this](int64_t c) {
+    return c >= 0 && c < static_cast<int64_t>(data_->texts.size()) ? data_->texts[static_cast<size_t>(c)] : QString();
+  };
+  for (const auto& p : data_->record.pairs) {
+    out << p.rank << ',' << QString::number(p.cosine, 'f', 6) << ',' << p.a << ',' << p.b << ','
+        << csv_field(text(p.a)) << ',' << csv_field(text(p.b)) << '\n';
+  }
+  out.flush();
+  if (out.status() != QTextStream::Ok || !file.flush()) return fail(tr("%1: write failed").arg(path));
+  return true;
+}
+
+bool CaptionsPanel::saveDetailPng(const QString& path, QString* error) const {
+  if (!detail_->grab().save(path, "PNG")) {
+    if (error) *error = tr("%1: could not write the picture").arg(path);
+    return false;
+  }
+  return true;
+}
+
+void CaptionsPanel::exportInteractive() {
+  QStringList items;
+  for (const QString& c : CaptionOverviewCharts::chartNames()) items << tr("Chart: %1").arg(c);
+  items << tr("Near-duplicate pairs (CSV)") << tr("Detail view (PNG)");
+  bool ok = false;
+  const QString item = QInputDialog::getItem(this, tr("Export"), tr("What:"), items, 0, false, &ok);
+  if (!ok) return;
+  const int which = items.indexOf(item);
+  const int charts = static_cast<int>(CaptionOverviewCharts::chartNames().size());
+  QString error;
+  if (which < charts) {
+    const QString name = CaptionOverviewCharts::chartNames().at(which);
+    const QString path = QFileDialog::getSaveFileName(this, item, name + QStringLiteral(".png"),
+                                                      tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+    if (!path.isEmpty() && !exportChart(name, path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+  } else if (which == charts) {
+    const QString path = QFileDialog::getSaveFileName(this, item, QStringLiteral("near-duplicates.csv"), tr("CSV (*.csv)"));
+    if (!path.isEmpty() && !exportPairsCsv(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+  } else {
+    const QString path = QFileDialog::getSaveFileName(this, item, QStringLiteral("caption.png"), tr("PNG (*.png)"));
+    if (!path.isEmpty() && !saveDetailPng(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+  }
+}
+
+}  // namespace hnclip::gui

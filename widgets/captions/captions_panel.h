@@ -1,0 +1,145 @@
+#pragma once
+// CaptionsPanel: the Captions tab — how alike the captions of a benchmark split are under a text
+// encoder (paper Fig. 1, A1, A6, Table A1). Pages: Overview (histograms, in-batch hardness, the
+// Table-A1 row; a second encoder overlaid), Captions (every caption with its hardest-neighbour
+// cosine, filterable; the selected caption's detail with its nearest captions and their images,
+// back/forward history), and pages added by the window (addPage; e.g. the Ḡ heatmaps).
+// Everything shown is read from the RunStore; geometry the store lacks is computed and stored on a
+// worker thread with progress and a Cancel that takes effect within a second.
+// Threading: GUI thread; store reads and computation run on QtConcurrent workers.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <QString>
+#include <QWidget>
+
+#include "widgets/captions/caption_view_data.h"
+#include "train/train_config.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTabWidget;
+class QTableView;
+class QTimer;
+class QToolButton;
+
+namespace hnclip::gui {
+
+class CaptionDetailView;
+class CaptionListModel;
+class CaptionOverviewCharts;
+class ThumbnailCache;
+
+class CaptionsPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  // `thumbnails`: a cache shared with other tabs; null = the panel makes its own, on disk under
+  // <cache_dir>/thumbnails.
+  CaptionsPanel(QString database, QString cache_dir, ThumbnailCache* thumbnails = nullptr, QWidget* parent = nullptr);
+  ~CaptionsPanel() override;
+
+  void addPage(QWidget* page, const QString& title);
+  QTabWidget* pages() const { return pages_; }
+  void showCaptionsPage();
+
+  // The Train form's configuration: the benchmark offered first ("as in the Train form").
+  void setFormConfig(const hnclip::TrainConfig& config);
+  // Text encoder as run:ID | ckpt:PATH | init:pretrained (added to the choices if new); "" = none.
+  void setEncoder(const QString& encoder);
+  void setOverlayEncoder(const QString& encoder);
+  QString encoder() const;
+  QString overlayEncoder() const;
+  // Reads the stored runs (off the GUI thread) to offer their benchmarks and checkpoints.
+  void refreshRuns();
+  // Loads what the choices name (no-op when it is what is shown or being loaded).
+  void reload();
+  bool busy() const;
+  void cancel();
+
+  // The caption to show; remembered until the geometry has loaded. Pushes it on the history.
+  void selectCaption(qint64 caption);
+  qint64 currentCaption() const;
+  bool canGoBack() const { return history_pos_ > 0; }
+  bool canGoForward() const { return history_pos_ + 1 < static_cast<int>(history_.size()); }
+  void goBack();
+  void goForward();
+  void focusSearch();
+
+  const CaptionViewData* data() const { return data_.get(); }
+  CaptionListModel* listModel() const { return model_; }
+  QSortFilterProxyModel* listProxy() const { return proxy_; }
+  QTableView* listView() const { return table_; }
+  CaptionDetailView* detailView() const { return detail_; }
+  CaptionOverviewCharts* charts() const { return charts_; }
+  ThumbnailCache* thumbnails() const { return thumbs_; }
+  QString statusText() const;
+
+  // Exports; false with `error` naming the path or the problem.
+  bool exportChart(const QString& chart, const QString& path, QString* error = nullptr) const;
+  bool exportPairsCsv(const QString& path, QString* error = nullptr) const;
+  bool saveDetailPng(const QString& path, QString* error = nullptr) const;
+  void exportInteractive();  // asks what and where
+
+ signals:
+  void geometryLoaded();
+  void loadFailed(const QString& message);
+  // The detail view of `caption` shows all its images, `elapsed_ms` after it was selected.
+  void detailImagesShown(qint64 caption, qint64 elapsed_ms);
+
+ private:
+  struct LoadTicket;
+  struct LoadResult;
+  void buildUi();
+  void fillEncoderChoices();
+  void chooseCheckpointFile(QComboBox* combo);
+  CaptionSource currentSource(const QString& encoder) const;
+  void startLoad();
+  void applyResult(const std::shared_ptr<LoadTicket>& ticket, LoadResult result);
+  void showCaption(qint64 caption);
+  void selectRow(qint64 caption);
+  void updateHistoryButtons();
+  void setStatus(const QString& text, bool error = false);
+
+  QString database_;
+  QString cache_dir_;
+  ThumbnailCache* thumbs_ = nullptr;
+  hnclip::TrainConfig form_config_;
+  std::vector<CaptionRunChoice> runs_;
+
+  QComboBox* benchmark_ = nullptr;
+  QComboBox* split_ = nullptr;
+  QComboBox* encoder_ = nullptr;
+  QComboBox* overlay_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QPushButton* cancel_ = nullptr;
+  QLabel* status_ = nullptr;
+  QTabWidget* pages_ = nullptr;
+  CaptionOverviewCharts* charts_ = nullptr;
+  QLineEdit* search_ = nullptr;
+  QTableView* table_ = nullptr;
+  CaptionListModel* model_ = nullptr;
+  QSortFilterProxyModel* proxy_ = nullptr;
+  CaptionDetailView* detail_ = nullptr;
+  QToolButton* back_ = nullptr;
+  QToolButton* forward_ = nullptr;
+  QTimer* poll_ = nullptr;
+
+  std::shared_ptr<const CaptionViewData> data_;
+  QString loaded_key_;                    // what data_ shows (source + overlay)
+  std::shared_ptr<LoadTicket> loading_;   // the load in flight, if any
+  bool reload_pending_ = false;           // choices changed while loading
+  std::vector<qint64> history_;
+  int history_pos_ = -1;
+  qint64 pending_caption_ = -1;           // asked for before the geometry arrived
+  qint64 shown_caption_ = -1;
+  bool syncing_selection_ = false;
+};
+
+}  // namespace hnclip::gui

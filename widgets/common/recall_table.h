@@ -1,0 +1,60 @@
+#pragma once
+// RecallTable: runs × (R@1/5/10/25/50 text→image, then image→text) at each run's reported epoch,
+// with the best value of every column marked, and its CSV and LaTeX (booktabs) renderings.
+// Plain values (QtCore strings only): any thread.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <QString>
+
+#include "widgets/common/run_summary.h"
+
+namespace hnclip::gui {
+
+class RecallTable {
+ public:
+  static constexpr int kKCount = 5;
+  static constexpr std::array<int, kKCount> kKs = {1, 5, 10, 25, 50};
+  static constexpr int kValueColumns = 2 * kKCount;  // t2i K..., then i2t K...
+  static constexpr int kDecimals = 2;                // shown and compared at this precision
+
+  struct Row {
+    int64_t run_id = 0;
+    std::string run_name;
+    int epoch = -1;                               // -1 = nothing evaluated
+    std::array<double, kValueColumns> values{};   // percent; NaN = not stored
+  };
+
+  explicit RecallTable(std::vector<Row> rows);
+  // One row per summary, at its report_epoch, in the given order.
+  static RecallTable fromSummaries(const std::vector<RunSummary>& runs);
+
+  const std::vector<Row>& rows() const { return rows_; }
+  // "R@1" ... for a value column; direction() is "t2i" for the first kKCount columns.
+  static QString columnTitle(int column);
+  static std::string direction(int column);
+  static int k(int column);
+  // True when row's value is the column's maximum at kDecimals (ties: all of them).
+  bool isBest(int row, int column) const;
+  // The value as shown: kDecimals decimals, "" when missing.
+  static QString formatValue(double value);
+
+  // Header "run,epoch,t2i_R@1,...,i2t_R@50", one line per run, "\n" line ends; names quoted
+  // (RFC 4180) when they hold a comma, quote or line break; missing values are empty cells.
+  QString toCsv() const;
+  // A booktabs tabular: grouped Text→Image / Image→Text headers, best values in \textbf{},
+  // missing values "--", LaTeX special characters of run names escaped.
+  QString toLatex() const;
+
+ private:
+  std::vector<Row> rows_;
+  std::array<double, kValueColumns> best_{};  // NaN when a column has no value
+};
+
+// Escapes \ & % $ # _ { } ~ ^ for LaTeX text mode.
+QString latex_escape(const QString& text);
+
+}  // namespace hnclip::gui

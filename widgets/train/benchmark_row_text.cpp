@@ -1,0 +1,47 @@
+#include "widgets/train/benchmark_row_text.h"
+
+#include <exception>
+#include <filesystem>
+
+#include "data/benchmark_registry.h"
+#include "data/split_statistics.h"
+#include "data/synthetic_benchmark.h"
+
+namespace hnclip::gui {
+
+QString benchmark_row_text(const hnclip::TrainConfig& config, const std::string& cache_dir) {
+  hnclip::BenchmarkSpec spec;
+  spec.name = config.benchmark;
+  spec.size = config.benchmark_size;
+  spec.seed = config.data_seed;
+  spec.root = config.benchmark_root;
+  spec.cache_dir = cache_dir;
+  if (spec.name == "synthetic") {
+    const auto folder = hnclip::synthetic_benchmark_folder({cache_dir, spec.size, spec.seed});
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::path(folder) / "manifest.jsonl", ec)) {
+      return QObject::tr("Table A1: not generated yet — the first run generates it into %1")
+          .arg(QString::fromStdString(folder));
+    }
+  } else if (spec.root.empty()) {
+    return {};
+  }
+  try {
+    const auto benchmark = hnclip::open_benchmark(spec);
+    const auto row = hnclip::split_statistics(*benchmark, config.test_split);
+    const auto& s = row.similarity;
+    return QObject::tr("Table A1, %1 split: %2 images, %3 captions, %4 words/caption; bag-of-words "
+                       "cosine: pairwise %5, hardest mean %6 / median %7")
+        .arg(QString::fromStdString(row.split))
+        .arg(row.images)
+        .arg(row.captions)
+        .arg(s.mean_words, 0, 'f', 1)
+        .arg(s.mean_pairwise, 0, 'f', 3)
+        .arg(s.mean_hardest, 0, 'f', 3)
+        .arg(s.median_hardest, 0, 'f', 3);
+  } catch (const std::exception& e) {
+    return QObject::tr("Table A1: %1").arg(QString::fromStdString(e.what()));
+  }
+}
+
+}  // namespace hnclip::gui

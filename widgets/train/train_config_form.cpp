@@ -1,0 +1,461 @@
+#include "widgets/train/train_config_form.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QVBoxLayout>
+
+#include "data/benchmark_registry.h"
+#include "model/clip_config.h"
+
+namespace hnclip::gui {
+namespace {
+
+constexpr double kGammaMax = 2.0;    // the range for γ
+constexpr double kGammaStep = 0.05;  // slider and spin box step
+constexpr int kGammaSliderTicks = static_cast<int>(kGammaMax / kGammaStep + 0.5);
+const char* const kPretrainedItem = "pretrained";  // model combo data: the built-in tiny checkpoint
+const char* const kCheckpointItem = "checkpoint";  // model combo data: a file the user picks
+const char* const kRandomPrefix = "random:";       // model combo data: random init of a preset
+
+QString flag_of(const QString& message) {
+  // Core messages start with the flag they are about ("--lr must be > 0").
+  if (!message.startsWith(QStringLiteral("--"))) return {};
+  const int end = message.indexOf(QLatin1Char(' '));
+  return end < 0 ? message : message.left(end);
+}
+
+}  // namespace
+
+TrainConfigForm::TrainConfigForm(const std::vector<std::string>& devices, QWidget* parent)
+    : QWidget(parent), devices_(devices) {
+  buildUi();
+  setConfig(hnclip::TrainConfig{});
+}
+
+QLabel* TrainConfigForm::messageLabel(const QString& flag) {
+  auto* label = new QLabel(this);
+  label->setWordWrap(true);
+  label->setVisible(false);
+  // The palette's link colour stays readable on light and dark themes; bold marks it as a problem.
+  label->setForegroundRole(QPalette::Link);
+  QFont f = label->font();
+  f.setBold(true);
+  label->setFont(f);
+  label->setObjectName(QStringLiteral("message") + flag);
+  messages_[flag] = label;
+  return label;
+}
+
+void TrainConfigForm::buildUi() {
+  auto* outer = new QVBoxLayout(this);
+
+  // Data.
+  auto* data_box = new QGroupBox(tr("Benchmark"), this);
+  auto* data = new QFormLayout(data_box);
+  benchmark_ = new QComboBox(data_box);
+  for (const auto& name : hnclip::benchmark_names()) benchmark_->addItem(QString::fromStdString(name));
+  benchmark_->setToolTip(tr("synthetic: the built-in procedural dense-caption benchmark"));
+  data->addRow(tr("Benchmark"), benchmark_);
+  benchmark_size_ = new QComboBox(data_box);
+  benchmark_size_->addItems({QStringLiteral("small"), QStringLiteral("default"), QStringLiteral("large")});
+  data->addRow(tr("Size"), benchmark_size_);
+  data_seed_ = new QSpinBox(data_box);
+  data_seed_->setRange(0, 1000000);
+  data->addRow(tr("Data seed"), data_seed_);
+  auto* root_row = new QHBoxLayout;
+  data_root_ = new QLineEdit(data_box);
+  data_root_->setPlaceholderText(tr("data set folder or manifest"));
+  data_root_browse_ = new QPushButton(tr("Browse…"), data_box);
+  root_row->addWidget(data_root_);
+  root_row->addWidget(data_root_browse_);
+  data->addRow(tr("Data root"), root_row);
+  data->addRow(messageLabel(QStringLiteral("--data-root")));
+  data_fraction_ = new QDoubleSpinBox(data_box);
+  data_fraction_->setRange(0.0, 1.0);
+  data_fraction_->setDecimals(3);
+  data_fraction_->setSingleStep(0.05);
+  data->addRow(tr("Data fraction"), data_fraction_);
+  data->addRow(messageLabel(QStringLiteral("--data-fraction")));
+  benchmark_summary_ = new QLabel(data_box);
+  benchmark_summary_->setWordWrap(true);
+  benchmark_summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  data->addRow(benchmark_summary_);
+  outer->addWidget(data_box);
+
+  // Model.
+  auto* model_box = new QGroupBox(tr("Starting model"), this);
+  auto* model = new QFormLayout(model_box);
+  model_ = new QComboBox(model_box);
+  model_->addItem(tr("Built-in pretrained (tiny)"), QString::fromLatin1(kPretrainedItem));
+  model_->addItem(tr("Checkpoint file…"), QString::fromLatin1(kCheckpointItem));
+  for (const auto& preset : hnclip::clip_preset_names()) {
+    model_->addItem(tr("Random init: %1").arg(QString::fromStdString(preset)),
+                    QString::fromLatin1(kRandomPrefix) + QString::fromStdString(preset));
+  }
+  model->addRow(tr("Model"), model_);
+  auto* init_row = new QHBoxLayout;
+  init_path_ = new QLineEdit(model_box);
+  init_path_->setPlaceholderText(tr("workbench checkpoint (.pt)"));
+  init_browse_ = new QPushButton(tr("Browse…"), model_box);
+  init_row->addWidget(init_path_);
+  init_row->addWidget(init_browse_);
+  model->addRow(tr("Checkpoint"), init_row);
+  model->addRow(messageLabel(QStringLiteral("--init")));
+  auto* vocab_row = new QHBoxLayout;
+  vocab_ = new QLineEdit(model_box);
+  vocab_->setPlaceholderText(tr("bpe_simple_vocab_16e6.txt.gz"));
+  vocab_->setToolTip(tr("CLIP's BPE vocabulary, needed to start from an OpenAI CLIP or Long-CLIP file"));
+  vocab_browse_ = new QPushButton(tr("Browse…"), model_box);
+  vocab_row->addWidget(vocab_);
+  vocab_row->addWidget(vocab_browse_);
+  model->addRow(tr("BPE vocabulary"), vocab_row);
+  model->addRow(messageLabel(QStringLiteral("--vocab")));
+  long_clip_ = new QCheckBox(tr("stretch a 77-position CLIP file to Long-CLIP's 248"), model_box);
+  model->addRow(QString(), long_clip_);
+  auto* peft_row = new QHBoxLayout;
+  peft_ = new QComboBox(model_box);
+  peft_->addItem(tr("full fine-tuning"), QStringLiteral("none"));
+  peft_->addItem(QStringLiteral("LoRA"), QStringLiteral("lora"));
+  peft_->addItem(QStringLiteral("DoRA"), QStringLiteral("dora"));
+  peft_rank_ = new QSpinBox(model_box);
+  peft_rank_->setRange(1, 1024);
+  peft_rank_->setPrefix(tr("r "));
+  peft_alpha_ = new QDoubleSpinBox(model_box);
+  peft_alpha_->setRange(0.0, 4096.0);
+  peft_alpha_->setPrefix(tr("α "));
+  peft_towers_ = new QComboBox(model_box);
+  peft_towers_->addItems({QStringLiteral("both"), QStringLiteral("image"), QStringLiteral("text")});
+  peft_row->addWidget(peft_);
+  peft_row->addWidget(peft_towers_);
+  model->addRow(tr("Adapters"), peft_row);
+  auto* peft_size_row = new QHBoxLayout;
+  peft_size_row->addWidget(peft_rank_);
+  peft_size_row->addWidget(peft_alpha_);
+  model->addRow(QString(), peft_size_row);
+  model->addRow(messageLabel(QStringLiteral("--peft")));
+  outer->addWidget(model_box);
+
+  // Loss.
+  auto* loss_box = new QGroupBox(tr("Loss"), this);
+  auto* loss = new QFormLayout(loss_box);
+  auto* gamma_row = new QHBoxLayout;
+  gamma_ = new QDoubleSpinBox(loss_box);
+  gamma_->setRange(0.0, kGammaMax);
+  gamma_->setSingleStep(kGammaStep);
+  gamma_->setDecimals(2);
+  gamma_->setToolTip(tr("Margin strength γ: 0 is plain InfoNCE"));
+  gamma_slider_ = new QSlider(Qt::Horizontal, loss_box);
+  gamma_slider_->setRange(0, kGammaSliderTicks);
+  gamma_row->addWidget(gamma_);
+  gamma_row->addWidget(gamma_slider_, 1);
+  loss->addRow(tr("γ (margin)"), gamma_row);
+  loss->addRow(messageLabel(QStringLiteral("--gamma")));
+  auto* gbar_row = new QHBoxLayout;
+  gbar_recomputed_ = new QRadioButton(tr("recomputed"), loss_box);
+  gbar_frozen_ = new QRadioButton(tr("frozen"), loss_box);
+  gbar_recomputed_->setToolTip(tr("Ḡ from the live text encoder, every batch"));
+  gbar_frozen_->setToolTip(tr("Ḡ from a frozen copy of the starting text encoder"));
+  gbar_row->addWidget(gbar_recomputed_);
+  gbar_row->addWidget(gbar_frozen_);
+  gbar_row->addStretch(1);
+  loss->addRow(tr("Ḡ"), gbar_row);
+  token_weight_ = new QDoubleSpinBox(loss_box);
+  token_weight_->setRange(0.0, 10.0);
+  token_weight_->setSingleStep(0.05);
+  loss->addRow(tr("Token-term weight"), token_weight_);
+  auto* scale_row = new QHBoxLayout;
+  logit_scale_ = new QDoubleSpinBox(loss_box);
+  logit_scale_->setRange(0.0, 100.0);
+  logit_scale_->setDecimals(1);
+  logit_scale_->setSpecialValueText(tr("checkpoint's"));
+  fixed_scale_ = new QCheckBox(tr("fixed"), loss_box);
+  scale_row->addWidget(logit_scale_);
+  scale_row->addWidget(fixed_scale_);
+  loss->addRow(tr("Logit scale s"), scale_row);
+  outer->addWidget(loss_box);
+
+  // Optimisation and execution.
+  auto* opt_box = new QGroupBox(tr("Training"), this);
+  auto* opt = new QFormLayout(opt_box);
+  epochs_ = new QSpinBox(opt_box);
+  epochs_->setRange(1, 10000);
+  opt->addRow(tr("Epochs"), epochs_);
+  batch_ = new QSpinBox(opt_box);
+  batch_->setRange(2, 65536);
+  opt->addRow(tr("Batch size"), batch_);
+  opt->addRow(messageLabel(QStringLiteral("--batch")));
+  lr_ = new QLineEdit(opt_box);
+  lr_->setToolTip(tr("Peak learning rate, e.g. 5e-5"));
+  opt->addRow(tr("Learning rate"), lr_);
+  opt->addRow(messageLabel(QStringLiteral("--lr")));
+  seed_ = new QSpinBox(opt_box);
+  seed_->setRange(0, 1000000);
+  opt->addRow(tr("Seed"), seed_);
+  probe_every_ = new QSpinBox(opt_box);
+  probe_every_->setRange(0, 100000);
+  probe_every_->setSpecialValueText(tr("off"));
+  probe_every_->setToolTip(tr("Gradient probe (standard vs boosted) every K steps"));
+  opt->addRow(tr("Probe every"), probe_every_);
+  device_ = new QComboBox(opt_box);
+  device_->addItem(tr("auto"), QStringLiteral("auto"));
+  device_->addItem(tr("CPU"), QStringLiteral("cpu"));
+  bool any_cuda = false;
+  for (const auto& d : devices_) {
+    if (d.rfind("cuda", 0) == 0) {
+      device_->addItem(QString::fromStdString(d).toUpper(), QString::fromStdString(d));
+      any_cuda = true;
+    }
+  }
+  if (!any_cuda) {
+    device_->addItem(tr("CUDA (not available)"), QStringLiteral("cuda"));
+    // Greyed out: this build or machine has no CUDA device.
+    if (auto* m = qobject_cast<QStandardItemModel*>(device_->model())) m->item(device_->count() - 1)->setEnabled(false);
+  }
+  opt->addRow(tr("Device"), device_);
+  opt->addRow(messageLabel(QStringLiteral("--device")));
+  name_ = new QLineEdit(opt_box);
+  name_->setPlaceholderText(tr("optional run name"));
+  opt->addRow(tr("Run name"), name_);
+  outer->addWidget(opt_box);
+
+  auto* same_as = new QPushButton(tr("Same as run…"), this);
+  same_as->setToolTip(tr("Copy the configuration of a stored run"));
+  outer->addWidget(same_as);
+  outer->addWidget(messageLabel(QStringLiteral("general")));
+  outer->addStretch(1);
+
+  // Wiring.
+  connect(gamma_, qOverload<double>(&QDoubleSpinBox::valueChanged), this, [this](double v) {
+    const QSignalBlocker block(gamma_slider_);
+    gamma_slider_->setValue(static_cast<int>(std::lround(v / kGammaStep)));
+    revalidate();
+  });
+  connect(gamma_slider_, &QSlider::valueChanged, this, [this](int v) { gamma_->setValue(v * kGammaStep); });
+  connect(data_root_browse_, &QPushButton::clicked, this, [this] {
+    const bool manifest = benchmark_->currentText() == QStringLiteral("manifest");
+    const QString path = manifest ? QFileDialog::getOpenFileName(this, tr("Manifest (JSONL or CSV)"),
+                                                                 data_root_->text())
+                                  : QFileDialog::getExistingDirectory(this, tr("Data set folder"),
+                                                                      data_root_->text());
+    if (!path.isEmpty()) data_root_->setText(path);
+  });
+  connect(init_browse_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Starting checkpoint"), init_path_->text(),
+                                                      tr("Checkpoints (*.pt *.pth);;All files (*)"));
+    if (!path.isEmpty()) init_path_->setText(path);
+  });
+  connect(vocab_browse_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("CLIP BPE vocabulary"), vocab_->text(),
+                                                      tr("BPE vocabulary (*.txt.gz);;All files (*)"));
+    if (!path.isEmpty()) vocab_->setText(path);
+  });
+  connect(same_as, &QPushButton::clicked, this, &TrainConfigForm::sameAsRunRequested);
+  const auto edited = [this] { revalidate(); };
+  for (auto* c : {benchmark_, benchmark_size_, model_, device_, peft_, peft_towers_})
+    connect(c, &QComboBox::currentIndexChanged, this, edited);
+  for (auto* e : {data_root_, init_path_, vocab_, lr_, name_}) connect(e, &QLineEdit::textChanged, this, edited);
+  for (auto* s : {data_seed_, epochs_, batch_, seed_, probe_every_, peft_rank_}) connect(s, &QSpinBox::valueChanged, this, edited);
+  for (auto* s : {token_weight_, logit_scale_, data_fraction_, peft_alpha_}) connect(s, &QDoubleSpinBox::valueChanged, this, edited);
+  for (auto* b : std::initializer_list<QAbstractButton*>{gbar_recomputed_, gbar_frozen_, fixed_scale_, long_clip_})
+    connect(b, &QAbstractButton::toggled, this, edited);
+}
+
+hnclip::TrainConfig TrainConfigForm::config() const {
+  hnclip::TrainConfig c;
+  c.benchmark = benchmark_->currentText().toStdString();
+  c.benchmark_size = benchmark_size_->currentText().toStdString();
+  c.data_seed = static_cast<uint64_t>(data_seed_->value());
+  c.benchmark_root = c.benchmark == "synthetic" ? std::string() : data_root_->text().trimmed().toStdString();
+  c.data_fraction = data_fraction_->value();
+  const QString model = model_->currentData().toString();
+  if (model == QLatin1String(kPretrainedItem)) {
+    c.init = "pretrained";
+    c.model.clear();
+  } else if (model == QLatin1String(kCheckpointItem)) {
+    c.init = init_path_->text().trimmed().toStdString();
+    c.model.clear();
+  } else {
+    c.init.clear();
+    c.model = model.mid(static_cast<int>(qstrlen(kRandomPrefix))).toStdString();
+  }
+  c.vocab = vocab_->text().trimmed().toStdString();
+  c.long_clip = long_clip_->isChecked();
+  c.peft = peft_->currentData().toString().toStdString();
+  c.peft_rank = peft_rank_->value();
+  c.peft_alpha = peft_alpha_->value();
+  c.peft_towers = peft_towers_->currentText().toStdString();
+  c.loss_gamma = gamma_->value();
+  c.loss_gbar = gbar_frozen_->isChecked() ? "frozen" : "recomputed";
+  c.loss_token_weight = token_weight_->value();
+  c.logit_scale = logit_scale_->value();
+  c.fixed_scale = fixed_scale_->isChecked();
+  c.epochs = epochs_->value();
+  c.batch_size = batch_->value();
+  bool ok = false;
+  const double lr = lr_->text().trimmed().toDouble(&ok);
+  c.lr = ok ? lr : std::nan("");
+  c.seed = static_cast<uint64_t>(seed_->value());
+  c.probe_every = probe_every_->value();
+  c.device = device_->currentData().toString().toStdString();
+  c.name = name_->text().trimmed().toStdString();
+  return c;
+}
+
+void TrainConfigForm::setConfig(const hnclip::TrainConfig& c) {
+  updating_ = true;
+  benchmark_->setCurrentText(QString::fromStdString(c.benchmark));
+  benchmark_size_->setCurrentText(QString::fromStdString(c.benchmark_size));
+  data_seed_->setValue(static_cast<int>(c.data_seed));
+  data_root_->setText(QString::fromStdString(c.benchmark_root));
+  data_fraction_->setValue(c.data_fraction);
+  if (c.init == "pretrained") {
+    model_->setCurrentIndex(model_->findData(QString::fromLatin1(kPretrainedItem)));
+  } else if (!c.init.empty()) {
+    model_->setCurrentIndex(model_->findData(QString::fromLatin1(kCheckpointItem)));
+    init_path_->setText(QString::fromStdString(c.init));
+  } else {
+    const int i = model_->findData(QString::fromLatin1(kRandomPrefix) +
+                                   QString::fromStdString(c.model.empty() ? "tiny" : c.model));
+    model_->setCurrentIndex(i >= 0 ? i : model_->findData(QString::fromLatin1(kRandomPrefix) + QStringLiteral("tiny")));
+  }
+  vocab_->setText(QString::fromStdString(c.vocab));
+  long_clip_->setChecked(c.long_clip);
+  const int peft = peft_->findData(QString::fromStdString(c.peft));
+  peft_->setCurrentIndex(peft >= 0 ? peft : 0);
+  peft_rank_->setValue(static_cast<int>(c.peft_rank));
+  peft_alpha_->setValue(c.peft_alpha);
+  peft_towers_->setCurrentText(QString::fromStdString(c.peft_towers));
+  gamma_->setValue(c.loss_gamma);
+  (c.loss_gbar == "frozen" ? gbar_frozen_ : gbar_recomputed_)->setChecked(true);
+  token_weight_->setValue(c.loss_token_weight);
+  logit_scale_->setValue(c.logit_scale);
+  fixed_scale_->setChecked(c.fixed_scale);
+  epochs_->setValue(c.epochs);
+  batch_->setValue(static_cast<int>(c.batch_size));
+  lr_->setText(QString::number(c.lr, 'g', 6));
+  seed_->setValue(static_cast<int>(c.seed));
+  probe_every_->setValue(c.probe_every);
+  int d = device_->findData(QString::fromStdString(c.device));
+  // A CUDA device this machine lacks (a run copied from a GPU server) selects the greyed-out
+  // CUDA entry, so the form says why it cannot start instead of silently switching device.
+  if (d < 0 && c.device.rfind("cuda", 0) == 0) d = device_->findData(QStringLiteral("cuda"));
+  device_->setCurrentIndex(d >= 0 ? d : 0);
+  name_->setText(QString::fromStdString(c.name));
+  updating_ = false;
+  revalidate();
+}
+
+void TrainConfigForm::setBenchmarkSummary(const QString& text) { benchmark_summary_->setText(text); }
+
+QString TrainConfigForm::fieldMessage(const QString& flag) const {
+  const auto it = messages_.find(flag);
+  return it == messages_.end() || it->second->isHidden() ? QString() : it->second->text();
+}
+
+void TrainConfigForm::updateEnabledFields() {
+  const bool synthetic = benchmark_->currentText() == QStringLiteral("synthetic");
+  benchmark_size_->setEnabled(synthetic);
+  data_seed_->setEnabled(synthetic);
+  data_root_->setEnabled(!synthetic);
+  data_root_browse_->setEnabled(!synthetic);
+  const bool file = model_->currentData().toString() == QLatin1String(kCheckpointItem);
+  init_path_->setEnabled(file);
+  init_browse_->setEnabled(file);
+  vocab_->setEnabled(file);
+  vocab_browse_->setEnabled(file);
+  long_clip_->setEnabled(file);
+  const bool adapters = peft_->currentData().toString() != QStringLiteral("none");
+  peft_rank_->setEnabled(adapters);
+  peft_alpha_->setEnabled(adapters);
+  peft_towers_->setEnabled(adapters);
+  // Ḡ only matters when there are margins.
+  gbar_recomputed_->setEnabled(gamma_->value() > 0);
+  gbar_frozen_->setEnabled(gamma_->value() > 0);
+}
+
+void TrainConfigForm::revalidate() {
+  if (updating_) return;
+  updateEnabledFields();
+  const auto c = config();
+  QString flag, message;
+  bool lr_is_number = false;
+  lr_->text().trimmed().toDouble(&lr_is_number);
+  if (!lr_is_number) {  // said before the core's "--lr must be > 0", which would hide the cause
+    flag = QStringLiteral("--lr");
+    message = tr("--lr: '%1' is not a number (write e.g. 5e-5)").arg(lr_->text().trimmed());
+  }
+  if (message.isEmpty()) {
+    try {
+      c.validate();
+    } catch (const hnclip::ConfigError& e) {
+      message = QString::fromStdString(e.what());
+      flag = flag_of(message);
+    }
+  }
+  if (message.isEmpty() && c.benchmark != "synthetic") {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (c.benchmark_root.empty()) {
+      flag = QStringLiteral("--data-root");
+      message = tr("--data-root: choose the %1 data set's location").arg(QString::fromStdString(c.benchmark));
+    } else if (!fs::exists(c.benchmark_root, ec)) {
+      flag = QStringLiteral("--data-root");
+      message = tr("--data-root: %1 does not exist").arg(QString::fromStdString(c.benchmark_root));
+    }
+  }
+  if (message.isEmpty() && c.init != "pretrained" && !c.init.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(c.init, ec)) {
+      flag = QStringLiteral("--init");
+      message = tr("--init: %1 is not a file").arg(QString::fromStdString(c.init));
+    }
+  } else if (message.isEmpty() && model_->currentData().toString() == QLatin1String(kCheckpointItem)) {
+    flag = QStringLiteral("--init");
+    message = tr("--init: choose a checkpoint file");
+  }
+  if (message.isEmpty() && !c.vocab.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(c.vocab, ec)) {
+      flag = QStringLiteral("--vocab");
+      message = tr("--vocab: %1 is not a file").arg(QString::fromStdString(c.vocab));
+    }
+  }
+  if (message.isEmpty() && c.device.rfind("cuda", 0) == 0) {
+    bool present = false;
+    for (const auto& d : devices_) present |= d == c.device || (c.device == "cuda" && d.rfind("cuda", 0) == 0);
+    if (!present) {
+      flag = QStringLiteral("--device");
+      message = tr("--device: %1 is not available on this machine").arg(QString::fromStdString(c.device));
+    }
+  }
+  if (flag == QLatin1String("--rank") || flag == QLatin1String("--alpha") || flag == QLatin1String("--peft-towers"))
+    flag = QStringLiteral("--peft");  // the adapter row's label
+  for (auto& [f, label] : messages_) label->setVisible(false);
+  if (!message.isEmpty()) {
+    auto it = messages_.find(flag);
+    QLabel* label = it != messages_.end() ? it->second : messages_[QStringLiteral("general")];
+    label->setText(message);
+    label->setVisible(true);
+  }
+  const bool was_valid = problem_.isEmpty();
+  problem_ = message;
+  if (was_valid != problem_.isEmpty()) emit validityChanged(problem_.isEmpty());
+  emit changed();
+}
+
+}  // namespace hnclip::gui

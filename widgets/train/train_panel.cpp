@@ -1,0 +1,277 @@
+#include "widgets/train/train_panel.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "widgets/train/benchmark_row_text.h"
+#include "widgets/train/run_history.h"
+#include "widgets/train/train_config_form.h"
+#include "widgets/train/training_plots_panel.h"
+
+namespace hnclip::gui {
+namespace {
+
+constexpr int kStepsBeforeEta = 5;    // an ETA from fewer steps jumps around too much to show
+constexpr int kMaxLogBlocks = 2000;   // the log view keeps the latest lines only
+constexpr int kRowDebounceMs = 400;
+constexpr int kScrollBarAllowance = 20;   // the form scrolls vertically, never horizontally
+constexpr int kFormInitialWidth = 380;
+constexpr int kPlotsInitialWidth = 1000;   // wait for typing in the data-root field to settle
+
+QString duration_text(double seconds) {
+  const auto s = static_cast<qint64>(seconds + 0.5);
+  if (s >= 3600) return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+  return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+}  // namespace
+
+TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<std::string>& devices,
+                       QWidget* parent)
+    : QWidget(parent), database_(std::move(database)), cache_dir_(std::move(cache_dir)) {
+  auto* outer = new QHBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  splitter_ = new QSplitter(Qt::Horizontal, this);
+  splitter_->setObjectName(QStringLiteral("trainSplitter"));
+  outer->addWidget(splitter_);
+
+  form_ = new TrainConfigForm(devices);
+  auto* scroll = new QScrollArea(splitter_);
+  scroll->setWidget(form_);
+  scroll->setWidgetResizable(true);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setMinimumWidth(form_->sizeHint().width() + kScrollBarAllowance);
+  splitter_->addWidget(scroll);
+
+  auto* right = new QWidget(splitter_);
+  auto* rl = new QVBoxLayout(right);
+  auto* controls = new QHBoxLayout;
+  start_ = new QPushButton(tr("Start"), right);
+  start_->setToolTip(tr("Start training (Ctrl+R)"));
+  pause_ = new QPushButton(tr("Pause"), right);
+  stop_ = new QPushButton(tr("Stop"), right);
+  stop_->setToolTip(tr("Stop after the current step (Ctrl+.)"));
+  controls->addWidget(start_);
+  controls->addWidget(pause_);
+  controls->addWidget(stop_);
+  progress_ = new QProgressBar(right);
+  progress_->setTextVisible(true);
+  controls->addWidget(progress_, 1);
+  rl->addLayout(controls);
+  auto* status_row = new QHBoxLayout;
+  progress_text_ = new QLabel(right);
+  progress_text_->setObjectName(QStringLiteral("progressText"));
+  state_text_ = new QLabel(right);
+  status_row->addWidget(progress_text_, 1);
+  status_row->addWidget(state_text_);
+  rl->addLayout(status_row);
+
+  auto* vsplit = new QSplitter(Qt::Vertical, right);
+  vsplit->setObjectName(QStringLiteral("trainPlotsLogSplitter"));
+  plots_ = new TrainingPlotsPanel(vsplit);
+  log_ = new QPlainTextEdit(vsplit);
+  log_->setReadOnly(true);
+  log_->setMaximumBlockCount(kMaxLogBlocks);
+  log_->setPlaceholderText(tr("Training log"));
+  vsplit->addWidget(plots_);
+  vsplit->addWidget(log_);
+  vsplit->setStretchFactor(0, 5);
+  vsplit->setStretchFactor(1, 1);
+  rl->addWidget(vsplit, 1);
+  splitter_->addWidget(right);
+  splitter_->setStretchFactor(1, 1);
+  // The plots get the room; the main window's saved splitter state overrides this.
+  splitter_->setSizes({kFormInitialWidth, kPlotsInitialWidth});
+
+  connect(start_, &QPushButton::clicked, this, &TrainPanel::startRun);
+  connect(pause_, &QPushButton::clicked, this, &TrainPanel::togglePause);
+  connect(stop_, &QPushButton::clicked, this, &TrainPanel::stopRun);
+  connect(form_, &TrainConfigForm::validityChanged, this, [this] { onStateChanged(controller_.state()); });
+
+  connect(&controller_, &TrainingController::stateChanged, this, &TrainPanel::onStateChanged);
+  connect(&controller_, &TrainingController::log, this, &TrainPanel::appendLog);
+  connect(&controller_, &TrainingController::runCreated, this, [this](qint64 id, const hnclip::TrainConfig& c) {
+    const QString name = c.name.empty() ? tr("run %1").arg(id) : QString::fromStdString(c.name);
+    plots_->setRunLabel(id, name);
+    appendLog(tr("run %1 (%2) started").arg(id).arg(name));
+    awaiting_history_ = true;
+    emit historyNeeded(id);
+    emit runStarted(id);
+  });
+  connect(&controller_, &TrainingController::step, this, &TrainPanel::onStep);
+  connect(&controller_, &TrainingController::probe, this,
+          [this](const hnclip::ProbeEvent& e) {
+            if (awaiting_history_) pending_probes_.push_back(e);
+            plots_->appendProbe(controller_.runId(), e);
+          });
+  connect(&controller_, &TrainingController::evaluated, this, [this](const hnclip::EvalEvent& e) {
+    if (awaiting_history_) pending_evals_.push_back(e);
+    plots_->appendEval(controller_.runId(), e);
+    appendLog(tr("epoch %1: R@1 t2i %2, i2t %3")
+                  .arg(e.epoch)
+                  .arg(e.t2i.recall_at(1), 0, 'f', 2)
+                  .arg(e.i2t.recall_at(1), 0, 'f', 2));
+    emit epochEvaluated(controller_.runId(), e.epoch);
+  });
+  connect(&controller_, &TrainingController::finished, this, [this](const hnclip::TrainResult& r) {
+    appendLog(tr("run %1 %2%3")
+                  .arg(controller_.runId())
+                  .arg(QString::fromStdString(r.status))
+                  .arg(r.message.empty() ? QString() : QStringLiteral(": ") + QString::fromStdString(r.message)));
+    state_text_->setText(QString::fromStdString(r.status));
+    emit runEnded(controller_.runId());
+  });
+  connect(&controller_, &TrainingController::failed, this, [this](const QString& message) {
+    appendLog(tr("failed: %1").arg(message));
+    state_text_->setText(tr("failed"));
+    state_text_->setToolTip(message);
+    if (controller_.runId() > 0) emit runEnded(controller_.runId());
+  });
+  row_timer_ = new QTimer(this);
+  row_timer_->setSingleShot(true);
+  row_timer_->setInterval(kRowDebounceMs);
+  connect(row_timer_, &QTimer::timeout, this, &TrainPanel::computeBenchmarkRow);
+  row_watcher_ = new QFutureWatcher<QString>(this);
+  connect(row_watcher_, &QFutureWatcherBase::finished, this, [this] {
+    form_->setBenchmarkSummary(row_watcher_->result());
+    if (row_again_) {
+      row_again_ = false;
+      computeBenchmarkRow();
+    }
+  });
+  connect(form_, &TrainConfigForm::changed, this, &TrainPanel::scheduleBenchmarkRow);
+  // A run generates the built-in benchmark when it is missing: show its row once it exists.
+  connect(&controller_, &TrainingController::runCreated, this, [this] {
+    row_key_.clear();
+    scheduleBenchmarkRow();
+  });
+  scheduleBenchmarkRow();
+  onStateChanged(TrainingController::State::Idle);
+}
+
+void TrainPanel::scheduleBenchmarkRow() {
+  const auto c = form_->config();
+  const QString key = QStringLiteral("%1|%2|%3|%4|%5")
+                          .arg(QString::fromStdString(c.benchmark), QString::fromStdString(c.benchmark_size))
+                          .arg(c.data_seed)
+                          .arg(QString::fromStdString(c.benchmark_root), QString::fromStdString(c.test_split));
+  if (key == row_key_) return;
+  row_key_ = key;
+  row_timer_->start();
+}
+
+void TrainPanel::computeBenchmarkRow() {
+  if (row_watcher_->isRunning()) {
+    row_again_ = true;
+    return;
+  }
+  form_->setBenchmarkSummary(tr("Table A1: reading the benchmark…"));
+  const auto config = form_->config();
+  const std::string cache = cache_dir_.toStdString();
+  row_watcher_->setFuture(QtConcurrent::run([config, cache] { return benchmark_row_text(config, cache); }));
+}
+
+QString TrainPanel::progressText() const { return progress_text_->text(); }
+
+void TrainPanel::startRun() {
+  if (controller_.busy() || !form_->isValid()) return;
+  TrainingRequest request;
+  request.config = form_->config();
+  start(request);
+}
+
+void TrainPanel::resumeRun(qint64 run_id) {
+  if (controller_.busy()) return;
+  TrainingRequest request;
+  request.resume_run_id = run_id;
+  start(request);
+}
+
+void TrainPanel::start(const TrainingRequest& base) {
+  TrainingRequest request = base;
+  request.database = database_;
+  request.cache_dir = cache_dir_;
+  first_step_ = -1;
+  steps_seen_ = 0;
+  awaiting_history_ = false;
+  pending_steps_.clear();
+  pending_probes_.clear();
+  pending_evals_.clear();
+  progress_->setValue(0);
+  progress_text_->setText(tr("preparing data and model…"));
+  state_text_->setToolTip(QString());
+  controller_.start(request);
+}
+
+void TrainPanel::applyRunHistory(const RunHistory& h) {
+  plots_->setRunHistory(h.run_id, QString::fromStdString(h.name), h.steps, h.probes, h.evals);
+  if (h.run_id == controller_.runId()) {
+    // Steps already stored are re-appended too: the plots drop a run's points from a repeated
+    // step on before adding it, so the curve ends up exactly history + live.
+    for (const auto& e : pending_steps_) plots_->appendStep(h.run_id, e);
+    for (const auto& e : pending_probes_) plots_->appendProbe(h.run_id, e);
+    for (const auto& e : pending_evals_) plots_->appendEval(h.run_id, e);
+  }
+  awaiting_history_ = false;
+  pending_steps_.clear();
+  pending_probes_.clear();
+  pending_evals_.clear();
+}
+
+void TrainPanel::stopRun() { controller_.stop(); }
+
+void TrainPanel::togglePause() {
+  controller_.setPaused(controller_.state() != TrainingController::State::Paused);
+}
+
+void TrainPanel::onStateChanged(TrainingController::State state) {
+  using S = TrainingController::State;
+  start_->setEnabled(state == S::Idle && form_->isValid());
+  start_->setToolTip(form_->isValid() ? tr("Start training (Ctrl+R)") : form_->problem());
+  pause_->setEnabled(state == S::Running || state == S::Paused);
+  pause_->setText(state == S::Paused ? tr("Resume") : tr("Pause"));
+  stop_->setEnabled(state != S::Idle && state != S::Stopping);
+  form_->setEnabled(state == S::Idle);
+  switch (state) {
+    case S::Idle: break;  // the final status is set by finished/failed
+    case S::Preparing: state_text_->setText(tr("preparing…")); break;
+    case S::Running: state_text_->setText(tr("running")); break;
+    case S::Paused: state_text_->setText(tr("paused")); break;
+    case S::Stopping: state_text_->setText(tr("stopping…")); break;
+  }
+}
+
+void TrainPanel::onStep(const hnclip::StepEvent& e) {
+  if (awaiting_history_) pending_steps_.push_back(e);
+  plots_->appendStep(controller_.runId(), e);
+  if (first_step_ < 0) {
+    first_step_ = e.step;
+    first_wall_ = e.wall_time_s;
+  }
+  ++steps_seen_;
+  progress_->setMaximum(static_cast<int>(e.total_steps));
+  progress_->setValue(static_cast<int>(e.step));
+  QString text = tr("step %1/%2 · epoch %3/%4 · %5 elapsed")
+                     .arg(e.step)
+                     .arg(e.total_steps)
+                     .arg(e.epoch)
+                     .arg(e.steps_per_epoch > 0 ? e.total_steps / e.steps_per_epoch : 0)
+                     .arg(duration_text(e.wall_time_s));
+  if (steps_seen_ > kStepsBeforeEta && e.step > first_step_) {
+    const double per_step = (e.wall_time_s - first_wall_) / static_cast<double>(e.step - first_step_);
+    text += tr(" · ETA %1").arg(duration_text(per_step * static_cast<double>(e.total_steps - e.step)));
+  }
+  progress_text_->setText(text);
+}
+
+void TrainPanel::appendLog(const QString& line) { log_->appendPlainText(line); }
+
+}  // namespace hnclip::gui
