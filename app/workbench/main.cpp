@@ -10,6 +10,7 @@
 
 #include "job/workbench_paths.h"
 #include "main_window.h"
+#include "scripted_session.h"
 
 namespace {
 
@@ -111,31 +112,32 @@ int main(int argc, char** argv) {
   parser.process(app);
 
   hnclip::app::WorkbenchOptions options;
+  hnclip::app::ScriptOptions script;
   options.database = parser.value(db);
   options.cache_dir = parser.value(cache);
   options.initial_config_json = parser.value(config);
-  options.autostart = parser.isSet(autostart);
+  script.autostart = parser.isSet(autostart);
   bool ok = true;
   if (parser.isSet(quit_after)) {
-    options.quit_after_epochs = parser.value(quit_after).toInt(&ok);
-    if (!ok || options.quit_after_epochs < 1) {
+    script.quit_after_epochs = parser.value(quit_after).toInt(&ok);
+    if (!ok || script.quit_after_epochs < 1) {
       qCritical("--quit-after-epochs: '%s' is not a positive number", qPrintable(parser.value(quit_after)));
       return 2;
     }
   }
-  options.screenshot_path = parser.value(screenshot);
-  options.latency_report_path = parser.value(latency);
+  script.screenshot_path = parser.value(screenshot);
+  script.latency_report_path = parser.value(latency);
   options.show_tab = parser.value(show_tab);
   if (parser.isSet(select_caption)) {
-    options.select_caption = parser.value(select_caption).toLongLong(&ok);
-    if (!ok || options.select_caption < 0) {
+    script.select_caption = parser.value(select_caption).toLongLong(&ok);
+    if (!ok || script.select_caption < 0) {
       qCritical("--select-caption: '%s' is not a caption index (0, 1, ...)", qPrintable(parser.value(select_caption)));
       return 2;
     }
   }
-  options.caption_detail_screenshot = parser.value(screenshot_detail);
-  options.caption_window_screenshot = parser.value(screenshot_captions);
-  options.caption_timing_path = parser.value(caption_timing);
+  script.caption_detail_screenshot = parser.value(screenshot_detail);
+  script.caption_window_screenshot = parser.value(screenshot_captions);
+  script.caption_timing_path = parser.value(caption_timing);
   options.caption_encoder = parser.value(caption_encoder);
   options.caption_overlay = parser.value(caption_overlay);
   if (parser.isSet(retrieval_runs)) {
@@ -153,8 +155,8 @@ int main(int argc, char** argv) {
     qCritical("--retrieval-direction: '%s' is neither t2i nor i2t", qPrintable(options.retrieval_direction));
     return 2;
   }
-  options.retrieval_select_largest_diff = parser.isSet(retrieval_largest);
-  options.retrieval_screenshot_path = parser.value(retrieval_shot);
+  script.retrieval_select_largest_diff = parser.isSet(retrieval_largest);
+  script.retrieval_screenshot_path = parser.value(retrieval_shot);
   if (parser.isSet(gbar_run)) {
     bool ok_run = false;
     options.gbar_run = parser.value(gbar_run).toLongLong(&ok_run);
@@ -163,8 +165,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  options.gbar_screenshot_path = parser.value(gbar_shot);
-  if (!options.gbar_screenshot_path.isEmpty() && options.gbar_run <= 0) {
+  script.gbar_screenshot_path = parser.value(gbar_shot);
+  if (!script.gbar_screenshot_path.isEmpty() && options.gbar_run <= 0) {
     qCritical("--screenshot-heatmap needs --gbar-run ID");
     return 2;
   }
@@ -176,6 +178,7 @@ int main(int argc, char** argv) {
   }
 
   hnclip::app::MainWindow window(options);
+  const hnclip::app::ScriptedSession session(&window, options, script);  // a child of the window
   window.show();
   return app.exec();
 }

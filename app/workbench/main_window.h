@@ -1,7 +1,9 @@
 #pragma once
-// MainWindow: composes the workbench's panels — a run-list dock, and the Train and Runs tabs —
-// wires them together, and persists window state with QSettings. It owns no training state (the
-// TrainPanel's controller does) and reads the RunStore only off the GUI thread.
+// MainWindow: composes the workbench — a run-list dock beside the tabs (Train, Runs, Captions with
+// its Ḡ heatmaps page, Retrieval), each a WorkbenchTab it registers — wires the tabs to one
+// another, owns the menus and persists the window's state (each tab persists its own). It owns no
+// training state (the Train tab's controller does) and reads nothing from the RunStore itself.
+// Scripted behaviour (screenshots, timings, quitting) lives in ScriptedSession, outside it.
 
 #include <cstdint>
 
@@ -13,38 +15,28 @@ class QTabWidget;
 
 namespace hnclip::gui {
 class CaptionsPanel;
-class EventLoopLatencyMonitor;
 class GbarHeatmapPanel;
 class ThumbnailCache;
 class RetrievalPanel;
 class RunListView;
 class RunsPanel;
 class TrainPanel;
+class WorkbenchTab;
 }  // namespace hnclip::gui
 
 namespace hnclip::app {
 
+// What a user sets on the command line (scripting options are ScriptedSession's).
 struct WorkbenchOptions {
   QString database;
   QString cache_dir;
-  QString initial_config_json;  // --config: replaces the form's remembered configuration
-  bool autostart = false;       // --autostart: press Start once the window is up
-  int quit_after_epochs = 0;    // --quit-after-epochs N: stop the run and quit after epoch N
-  QString screenshot_path;      // --screenshot: grab the window after the first trained epoch
-  QString latency_report_path;  // --latency-report: JSON of event-loop lateness at exit
-  QString show_tab;             // --show-tab NAME: the tab shown first ("captions", ...)
-  qint64 select_caption = -1;   // --select-caption N: Captions tab, caption N once its geometry is in
-  QString caption_detail_screenshot;  // --screenshot-detail: that caption's detail view, then quit
-  QString caption_window_screenshot;  // --screenshot-captions-window: the window at the same moment
-  QString caption_timing_path;  // --caption-timing: JSON of selection → images shown, then quit
-  QString caption_encoder;      // --caption-encoder run:ID|ckpt:PATH|init:pretrained
-  QString caption_overlay;      // --caption-overlay: a second encoder drawn over the first
-  QList<int64_t> retrieval_runs;       // --retrieval-runs A,B: open the Retrieval tab on these runs
-  QString retrieval_direction;         // --retrieval-direction t2i|i2t
-  bool retrieval_select_largest_diff = false;  // --select-largest-diff: show the query A and B disagree on most
-  QString retrieval_screenshot_path;
-  qint64 gbar_run = 0;                 // --gbar-run ID: the Captions tab's Ḡ heatmaps page on this run
-  QString gbar_screenshot_path;        // --screenshot-heatmap: grab that page (largest entry selected), then quit   // --screenshot-retrieval: grab the window once that view is painted, then quit
+  QString initial_config_json;     // --config: replaces the form's remembered configuration
+  QString show_tab;                // --show-tab NAME: the tab shown first ("captions/overview", ...)
+  QString caption_encoder;         // --caption-encoder run:ID|ckpt:PATH|init:pretrained
+  QString caption_overlay;         // --caption-overlay: a second encoder drawn over the first
+  QList<int64_t> retrieval_runs;   // --retrieval-runs A,B: open the Retrieval tab on these runs
+  QString retrieval_direction;     // --retrieval-direction t2i|i2t
+  qint64 gbar_run = 0;             // --gbar-run ID: the Ḡ heatmaps page on this run, largest pair
 };
 
 class MainWindow : public QMainWindow {
@@ -53,26 +45,34 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(const WorkbenchOptions& options, QWidget* parent = nullptr);
   ~MainWindow() override;
 
+  hnclip::gui::TrainPanel* trainTab() const { return train_; }
+  hnclip::gui::RunsPanel* runsTab() const { return runs_; }
+  hnclip::gui::CaptionsPanel* captionsTab() const { return captions_; }
+  hnclip::gui::GbarHeatmapPanel* heatmapsPage() const { return gbar_; }
+  hnclip::gui::RetrievalPanel* retrievalTab() const { return retrieval_; }
+  // "captions/overview": a tab by its title or object name, then a page of that tab.
+  void showTabNamed(const QString& name);
+  // Closes without asking (a running run is stopped first; the window closes once it has).
+  void closeWithoutAsking();
+
+ signals:
+  void closing();  // the window accepted its close (settings saved)
+
  protected:
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  void addTab(QWidget* tab, const QString& title);
+  hnclip::gui::WorkbenchTab* currentTab() const;
+  void buildDock();
+  void wireTabs();
   void buildActions();
+  void applyOptions();
   void restoreSettings();
   void saveSettings();
-  void loadHistories(const QList<int64_t>& runs);
-  void showRunsInPlots(const QList<int64_t>& runs);
   void chooseSameAsRun();
-  void copyConfigOfRun(qint64 run_id);
   void exportCurrent();
   void find();
-  void onEpochEvaluated(qint64 run_id, int epoch);
-  void writeLatencyReport();
-  void showTabNamed(const QString& name);
-  void startHeatmapFromOptions();
-  void onCaptionImagesShown(qint64 caption, qint64 elapsed_ms);
-  void finishCaptionCommandLine();
-  void startRetrievalFromOptions();
 
   WorkbenchOptions options_;
   QTabWidget* tabs_ = nullptr;
@@ -81,13 +81,9 @@ class MainWindow : public QMainWindow {
   hnclip::gui::ThumbnailCache* thumbnails_ = nullptr;  // one cache for every tab's images
   hnclip::gui::CaptionsPanel* captions_ = nullptr;
   hnclip::gui::GbarHeatmapPanel* gbar_ = nullptr;
-  int caption_cli_stage_ = 0;        // --select-caption: 0 first show, 1 next caption, 2 back again
-  qint64 caption_first_ms_ = -1, caption_reselect_ms_ = -1;
   hnclip::gui::RunListView* run_list_ = nullptr;
-  hnclip::gui::EventLoopLatencyMonitor* latency_ = nullptr;
   hnclip::gui::RetrievalPanel* retrieval_ = nullptr;
-  QList<int64_t> shown_runs_;  // stored runs overlaid in the plots (besides the live one)
-  bool closing_ = false;      // close requested while training: close once the run has stopped
+  bool closing_ = false;  // close requested while training: close once the run has stopped
 };
 
 }  // namespace hnclip::app

@@ -7,7 +7,6 @@
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -25,7 +24,6 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTextStream>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -34,6 +32,7 @@
 #include "widgets/captions/caption_detail_view.h"
 #include "widgets/captions/caption_list_model.h"
 #include "widgets/captions/caption_overview_charts.h"
+#include "widgets/captions/near_duplicate_pairs_csv.h"
 #include "job/run_benchmark_spec.h"
 #include "widgets/common/run_colors.h"
 #include "widgets/common/thumbnail_cache.h"
@@ -51,13 +50,6 @@ const QColor kOverlayColor(0xea, 0x58, 0x0c);  // the overlaid one
 QString spec_text(const hnclip::BenchmarkSpec& spec) {
   if (spec.name == "synthetic") return QStringLiteral("synthetic %1 (seed %2)").arg(QString::fromStdString(spec.size)).arg(spec.seed);
   return QStringLiteral("%1 %2").arg(QString::fromStdString(spec.name), QFileInfo(QString::fromStdString(spec.root)).fileName());
-}
-
-QString csv_field(const QString& s) {
-  if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n'))) return s;
-  QString q = s;
-  q.replace(QLatin1String("\""), QLatin1String("\"\""));
-  return QLatin1Char('"') + q + QLatin1Char('"');
 }
 
 }  // namespace
@@ -450,7 +442,6 @@ void CaptionsPanel::applyResult(const std::shared_ptr<LoadTicket>& ticket, LoadR
   charts_->setEntries(entries);
   model_->setCaptions(data_->texts, data_->hardest);
   history_.clear();
-  history_pos_ = -1;
   shown_caption_ = -1;
   detail_->setCaption({}, {});
   updateHistoryButtons();
@@ -481,24 +472,18 @@ void CaptionsPanel::selectCaption(qint64 caption) {
     return;
   }
   if (caption < 0 || caption >= data_->catalog->num_captions() || caption == shown_caption_) return;
-  history_.resize(static_cast<size_t>(history_pos_ + 1));
-  history_.push_back(caption);
-  history_pos_ = static_cast<int>(history_.size()) - 1;
+  history_.visit(caption);
   showCaption(caption);
 }
 
 qint64 CaptionsPanel::currentCaption() const { return shown_caption_; }
 
 void CaptionsPanel::goBack() {
-  if (!canGoBack()) return;
-  --history_pos_;
-  showCaption(history_[static_cast<size_t>(history_pos_)]);
+  if (history_.canGoBack()) showCaption(history_.back());
 }
 
 void CaptionsPanel::goForward() {
-  if (!canGoForward()) return;
-  ++history_pos_;
-  showCaption(history_[static_cast<size_t>(history_pos_)]);
+  if (history_.canGoForward()) showCaption(history_.forward());
 }
 
 void CaptionsPanel::updateHistoryButtons() {
@@ -532,38 +517,50 @@ void CaptionsPanel::selectRow(qint64 caption) {
   syncing_selection_ = false;
 }
 
-void CaptionsPanel::focusSearch() {
+bool CaptionsPanel::focusSearch() {
   showCaptionsPage();
   search_->setFocus(Qt::ShortcutFocusReason);
   search_->selectAll();
+  return true;
 }
+
+// Queued: at start-up the tab is restored before the Train form's configuration is. Pages added
+// by the window that are tabs themselves (the Ḡ heatmaps) are activated with it.
+void CaptionsPanel::activated() {
+  QTimer::singleShot(0, this, [this] {
+    if (!isVisibleTo(window())) return;  // another tab was chosen meanwhile
+    if (form_config_source_) setFormConfig(form_config_source_());
+    refreshRuns();
+    reload();
+    for (int i = 0; i < pages_->count(); ++i) {
+      if (auto* page = dynamic_cast<WorkbenchTab*>(pages_->widget(i))) page->activated();
+    }
+  });
+}
+
+bool CaptionsPanel::showPage(const QString& name) {
+  for (int i = 0; i < pages_->count(); ++i) {
+    if (pages_->tabText(i).remove(QLatin1Char('&')).compare(name, Qt::CaseInsensitive) == 0 ||
+        pages_->widget(i)->objectName().compare(name, Qt::CaseInsensitive) == 0) {
+      pages_->setCurrentIndex(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+int CaptionsPanel::detailNeighborCount() const { return detail_->neighborCount(); }
 
 bool CaptionsPanel::exportChart(const QString& chart, const QString& path, QString* error) const {
   return charts_->exportChart(chart, path, error);
 }
 
 bool CaptionsPanel::exportPairsCsv(const QString& path, QString* error) const {
-  auto fail = [error](const QString& message) {
-    if (error) *error = message;
+  if (!data_) {
+    if (error) *error = tr("no caption geometry is loaded");
     return false;
-  };
-  if (!data_) return fail(tr("no caption geometry is loaded"));
-  QFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) {
-    return fail(tr("%1: cannot write: %2").arg(path, file.errorString()));
   }
-  QTextStream out(&file);
-  out << "rank,cosine,caption_a,caption_b,text_a,text_b\n";
-  const auto text = [this](int64_t c) {
-    return c >= 0 && c < static_cast<int64_t>(data_->texts.size()) ? data_->texts[static_cast<size_t>(c)] : QString();
-  };
-  for (const auto& p : data_->record.pairs) {
-    out << p.rank << ',' << QString::number(p.cosine, 'f', 6) << ',' << p.a << ',' << p.b << ','
-        << csv_field(text(p.a)) << ',' << csv_field(text(p.b)) << '\n';
-  }
-  out.flush();
-  if (out.status() != QTextStream::Ok || !file.flush()) return fail(tr("%1: write failed").arg(path));
-  return true;
+  return write_near_duplicate_pairs_csv(path, data_->record, data_->texts, error);
 }
 
 bool CaptionsPanel::saveDetailPng(const QString& path, QString* error) const {
@@ -574,13 +571,13 @@ bool CaptionsPanel::saveDetailPng(const QString& path, QString* error) const {
   return true;
 }
 
-void CaptionsPanel::exportInteractive() {
+QString CaptionsPanel::exportInteractive() {
   QStringList items;
   for (const QString& c : CaptionOverviewCharts::chartNames()) items << tr("Chart: %1").arg(c);
   items << tr("Near-duplicate pairs (CSV)") << tr("Detail view (PNG)");
   bool ok = false;
   const QString item = QInputDialog::getItem(this, tr("Export"), tr("What:"), items, 0, false, &ok);
-  if (!ok) return;
+  if (!ok) return {};
   const int which = items.indexOf(item);
   const int charts = static_cast<int>(CaptionOverviewCharts::chartNames().size());
   QString error;
@@ -596,6 +593,7 @@ void CaptionsPanel::exportInteractive() {
     const QString path = QFileDialog::getSaveFileName(this, item, QStringLiteral("caption.png"), tr("PNG (*.png)"));
     if (!path.isEmpty() && !saveDetailPng(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
   }
+  return {};  // failures were shown; success is visible in the file chosen
 }
 
 }  // namespace hnclip::gui

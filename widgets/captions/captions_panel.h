@@ -15,7 +15,11 @@
 #include <QString>
 #include <QWidget>
 
+#include <functional>
+
+#include "widgets/captions/caption_history.h"
 #include "widgets/captions/caption_view_data.h"
+#include "widgets/common/workbench_tab.h"
 #include "train/train_config.h"
 
 class QComboBox;
@@ -36,7 +40,7 @@ class CaptionListModel;
 class CaptionOverviewCharts;
 class ThumbnailCache;
 
-class CaptionsPanel : public QWidget {
+class CaptionsPanel : public QWidget, public WorkbenchTab {
   Q_OBJECT
 
  public:
@@ -45,9 +49,20 @@ class CaptionsPanel : public QWidget {
   CaptionsPanel(QString database, QString cache_dir, ThumbnailCache* thumbnails = nullptr, QWidget* parent = nullptr);
   ~CaptionsPanel() override;
 
+  // WorkbenchTab: activation rereads the Train form's configuration (through the source set
+  // below), the runs and what the choices name; nothing is persisted.
+  void activated() override;
+  QString exportInteractive() override;  // asks what and where
+  bool focusSearch() override;
+  void saveState(QSettings&) const override {}
+  void restoreState(QSettings&) override {}
+  void setFormConfigSource(std::function<hnclip::TrainConfig()> source) { form_config_source_ = std::move(source); }
+
   void addPage(QWidget* page, const QString& title);
   QTabWidget* pages() const { return pages_; }
   void showCaptionsPage();
+  bool showPage(const QString& name);  // by title or object name ("overview", "heatmaps")
+  int detailNeighborCount() const;
 
   // The Train form's configuration: the benchmark offered first ("as in the Train form").
   void setFormConfig(const hnclip::TrainConfig& config);
@@ -66,11 +81,10 @@ class CaptionsPanel : public QWidget {
   // The caption to show; remembered until the geometry has loaded. Pushes it on the history.
   void selectCaption(qint64 caption);
   qint64 currentCaption() const;
-  bool canGoBack() const { return history_pos_ > 0; }
-  bool canGoForward() const { return history_pos_ + 1 < static_cast<int>(history_.size()); }
+  bool canGoBack() const { return history_.canGoBack(); }
+  bool canGoForward() const { return history_.canGoForward(); }
   void goBack();
   void goForward();
-  void focusSearch();
 
   const CaptionViewData* data() const { return data_.get(); }
   CaptionListModel* listModel() const { return model_; }
@@ -85,7 +99,6 @@ class CaptionsPanel : public QWidget {
   bool exportChart(const QString& chart, const QString& path, QString* error = nullptr) const;
   bool exportPairsCsv(const QString& path, QString* error = nullptr) const;
   bool saveDetailPng(const QString& path, QString* error = nullptr) const;
-  void exportInteractive();  // asks what and where
 
  signals:
   void geometryLoaded();
@@ -121,6 +134,7 @@ class CaptionsPanel : public QWidget {
   QPushButton* cancel_ = nullptr;
   QLabel* status_ = nullptr;
   QTabWidget* pages_ = nullptr;
+  std::function<hnclip::TrainConfig()> form_config_source_;  // the Train form, read on activation
   CaptionOverviewCharts* charts_ = nullptr;
   QLineEdit* search_ = nullptr;
   QTableView* table_ = nullptr;
@@ -135,8 +149,7 @@ class CaptionsPanel : public QWidget {
   QString loaded_key_;                    // what data_ shows (source + overlay)
   std::shared_ptr<LoadTicket> loading_;   // the load in flight, if any
   bool reload_pending_ = false;           // choices changed while loading
-  std::vector<qint64> history_;
-  int history_pos_ = -1;
+  CaptionHistory history_;
   qint64 pending_caption_ = -1;           // asked for before the geometry arrived
   qint64 shown_caption_ = -1;
   bool syncing_selection_ = false;

@@ -228,7 +228,7 @@ GbarHeatmapPanel::GbarHeatmapPanel(ThumbnailCache* thumbnails, QWidget* parent)
       if (!filling_) setColorRange(range_lo_->value(), range_hi_->value());
     });
   }
-  connect(export_button, &QToolButton::clicked, this, &GbarHeatmapPanel::exportInteractive);
+  connect(export_button, &QToolButton::clicked, this, [this] { exportInteractive(); });
   connect(reload_button, &QToolButton::clicked, this, [this] {
     refreshRuns();
     if (wanted_run_ > 0) showRun(wanted_run_);
@@ -561,13 +561,15 @@ bool GbarHeatmapPanel::exportChart(const QString& path, QString* error) {
                    title_->text(), error);
 }
 
-void GbarHeatmapPanel::exportInteractive() {
+QString GbarHeatmapPanel::exportInteractive() {
   const QString path = QFileDialog::getSaveFileName(this, tr("Export heatmap"),
                                                     QStringLiteral("gbar-run%1-epoch%2-batch%3.png").arg(runId()).arg(epoch_).arg(batch_),
                                                     tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
-  if (path.isEmpty()) return;
+  if (path.isEmpty()) return {};
   QString error;
-  if (!exportChart(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+  if (exportChart(path, &error)) return tr("Saved %1").arg(path);
+  QMessageBox::warning(this, tr("Export failed"), error);
+  return {};
 }
 
 void GbarHeatmapPanel::setStatus(const QString& text, bool error) {

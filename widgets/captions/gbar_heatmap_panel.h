@@ -18,6 +18,7 @@
 #include <optional>
 
 #include "widgets/captions/gbar_snapshot_set.h"
+#include "widgets/common/workbench_tab.h"
 
 class QComboBox;
 class QCPColorMap;
@@ -36,7 +37,7 @@ namespace hnclip::gui {
 class ThumbnailCache;
 class ThumbnailLabel;
 
-class GbarHeatmapPanel : public QWidget {
+class GbarHeatmapPanel : public QWidget, public WorkbenchTab {
   Q_OBJECT
 
  public:
@@ -46,6 +47,12 @@ class GbarHeatmapPanel : public QWidget {
   // Where runs are read from; reloads the run list (on a worker).
   void setSources(const QString& database, const QString& cache_dir);
   void refreshRuns();
+  // WorkbenchTab, as a page of the Captions tab: activation rereads the run list; export saves
+  // the heatmap as PNG, SVG or PDF; nothing is persisted.
+  void activated() override { refreshRuns(); }
+  QString exportInteractive() override;
+  void saveState(QSettings&) const override {}
+  void restoreState(QSettings&) override {}
   // Selects run `run_id` and loads its snapshots (on a worker); `loaded` follows.
   void showRun(int64_t run_id);
   int64_t runId() const;
@@ -98,7 +105,6 @@ class GbarHeatmapPanel : public QWidget {
   void showPair();
   void onMouseMove(QMouseEvent* event);
   void onMousePress(QMouseEvent* event);
-  void exportInteractive();
   void setStatus(const QString& text, bool error = false);
 
   ThumbnailCache* thumbnails_;

@@ -1,5 +1,7 @@
 #include "widgets/common/recall_table.h"
 
+#include "widgets/common/csv_field.h"
+
 #include <cmath>
 #include <limits>
 
@@ -10,14 +12,6 @@ double rounded(double v) {
   return std::round(v * scale) / scale;
 }
 
-QString csv_field(const QString& s) {
-  if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) &&
-      !s.contains(QLatin1Char('\n')) && !s.contains(QLatin1Char('\r')))
-    return s;
-  QString quoted = s;
-  quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
-  return QLatin1Char('"') + quoted + QLatin1Char('"');
-}
 }  // namespace
 
 RecallTable::RecallTable(std::vector<Row> rows) : rows_(std::move(rows)) {

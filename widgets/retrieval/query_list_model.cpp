@@ -1,17 +1,10 @@
 #include "widgets/retrieval/query_list_model.h"
 
+#include "widgets/common/csv_field.h"
+
 namespace hnclip::gui {
 
 namespace {
-
-QString csv_cell(const QString& s) {
-  if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n')) &&
-      !s.contains(QLatin1Char('\r')))
-    return s;
-  QString q = s;
-  q.replace(QStringLiteral("\""), QStringLiteral("\"\""));
-  return QLatin1Char('"') + q + QLatin1Char('"');
-}
 
 QString rank_text(int64_t rank) { return rank > 0 ? QString::number(rank) : QStringLiteral("—"); }
 
@@ -147,7 +140,7 @@ QString QueryListFilter::toCsv() const {
     const auto& r = model->rows()[static_cast<size_t>(source)];
     out += QStringLiteral("%1,%2,%3,%4,%5\n")
                .arg(r.query)
-               .arg(csv_cell(r.text))
+               .arg(csv_field(r.text))
                .arg(r.rank_a > 0 ? QString::number(r.rank_a) : QString())
                .arg(r.rank_b > 0 ? QString::number(r.rank_b) : QString())
                .arg(r.rank_a > 0 && r.rank_b > 0 ? QString::number(QueryListModel::difference(r)) : QString());

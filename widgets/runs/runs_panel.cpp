@@ -17,6 +17,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QSettings>
 #include <QShortcut>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -31,6 +32,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "widgets/runs/config_diff.h"
+#include "widgets/runs/config_diff_model.h"
 #include "widgets/runs/delete_runs.h"
 #include "widgets/common/recall_table_model.h"
 #include "widgets/common/run_colors.h"
@@ -40,8 +42,6 @@
 namespace hnclip::gui {
 namespace {
 constexpr int kClockMs = 1000;             // running runs' duration ticks once a second
-constexpr int kDiffHighlightPercent = 35;  // share of the palette highlight in a differing cell
-constexpr double kAbsentAlpha = 0.5;     // "—" of a key a run does not have: dimmed text
 constexpr int kMinCompared = 2;            // the comparison area needs this many selected runs
 
 const char* const kOptHeader = "header";
@@ -58,12 +58,6 @@ QIcon run_swatch(int64_t run_id, int size) {
 
 QString run_label(const RunSummary& s) {
   return s.record.name.empty() ? QStringLiteral("run %1").arg(s.record.id) : QString::fromStdString(s.record.name);
-}
-
-// A blend of two palette colours, so the highlight follows light and dark themes.
-QColor mix(const QColor& a, const QColor& b, int percent_a) {
-  const auto ch = [&](int x, int y) { return (x * percent_a + y * (100 - percent_a)) / 100; };
-  return QColor(ch(a.red(), b.red()), ch(a.green(), b.green()), ch(a.blue(), b.blue()));
 }
 
 // The body of a store edit on a worker: an exception becomes the reason it failed.
@@ -319,40 +313,9 @@ void RunsPanel::rebuildDiffModel() {
   try {
     const ConfigDiff diff(labels, configs);
     const auto rows = diff_only_->isChecked() ? diff.differingRows() : diff.rows();
-    diff_model_->setColumnCount(static_cast<int>(runs.size()));
-    for (size_t c = 0; c < runs.size(); ++c) {
-      auto* header = new QStandardItem(run_label(runs[c]));
-      header->setIcon(run_swatch(runs[c].record.id, fontMetrics().height() / 2 + 2));
-      diff_model_->setHorizontalHeaderItem(static_cast<int>(c), header);
-    }
-    const QColor highlight = mix(palette().color(QPalette::Highlight), palette().color(QPalette::Base),
-                                 kDiffHighlightPercent);
-    for (const auto& row : rows) {
-      QList<QStandardItem*> items;
-      for (size_t c = 0; c < row.values.size(); ++c) {
-        const auto& value = row.values[c];
-        auto* item = new QStandardItem(value ? QString::fromStdString(*value) : QStringLiteral("—"));
-        if (!value) {
-          QColor dim = palette().color(QPalette::Text);
-          dim.setAlphaF(kAbsentAlpha);
-          item->setForeground(dim);
-        }
-        // Cells that disagree with the first run's value; the key of a differing row is bold.
-        const bool differs = row.differs_from_first[c];
-        if (differs) item->setData(highlight, Qt::BackgroundRole);
-        item->setData(differs, Qt::UserRole);
-        items.append(item);
-      }
-      diff_model_->appendRow(items);
-      auto* key = new QStandardItem(QString::fromStdString(row.key));
-      key->setData(row.differs, Qt::UserRole);
-      if (row.differs) {
-        QFont f = font();
-        f.setBold(true);
-        key->setFont(f);
-      }
-      diff_model_->setVerticalHeaderItem(diff_model_->rowCount() - 1, key);
-    }
+    std::vector<ConfigDiffColumn> columns;
+    for (const auto& r : runs) columns.push_back({run_label(r), run_swatch(r.record.id, fontMetrics().height() / 2 + 2)});
+    fill_config_diff_model(diff_model_, columns, rows, palette(), font());
     diff_view_->resizeColumnsToContents();
   } catch (const std::exception& e) {
     showMessage(QString::fromStdString(e.what()), true);
@@ -566,6 +529,46 @@ void RunsPanel::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);
   // Custom cell colours are derived from the palette: rebuild them when it changes (dark mode).
   if (view_ && (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange)) updateComparison();
+}
+
+QString RunsPanel::exportInteractive() {
+  exportRecall(false);
+  return {};  // exportRecall reports in the panel's own message line
+}
+
+bool RunsPanel::focusSearch() {
+  focusFilter();
+  return true;
+}
+
+void RunsPanel::saveState(QSettings& s) const {
+  s.setValue(QStringLiteral("runs/options"), options());
+  QVariantList selected;
+  for (const int64_t id : selectedRuns()) selected << QVariant::fromValue<qlonglong>(id);
+  s.setValue(QStringLiteral("runs/selected"), selected);
+}
+
+void RunsPanel::restoreState(QSettings& s) {
+  setOptions(s.value(QStringLiteral("runs/options")).toMap());
+  QList<int64_t> selected;
+  for (const auto& v : s.value(QStringLiteral("runs/selected")).toList()) selected << v.toLongLong();
+  if (selected.isEmpty()) return;
+  // The run model fills in asynchronously: select once the first refresh has landed.
+  auto* once = new QMetaObject::Connection;
+  *once = connect(this, &RunsPanel::runsChanged, this, [this, selected, once] {
+    disconnect(*once);
+    delete once;
+    selectRuns(selected);
+  });
+}
+
+QList<QPair<int64_t, QString>> RunsPanel::runChoices() {
+  QList<QPair<int64_t, QString>> out;
+  for (int r = 0; r < model_->rowCount(); ++r) {
+    const auto index = model_->index(r, 0);
+    out.append({model_->data(index, RunTableModel::RunIdRole).toLongLong(), model_->data(index, Qt::DisplayRole).toString()});
+  }
+  return out;
 }
 
 }  // namespace hnclip::gui

@@ -18,6 +18,7 @@
 
 #include "widgets/common/recall_table.h"
 #include "widgets/common/run_summary.h"
+#include "widgets/common/workbench_tab.h"
 
 class QAbstractItemModel;
 class QCheckBox;
@@ -36,11 +37,20 @@ namespace hnclip::gui {
 
 class RunTableModel;
 
-class RunsPanel : public QWidget {
+class RunsPanel : public QWidget, public WorkbenchTab {
   Q_OBJECT
  public:
   explicit RunsPanel(QString db_path, QWidget* parent = nullptr);
   ~RunsPanel() override;
+
+  // WorkbenchTab: export writes the recall table as CSV; find focuses the filter; the state is
+  // options() and the selected runs ("runs/…" keys; the selection is applied once runs arrive).
+  QString exportInteractive() override;
+  bool focusSearch() override;
+  void saveState(QSettings& settings) const override;
+  void restoreState(QSettings& settings) override;
+  // Every stored run as (id, "name" as the table shows it), in model order.
+  QList<QPair<int64_t, QString>> runChoices();
 
   const QString& databasePath() const { return db_path_; }
 

@@ -1,7 +1,11 @@
 #include "widgets/train/train_panel.h"
 
+#include <QFileDialog>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
+#include <QMessageBox>
+#include <QSettings>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -10,6 +14,8 @@
 #include <QVBoxLayout>
 
 #include <QtConcurrent/QtConcurrentRun>
+
+#include <nlohmann/json.hpp>
 
 #include "widgets/train/benchmark_row_text.h"
 #include "widgets/train/run_history.h"
@@ -97,13 +103,18 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
   connect(form_, &TrainConfigForm::validityChanged, this, [this] { onStateChanged(controller_.state()); });
 
   connect(&controller_, &TrainingController::stateChanged, this, &TrainPanel::onStateChanged);
+  connect(&controller_, &TrainingController::stateChanged, this, [this](TrainingController::State s) {
+    emit trainingStateChanged(s != TrainingController::State::Idle);
+  });
+  connect(&controller_, &TrainingController::checkpointed, this, [this] { emit checkpointed(controller_.runId()); });
+  connect(form_, &TrainConfigForm::sameAsRunRequested, this, &TrainPanel::sameAsRunRequested);
   connect(&controller_, &TrainingController::log, this, &TrainPanel::appendLog);
   connect(&controller_, &TrainingController::runCreated, this, [this](qint64 id, const hnclip::TrainConfig& c) {
     const QString name = c.name.empty() ? tr("run %1").arg(id) : QString::fromStdString(c.name);
     plots_->setRunLabel(id, name);
     appendLog(tr("run %1 (%2) started").arg(id).arg(name));
     awaiting_history_ = true;
-    emit historyNeeded(id);
+    loadHistories({id});
     emit runStarted(id);
   });
   connect(&controller_, &TrainingController::step, this, &TrainPanel::onStep);
@@ -273,5 +284,134 @@ void TrainPanel::onStep(const hnclip::StepEvent& e) {
 }
 
 void TrainPanel::appendLog(const QString& line) { log_->appendPlainText(line); }
+
+// ---------------------------------------------------------------- the window's requests
+
+namespace {
+// A stored or typed run configuration; missing keys keep their defaults.
+bool parse_config(const QString& json, hnclip::TrainConfig* out, QString* error) {
+  try {
+    *out = nlohmann::json::parse(json.toStdString()).get<hnclip::TrainConfig>();
+    return true;
+  } catch (const std::exception& e) {
+    *error = QString::fromStdString(e.what());
+    return false;
+  }
+}
+}  // namespace
+
+hnclip::TrainConfig TrainPanel::currentConfig() const { return form_->config(); }
+
+void TrainPanel::setConfig(const hnclip::TrainConfig& config) { form_->setConfig(config); }
+
+bool TrainPanel::setConfigJson(const QString& json, QString* error) {
+  hnclip::TrainConfig config;
+  if (!parse_config(json, &config, error)) return false;
+  form_->setConfig(config);
+  return true;
+}
+
+bool TrainPanel::isTraining() { return controller_.busy(); }
+
+QString TrainPanel::configProblem() const { return form_->problem(); }
+
+qint64 TrainPanel::trainingRunId() { return controller_.runId(); }
+
+QString TrainPanel::exportInteractive() {
+  bool ok = false;
+  const QString chart = QInputDialog::getItem(this, tr("Export plot"), tr("Chart:"), plots_->chartNames(), 0, false, &ok);
+  if (!ok) return {};
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(chart), chart + QStringLiteral(".png"),
+                                                    tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf);;CSV data (*.csv)"));
+  if (path.isEmpty()) return {};
+  QString error;
+  const bool done = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive) ? plots_->exportCsv(chart, path, &error)
+                                                                              : plots_->exportChart(chart, path, &error);
+  if (!done) {
+    QMessageBox::warning(this, tr("Export"), error);
+    return {};
+  }
+  return tr("Saved %1").arg(path);
+}
+
+void TrainPanel::saveState(QSettings& s) const {
+  s.setValue(QStringLiteral("train/splitter"), splitter_->saveState());
+  s.setValue(QStringLiteral("train/plotOptions"), plots_->options());
+  const nlohmann::json config = form_->config();
+  s.setValue(QStringLiteral("train/lastConfig"), QString::fromStdString(config.dump()));
+}
+
+void TrainPanel::restoreState(QSettings& s) {
+  splitter_->restoreState(s.value(QStringLiteral("train/splitter")).toByteArray());
+  plots_->setOptions(s.value(QStringLiteral("train/plotOptions")).toMap());
+  const QString config_json = s.value(QStringLiteral("train/lastConfig")).toString();
+  hnclip::TrainConfig config;
+  QString error;
+  if (!config_json.isEmpty() && parse_config(config_json, &config, &error)) form_->setConfig(config);
+}
+
+void TrainPanel::loadHistories(const QList<int64_t>& runs) {
+  if (runs.isEmpty()) return;
+  const std::string db = database_.toStdString();
+  const std::vector<int64_t> ids(runs.begin(), runs.end());
+  auto* watcher = new QFutureWatcher<std::vector<RunHistory>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+    watcher->deleteLater();
+    std::vector<RunHistory> histories;
+    try {
+      histories = watcher->result();
+    } catch (const std::exception& e) {
+      emit statusMessage(tr("Could not read runs: %1").arg(QString::fromStdString(e.what())));
+      return;
+    }
+    for (const auto& h : histories) {
+      const bool live = controller_.busy() && h.run_id == controller_.runId();
+      if (!live && !shown_runs_.contains(h.run_id)) continue;  // deselected meanwhile
+      if (live) applyRunHistory(h);
+      else plots_->setRunHistory(h.run_id, QString::fromStdString(h.name), h.steps, h.probes, h.evals);
+    }
+  });
+  watcher->setFuture(QtConcurrent::run([db, ids] { return load_run_histories(db, ids); }));
+}
+
+void TrainPanel::showStoredRuns(const QList<int64_t>& runs) {
+  const qint64 live = controller_.busy() ? controller_.runId() : 0;
+  for (const int64_t id : plots_->runs()) {
+    if (id != live && !runs.contains(id)) plots_->removeRun(id);
+  }
+  QList<int64_t> to_load;
+  for (const int64_t id : runs) {
+    if (id != live && !plots_->runs().contains(id)) to_load << id;
+  }
+  shown_runs_ = runs;
+  loadHistories(to_load);
+}
+
+void TrainPanel::copyConfigOfRun(qint64 run_id) {
+  const std::string db = database_.toStdString();
+  auto* watcher = new QFutureWatcher<std::vector<RunHistory>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, run_id] {
+    watcher->deleteLater();
+    std::vector<RunHistory> h;
+    try {
+      h = watcher->result();
+    } catch (const std::exception& e) {
+      emit statusMessage(QString::fromStdString(e.what()));
+      return;
+    }
+    if (h.empty()) return;
+    hnclip::TrainConfig config;
+    QString error;
+    if (!parse_config(QString::fromStdString(h.front().config_json), &config, &error)) {
+      QMessageBox::warning(this, tr("Same as run"), tr("Run %1's configuration cannot be read: %2").arg(run_id).arg(error));
+      return;
+    }
+    config.name.clear();  // a new run gets its own name
+    form_->setConfig(config);
+    emit configCopied(run_id);
+    emit statusMessage(tr("Configuration copied from run %1").arg(run_id));
+  });
+  watcher->setFuture(QtConcurrent::run([db, run_id] { return load_run_histories(db, {run_id}); }));
+}
 
 }  // namespace hnclip::gui

@@ -13,6 +13,7 @@
 #include <QWidget>
 
 #include "train/train_config.h"
+#include "widgets/common/workbench_tab.h"
 #include "widgets/train/training_controller.h"
 
 class QLabel;
@@ -27,11 +28,30 @@ class TrainConfigForm;
 struct RunHistory;
 class TrainingPlotsPanel;
 
-class TrainPanel : public QWidget {
+class TrainPanel : public QWidget, public WorkbenchTab {
   Q_OBJECT
  public:
   TrainPanel(QString database, QString cache_dir, const std::vector<std::string>& devices,
              QWidget* parent = nullptr);
+
+  // WorkbenchTab. Export asks for a chart and a file (PNG, SVG, PDF or CSV); the state is the
+  // splitter, the plot options and the form's last configuration ("train/…" keys).
+  QString exportInteractive() override;
+  void saveState(QSettings& settings) const override;
+  void restoreState(QSettings& settings) override;
+
+  // The form's configuration, and a new one for it (a stored run's, --config).
+  hnclip::TrainConfig currentConfig() const;
+  void setConfig(const hnclip::TrainConfig& config);
+  bool setConfigJson(const QString& json, QString* error);  // TrainConfig keys; false: why in error
+  // Copies a stored run's configuration into the form (its name cleared), read off the GUI thread.
+  void copyConfigOfRun(qint64 run_id);
+  // Overlays these stored runs' curves on the plots (besides the live run), reading their
+  // histories off the GUI thread; runs no longer listed are removed.
+  void showStoredRuns(const QList<int64_t>& runs);
+  bool isTraining();
+  QString configProblem() const;  // why Start is disabled ("" when the form is valid)
+  qint64 trainingRunId();
 
   TrainConfigForm* form() const { return form_; }
   TrainingPlotsPanel* plots() const { return plots_; }
@@ -57,7 +77,11 @@ class TrainPanel : public QWidget {
   void epochEvaluated(qint64 run_id, int epoch);
   // The panel needs a run's stored curves (a resumed run's earlier steps); the owner loads them
   // off the GUI thread and calls plots()->setRunHistory.
-  void historyNeeded(qint64 run_id);
+  void checkpointed(qint64 run_id);          // the running run wrote an epoch's checkpoint
+  void trainingStateChanged(bool training);  // started, or back to idle
+  void sameAsRunRequested();                 // the form's "Same as run…" button
+  void configCopied(qint64 run_id);          // copyConfigOfRun put that run's config in the form
+  void statusMessage(const QString& text);   // a line for the window's status bar
 
  private:
   void start(const TrainingRequest& request);
@@ -67,6 +91,7 @@ class TrainPanel : public QWidget {
   // The Table-A1 line of the configured benchmark, computed on a worker when it changes.
   void scheduleBenchmarkRow();
   void computeBenchmarkRow();
+  void loadHistories(const QList<int64_t>& runs);
 
   QString database_, cache_dir_;
   TrainingController controller_;
@@ -93,6 +118,7 @@ class TrainPanel : public QWidget {
   std::vector<hnclip::EvalEvent> pending_evals_;
   QString row_key_;                     // benchmark fields the shown (or pending) row is for
   bool row_again_ = false;              // fields changed while a row was being computed
+  QList<int64_t> shown_runs_;           // stored runs overlaid in the plots (besides the live one)
 };
 
 }  // namespace hnclip::gui

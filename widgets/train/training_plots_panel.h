@@ -1,16 +1,18 @@
 #pragma once
 // TrainingPlotsPanel: the Train tab's live plots (loss, gradient norms, gradient ratio, gradient
 // cosine, per-epoch solved / zero-gradient fractions, learning rate, recall), one QCustomPlot per
-// chart, every run in its run_color. It owns the plotted data of every run it was given: the live
-// run through append*(), stored runs through setRunHistory().
+// chart, every run in its run_color. It is the view of a TrainingCurves (the data of every run it
+// was given: the live run through append*(), stored runs through setRunHistory()); each chart is a
+// TrainingChart, which mirrors the model's series into graphs. The panel lays the charts out and
+// owns the smoothing slider, the replot throttling, the run labels and the CSV export.
 //
-// Threading: GUI thread only. append*() only adds points (QCPGraph::addData) and marks the chart
-// dirty; a QTimer replots dirty charts at most kReplotHz times a second, so a burst of events
-// costs one replot. Axis bounds and the smoothed curves are kept incrementally (O(1) per point).
+// Threading: GUI thread only. append*() feeds the model, copies the new points into the graphs
+// (QCPGraph::addData) and marks the chart dirty; a QTimer replots dirty charts at most kReplotHz
+// times a second, so a burst of events costs one replot. Axis bounds and the smoothed curves are
+// kept incrementally by the model (O(1) per point).
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <vector>
 
 #include <QList>
@@ -21,13 +23,14 @@
 
 #include "store/run_store.h"
 #include "train/train_events.h"
+#include "widgets/train/training_chart.h"
+#include "widgets/train/training_curves.h"
 
 class QCPGraph;
 class QCustomPlot;
 class QLabel;
 class QSlider;
 class QTimer;
-class QToolButton;
 
 namespace hnclip::gui {
 
@@ -37,10 +40,11 @@ class TrainingPlotsPanel : public QWidget {
  public:
   // Which of a series' graphs: the faint raw curve, its EMA on top (smoothed charts only), or the
   // markers of values that were 0 and are drawn at kZeroClamp (gradient norms only).
-  enum class GraphRole { Raw, Smoothed, ZeroMarks };
+  using GraphRole = TrainingChart::GraphRole;
 
-  static constexpr double kZeroClamp = 1e-10;  // where a zero gradient norm is drawn on a log axis
-  static constexpr int kReplotHz = 15;         // coalesced replots per second at most
+  static constexpr double kZeroClamp =
+      TrainingCurves::kZeroClamp;       // a zero gradient norm on a log axis
+  static constexpr int kReplotHz = 15;  // coalesced replots per second at most
 
   explicit TrainingPlotsPanel(QWidget* parent = nullptr);
   ~TrainingPlotsPanel() override;
@@ -54,8 +58,10 @@ class TrainingPlotsPanel : public QWidget {
 
   // A stored run's history (replaces whatever the panel had for that run): for overlaying
   // finished runs and for a resumed run's earlier curves, which append*() then continues.
-  void setRunHistory(int64_t run_id, const QString& label, const std::vector<hnclip::StepMetricRow>& steps,
-                     const std::vector<hnclip::ProbeRow>& probes, const std::vector<hnclip::EpochEvalRow>& evals);
+  void setRunHistory(int64_t run_id, const QString& label,
+                     const std::vector<hnclip::StepMetricRow>& steps,
+                     const std::vector<hnclip::ProbeRow>& probes,
+                     const std::vector<hnclip::EpochEvalRow>& evals);
   void setRunLabel(int64_t run_id, const QString& label);  // default label: "run <id>"
   void removeRun(int64_t run_id);
   void clearRuns();
@@ -95,47 +101,17 @@ class TrainingPlotsPanel : public QWidget {
   void showEvent(QShowEvent* event) override;
 
  private:
-  struct SeriesSpec;
-  struct ChartSpec;
-  struct Ema;
-  struct SeriesGraphs;
-  struct Bounds;
-  struct Chart;
-  struct RunData;
-  static const std::vector<ChartSpec>& specs();
-
-  void buildCharts();
-  QWidget* buildChartFrame(Chart& chart);
-  int chartIndex(const QString& chart) const;  // -1 when unknown
-  Chart* findChart(const QString& chart) const;
-  RunData& ensureRun(int64_t run_id);
-  SeriesGraphs& ensureSeries(Chart& chart, int64_t run_id, int series);
-  void addPoint(Chart& chart, int64_t run_id, int series, double step, double value);
-  void feedStep(int64_t run_id, const hnclip::StepMetricRow& row);
-  void feedProbe(int64_t run_id, const hnclip::ProbeRow& row);
-  void beginEval(int64_t run_id, int64_t step, const std::string& split);
-  void feedRecall(int64_t run_id, int64_t step, const std::string& split, const std::string& direction, int k,
-                  double recall);
-  void truncate(int64_t run_id, int source, double step);
-  void updateFractionPoint(int64_t run_id, int epoch, int64_t step);
-  void rebuildFractions(int64_t run_id);
-  void recomputeSmoothed(SeriesGraphs& s);
-  void recomputeBounds(Chart& chart);
-  void applyAutoRange(Chart& chart);
-  void applyScale(Chart& chart);
+  TrainingChart* findChart(const QString& chart) const;  // by name or index; nullptr when unknown
+  QString labelOf(int64_t run_id) const;
+  void mirrorChanges();
   void applyPalette();
-  void applyPalette(Chart& chart);
-  void styleSeries(Chart& chart, int64_t run_id, int series, SeriesGraphs& s);
-  void renameRunGraphs(int64_t run_id);
-  void markDirty(Chart& chart);
+  void markDirty(TrainingChart& chart);
   void onReplotTick();
-  void showTooltip(Chart& chart, const QPointF& pos);
-  double wallTimeAt(int64_t run_id, double step) const;
-  void exportChartInteractive(Chart& chart, const QString& format);
+  void exportChartInteractive(TrainingChart& chart, const QString& format);
 
-  std::vector<std::unique_ptr<Chart>> charts_;
-  std::map<int64_t, std::unique_ptr<RunData>> runs_;  // RunData is defined in the .cpp
-  double smoothing_ = 0.6;
+  TrainingCurves curves_;
+  std::vector<TrainingChart*> charts_;  // children, in TrainingCurves::charts() order
+  std::map<int64_t, QString> labels_;   // runs without one are "run <id>"
   QSlider* smoothingSlider_ = nullptr;
   QLabel* smoothingLabel_ = nullptr;
   QTimer* replotTimer_ = nullptr;
