@@ -8,6 +8,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
@@ -271,6 +272,7 @@ int64_t RetrievalPanel::runB() const { return picker_->runB(); }
 int RetrievalPanel::epochA() const { return picker_->epochA(); }
 int RetrievalPanel::epochB() const { return picker_->epochB(); }
 const RunSummary* RetrievalPanel::summary(int64_t run) const { return picker_->summary(run); }
+int RetrievalPanel::queryCount() const { return model_->rowCount(); }
 
 // ---- queries ----------------------------------------------------------------------------------
 
@@ -516,6 +518,22 @@ void RetrievalPanel::updateBusy() {
 }
 
 void RetrievalPanel::cancel() { loader_->cancel(); }
+
+QString RetrievalPanel::exportInteractive() {
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export retrieval"), QStringLiteral("retrieval.png"),
+                                   tr("Side-by-side view (*.png);;Query list (*.csv)"));
+  if (path.isEmpty()) return {};
+  QString error;
+  const bool done = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive)
+                        ? exportCsv(path, &error)
+                        : exportPng(path, &error);
+  if (!done) {
+    QMessageBox::warning(this, tr("Export"), error);
+    return {};
+  }
+  return tr("Saved %1").arg(path);
+}
 
 bool RetrievalPanel::exportCsv(const QString& path, QString* error) const {
   QFile f(path);

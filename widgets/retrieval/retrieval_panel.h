@@ -23,6 +23,7 @@
 #include <QWidget>
 
 #include "widgets/common/run_summary.h"
+#include "widgets/common/workbench_tab.h"
 #include "widgets/retrieval/query_list_model.h"
 #include "widgets/retrieval/retrieval_content.h"
 #include "widgets/retrieval/retrieval_data.h"
@@ -45,7 +46,7 @@ namespace hnclip::gui {
 class RetrievalView;
 class ThumbnailCache;
 
-class RetrievalPanel : public QWidget {
+class RetrievalPanel : public QWidget, public WorkbenchTab {
   Q_OBJECT
  public:
   // `thumbnails`: a cache shared with other tabs; null = the panel makes its own, on disk under
@@ -53,6 +54,15 @@ class RetrievalPanel : public QWidget {
   RetrievalPanel(QString db_path, QString cache_dir, ThumbnailCache* thumbnails = nullptr,
                  QWidget* parent = nullptr);
   ~RetrievalPanel() override;  // cancels running work and waits for it (at most one batch)
+
+  // WorkbenchTab. Shown: the runs are reread (new evaluations, renamed runs). Export: the
+  // side-by-side view (PNG) or the query list (CSV), by the chosen file's extension. No search
+  // field of its own, nothing persisted.
+  void activated() override { refresh(); }
+  QString exportInteractive() override;
+  bool focusSearch() override { return false; }
+  void saveState(QSettings&) const override {}
+  void restoreState(QSettings&) override {}
 
   // Reloads the run list on a worker; `runsLoaded` follows.
   void refresh();
@@ -83,6 +93,7 @@ class RetrievalPanel : public QWidget {
   bool retrieversReady() const;  // both runs' embeddings are loaded
   QString warning() const;       // "" or why the two runs are not compared
   QString lastError() const { return last_error_; }
+  int queryCount() const;  // rows of the query list (all of them, not only those the filter shows)
   QueryListModel* queryModel() { return model_; }
   QueryListFilter* queryFilter() { return filter_; }
   QTableView* queryView() { return table_; }
