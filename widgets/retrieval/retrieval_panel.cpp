@@ -101,6 +101,26 @@ QLayout* RetrievalPanel::buildStatusRow() {
   return row;
 }
 
+// The query list: rank differences, sortable, filtered.
+void RetrievalPanel::buildQueryTable() {
+  model_ = new QueryListModel(this);
+  filter_ = new QueryListFilter(this);
+  filter_->setSourceModel(model_);
+  table_ = new QTableView(this);
+  table_->setObjectName(QStringLiteral("retrievalQueryList"));
+  table_->setModel(filter_);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(QueryListModel::DiffColumn, Qt::DescendingOrder);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->verticalHeader()->setVisible(false);
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setSectionResizeMode(QueryListModel::TextColumn,
+                                                   QHeaderView::Stretch);
+}
+
 // Left: recall table, counts, filters, query list.
 QWidget* RetrievalPanel::buildQueryList() {
   recall_model_ = new QStandardItemModel(this);
@@ -119,22 +139,7 @@ QWidget* RetrievalPanel::buildQueryList() {
   search_ = new QLineEdit(this);
   search_->setPlaceholderText(tr("Search queries…"));
   search_->setClearButtonEnabled(true);
-  model_ = new QueryListModel(this);
-  filter_ = new QueryListFilter(this);
-  filter_->setSourceModel(model_);
-  table_ = new QTableView(this);
-  table_->setObjectName(QStringLiteral("retrievalQueryList"));
-  table_->setModel(filter_);
-  table_->setSortingEnabled(true);
-  table_->sortByColumn(QueryListModel::DiffColumn, Qt::DescendingOrder);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->verticalHeader()->setVisible(false);
-  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setSectionResizeMode(QueryListModel::TextColumn,
-                                                   QHeaderView::Stretch);
+  buildQueryTable();
   auto* export_csv = new QPushButton(tr("Export CSV…"), this);
   connect(export_csv, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(

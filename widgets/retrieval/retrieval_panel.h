@@ -115,6 +115,7 @@ class RetrievalPanel : public QWidget, public WorkbenchTab {
  private:
   // Construction.
   QLayout* buildStatusRow();
+  void buildQueryTable();
   QWidget* buildQueryList();
   QWidget* buildViewSide();
   QWidget* buildSplitter();
