@@ -119,7 +119,8 @@ void RetrievalLoader::loadQueries(const RetrievalQueryRequest& request) {
 }
 
 void RetrievalLoader::startQueries() {
-  if (!queries_waiting_) return;
+  // Still running (a request arrived while this start was queued): it ends stale and starts us.
+  if (!queries_waiting_ || queries_watcher_->isRunning()) return;
   const RetrievalQueryRequest q = *queries_waiting_;
   queries_waiting_.reset();
   queries_cancel_ = std::make_shared<std::atomic<bool>>(false);
