@@ -8,10 +8,10 @@
 // runs' checkpoints and retrieved from the split's cached image embeddings (RunRetriever).
 //
 // Everything slow — reading runs and ranks, opening the split, loading checkpoints, encoding the
-// split — runs on QtConcurrent workers with a progress bar and a Cancel button (workers check the
-// flag between batches: they stop within one batch). GUI thread only.
+// split — runs in a RetrievalLoader (QtConcurrent workers) with a progress bar and a Cancel button
+// (workers check the flag between batches: they stop within one batch); the panel lays out and
+// shows what the loader's signals bring. GUI thread only.
 
-#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -19,16 +19,20 @@
 #include <utility>
 #include <vector>
 
-#include <QFutureWatcher>
 #include <QString>
 #include <QWidget>
 
-#include "widgets/retrieval/query_list_model.h"
-#include "widgets/retrieval/retrieval_data.h"
 #include "widgets/common/run_summary.h"
+#include "widgets/common/workbench_tab.h"
+#include "widgets/retrieval/query_list_model.h"
+#include "widgets/retrieval/retrieval_content.h"
+#include "widgets/retrieval/retrieval_data.h"
+#include "widgets/retrieval/retrieval_loader.h"
+#include "widgets/retrieval/retrieval_run_picker.h"
 
 class QComboBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
@@ -37,23 +41,28 @@ class QStandardItemModel;
 class QTableView;
 class QTimer;
 
-namespace hnclip {
-class RunRetriever;
-struct ScoredCandidate;
-}  // namespace hnclip
-
 namespace hnclip::gui {
 
 class RetrievalView;
 class ThumbnailCache;
 
-class RetrievalPanel : public QWidget {
+class RetrievalPanel : public QWidget, public WorkbenchTab {
   Q_OBJECT
  public:
   // `thumbnails`: a cache shared with other tabs; null = the panel makes its own, on disk under
   // <cache_dir>/thumbnails.
-  RetrievalPanel(QString db_path, QString cache_dir, ThumbnailCache* thumbnails = nullptr, QWidget* parent = nullptr);
+  RetrievalPanel(QString db_path, QString cache_dir, ThumbnailCache* thumbnails = nullptr,
+                 QWidget* parent = nullptr);
   ~RetrievalPanel() override;  // cancels running work and waits for it (at most one batch)
+
+  // WorkbenchTab. Shown: the runs are reread (new evaluations, renamed runs). Export: the
+  // side-by-side view (PNG) or the query list (CSV), by the chosen file's extension. No search
+  // field of its own, nothing persisted.
+  void activated() override { refresh(); }
+  QString exportInteractive() override;
+  bool focusSearch() override { return false; }
+  void saveState(QSettings&) const override {}
+  void restoreState(QSettings&) override {}
 
   // Reloads the run list on a worker; `runsLoaded` follows.
   void refresh();
@@ -62,7 +71,7 @@ class RetrievalPanel : public QWidget {
   void setRuns(int64_t run_a, int64_t run_b);
   void setDirection(const QString& direction);  // "t2i" | "i2t"
   QString direction() const;
-  void setEpochs(int epoch_a, int epoch_b);     // evaluated epochs only
+  void setEpochs(int epoch_a, int epoch_b);  // evaluated epochs only
   int epochA() const;
   int epochB() const;
   int64_t runA() const;
@@ -81,9 +90,10 @@ class RetrievalPanel : public QWidget {
   void cancel();
 
   bool isBusy() const;
-  bool retrieversReady() const;     // both runs' embeddings are loaded
-  QString warning() const;          // "" or why the two runs are not compared
+  bool retrieversReady() const;  // both runs' embeddings are loaded
+  QString warning() const;       // "" or why the two runs are not compared
   QString lastError() const { return last_error_; }
+  int queryCount() const;  // rows of the query list (all of them, not only those the filter shows)
   QueryListModel* queryModel() { return model_; }
   QueryListFilter* queryFilter() { return filter_; }
   QTableView* queryView() { return table_; }
@@ -96,44 +106,53 @@ class RetrievalPanel : public QWidget {
  signals:
   void runsLoaded();
   void queriesLoaded();
-  void retrieversLoaded();   // both runs' embeddings are loaded
-  void retrieversFinished(); // a load of embeddings ended (loaded, failed or cancelled)
-  void viewUpdated();    // the side-by-side view shows a new query or ad-hoc result
-  void viewSettled();    // ... and every thumbnail in it is painted
+  void retrieversLoaded();    // both runs' embeddings are loaded
+  void retrieversFinished();  // a load of embeddings ended (loaded, failed or cancelled)
+  void viewUpdated();         // the side-by-side view shows a new query or ad-hoc result
+  void viewSettled();         // ... and every thumbnail in it is painted
   void adhocFinished();
 
  private:
-  struct RunsResult;
-  struct RetrieverJob;
-  using RetrieverKey = std::pair<int64_t, int>;
-  using RetrieverMap = std::map<RetrieverKey, std::shared_ptr<const RunRetriever>>;
-  struct AdhocResult;
-  struct QueriesResult;
+  // Construction.
+  QLayout* buildStatusRow();
+  void buildQueryTable();
+  QWidget* buildQueryList();
+  QWidget* buildViewSide();
+  QWidget* buildSplitter();
+  void connectQueryList();
+  void connectViewTools();
+  void connectLoader();
 
-  void onRunsLoaded();
-  void fillRunCombos();
-  void fillEpochCombo(QComboBox* combo, int64_t run);
-  void fillPartnerCombo();
+  void onRunsLoaded(const RetrievalRunList& list);
   void onSelectionChanged();
-  void loadQueries();
-  void onQueriesLoaded();
-  void loadRetrievers();
-  void onRetrieversLoaded();
-  void onAdhocFinished();
+
+  // The query list.
+  void onQueriesLoaded(const RetrievalQueries& queries);
+  void onQueriesFailed(const QString& error);
   void rebuildRecallTable();
   void updateCounts();
+
+  // The side-by-side view.
+  void onRetrieversLoaded(const RetrieverErrors& errors, bool cancelled);
+  void onRetrieversFinished();
+  void onAdhocFinished(std::shared_ptr<const RetrievalAdhocResult> result);
   void showSelected();
   void showQuery(int64_t query);
   void showAdhoc();
-  void setProgress(int64_t done, int64_t total, const QString& message);
+  void showContent(const RetrievalViewContent& content);
+  QString rowName(size_t i, int64_t run) const;
+
+  // Status.
+  void setProgress(qint64 done, qint64 total, const QString& message);
   void updateBusy();
-  void startSettleWatch();
   const RunSummary* summary(int64_t run) const;
+  QString runName(int64_t run, const QString& fallback) const;
   std::shared_ptr<const RunRetriever> retriever(int64_t run, int epoch) const;
 
   QString db_path_, cache_dir_;
   ThumbnailCache* thumbs_;
-  QComboBox *run_a_, *run_b_, *epoch_a_, *epoch_b_, *direction_;
+  RetrievalLoader* loader_;
+  RetrievalRunPicker* picker_;
   QLabel* warning_label_;
   QProgressBar* progress_;
   QLabel* status_;
@@ -152,29 +171,12 @@ class RetrievalPanel : public QWidget {
   RetrievalView* view_;
   QTimer* settle_timer_;
 
-  std::vector<RunSummary> summaries_;
-  std::map<int64_t, RetrievalSplit> splits_;
-  int64_t pending_a_ = 0, pending_b_ = 0;
-  int pending_epoch_a_ = -1, pending_epoch_b_ = -1;
-  bool filling_ = false;  // combos are being refilled: their signals do not reload
-  QString warning_text_;
   QString last_error_;
 
-  QFutureWatcher<std::shared_ptr<RunsResult>>* runs_watcher_;
-  QFutureWatcher<std::shared_ptr<QueriesResult>>* queries_watcher_;
-  QFutureWatcher<std::shared_ptr<RetrieverJob>>* retrievers_watcher_;
-  QFutureWatcher<std::shared_ptr<AdhocResult>>* adhoc_watcher_;
-  int queries_generation_ = 0;
-  std::shared_ptr<std::atomic<bool>> queries_cancel_, retrievers_cancel_;
-  bool retrievers_pending_ = false;  // selection changed while retrievers were loading
-  RetrievalQueries queries_;
-  std::string catalog_key_;
-  std::vector<int64_t> caption_image_;  // of queries_.catalog
-  RetrieverMap retrievers_;
-  std::map<RetrieverKey, QString> retriever_errors_;
+  RetrievalContent content_;  // of the loaded queries
   std::optional<int64_t> selected_query_;
   QString adhoc_text_;
-  std::shared_ptr<AdhocResult> adhoc_;
+  std::shared_ptr<const RetrievalAdhocResult> adhoc_;
   bool showing_adhoc_ = false;
 };
 

@@ -1,0 +1,218 @@
+#include "widgets/retrieval/retrieval_content.h"
+
+#include <QStringList>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "widgets/common/run_colors.h"
+#include "widgets/retrieval/retrieval_marks.h"
+
+namespace hnclip::gui {
+
+namespace {
+
+constexpr int kStoredTopK = 10;  // ids the store keeps per query
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// The stored rank row of `query`, or null.
+const QueryRankRow* stored_rank(const std::vector<QueryRankRow>& ranks, int64_t query) {
+  const auto it = std::lower_bound(ranks.begin(), ranks.end(), query,
+                                   [](const QueryRankRow& r, int64_t q) { return r.query < q; });
+  return it != ranks.end() && it->query == query ? &*it : nullptr;
+}
+
+}  // namespace
+
+// The query on top of the view and its ground truth.
+struct RetrievalContent::Query {
+  bool t2i = true;
+  std::vector<int64_t> truth;
+  QString text, image, title;
+};
+
+RetrievalContent::RetrievalContent(RetrievalQueries queries) : queries_(std::move(queries)) {
+  if (!queries_.catalog) return;
+  const auto& cat = *queries_.catalog;
+  caption_image_.resize(static_cast<size_t>(cat.num_captions()));
+  for (int64_t c = 0; c < cat.num_captions(); ++c)
+    caption_image_[static_cast<size_t>(c)] = cat.caption_image(c);
+}
+
+std::vector<QueryListRow> RetrievalContent::queryRows() const {
+  if (empty()) return {};
+  const auto& cat = *queries_.catalog;
+  const bool t2i = queries_.direction == "t2i";
+  std::map<int64_t, QueryListRow> rows;
+  for (const auto& q : queries_.ranks_a) {
+    auto& row = rows[q.query];
+    row.query = q.query;
+    row.rank_a = q.rank;
+  }
+  for (const auto& q : queries_.ranks_b) {
+    auto& row = rows[q.query];
+    row.query = q.query;
+    row.rank_b = q.rank;
+  }
+  std::vector<QueryListRow> list;
+  for (auto& [id, row] : rows) {
+    try {
+      row.text = t2i ? qs(cat.caption_text(id))
+                     : tr("image %1: %2")
+                           .arg(id)
+                           .arg(qs(cat.caption_text(cat.image_captions(id).front())));
+    } catch (const std::out_of_range&) {
+      row.text = tr("(query %1 is not in the split: stored ranks and benchmark disagree)").arg(id);
+    }
+    list.push_back(row);
+  }
+  return list;
+}
+
+bool RetrievalContent::describe(int64_t query, Query* shown) const {
+  const auto& cat = *queries_.catalog;
+  shown->t2i = queries_.direction == "t2i";
+  try {
+    if (shown->t2i) {
+      shown->truth = {cat.caption_image(query)};
+      shown->text = qs(cat.caption_text(query));
+      shown->title = tr("Text → image · caption %1 · ground truth: image %2")
+                         .arg(query)
+                         .arg(shown->truth.front());
+    } else {
+      shown->truth = cat.image_captions(query);
+      shown->image = qs(cat.image_path(query));
+      QStringList caps;
+      for (int64_t c : shown->truth) caps << qs(cat.caption_text(c));
+      shown->text = caps.join(QStringLiteral("\n"));
+      shown->title = tr("Image → text · image %1 · ground truth: its %2 caption(s)")
+                         .arg(query)
+                         .arg(shown->truth.size());
+    }
+  } catch (const std::out_of_range&) {
+    return false;
+  }
+  return true;
+}
+
+// Near-twins: the stored caption geometry's neighbours, else those of the first run whose
+// embeddings are loaded.
+std::set<int64_t> RetrievalContent::nearTwins(int64_t query, const Query& shown,
+                                              const std::vector<RetrievalShownRun>& runs) const {
+  std::shared_ptr<const RunRetriever> twin_source;
+  for (const auto& r : runs)
+    if (!twin_source) twin_source = r.retriever;
+  std::vector<int64_t> neighbors;
+  for (int64_t c : shown.t2i ? std::vector<int64_t>{query} : shown.truth) {
+    if (!queries_.caption_neighbors.empty()) {
+      const auto it = queries_.caption_neighbors.find(c);
+      if (it != queries_.caption_neighbors.end())
+        neighbors.insert(neighbors.end(), it->second.begin(), it->second.end());
+    } else if (twin_source) {
+      for (const auto& n : twin_source->caption_neighbors(c, kNearTwinNeighbors))
+        neighbors.push_back(n.id);
+    }
+  }
+  return near_twin_candidates(shown.t2i, neighbors, shown.truth, caption_image_);
+}
+
+std::optional<RetrievalViewContent> RetrievalContent::storedQuery(
+    int64_t query, int k, const std::vector<RetrievalShownRun>& runs, QString* message) const {
+  if (empty()) return std::nullopt;
+  Query shown;
+  if (!describe(query, &shown)) {
+    if (message) *message = tr("Query %1 is not in the split.").arg(query);
+    return std::nullopt;
+  }
+  const auto twins = nearTwins(query, shown, runs);
+  RetrievalViewContent content{shown.title, shown.text, shown.image, {}};
+  for (size_t i = 0; i < runs.size(); ++i)
+    content.rows.push_back(storedRow(i, runs[i], query, k, shown, twins));
+  return content;
+}
+
+RetrievalViewRow RetrievalContent::storedRow(size_t i, const RetrievalShownRun& run, int64_t query,
+                                             int k, const Query& shown,
+                                             const std::set<int64_t>& twins) const {
+  RetrievalViewRow row;
+  row.run_name = run.name;
+  row.color = run_color(run.run);
+  const QueryRankRow* stored = stored_rank(i == 0 ? queries_.ranks_a : queries_.ranks_b, query);
+  const int64_t rank = stored ? stored->rank : 0;
+  row.rank_text = rank > 0 ? tr("epoch %1 · rank %2").arg(run.epoch).arg(rank)
+                           : tr("epoch %1 · rank not stored").arg(run.epoch);
+  std::vector<int64_t> ids;
+  std::vector<float> scores;
+  if (run.retriever) {
+    for (const auto& c : run.retriever->query_topk(queries_.direction, query, k)) {
+      ids.push_back(c.id);
+      scores.push_back(c.score);
+    }
+  } else if (stored) {
+    for (size_t j = 0; j < stored->topk.size() && static_cast<int>(j) < k; ++j)
+      ids.push_back(stored->topk[j]);
+    scores.assign(ids.size(), NAN);
+    row.note = !run.error.isEmpty() ? tr("no scores: %1").arg(run.error)
+               : k > kStoredTopK
+                   ? tr("stored top-%1 only until the embeddings are loaded").arg(kStoredTopK)
+                   : QString();
+  }
+  const auto marks = mark_retrieval(ids, shown.truth, rank, twins);
+  if (!marks.rank_note.isEmpty())
+    row.note = marks.rank_note + (row.note.isEmpty() ? QString() : QStringLiteral("; ") + row.note);
+  for (size_t j = 0; j < marks.items.size(); ++j) {
+    RetrievalViewItem item = resultItem(marks.items[j].id, shown.t2i);
+    item.score = scores[j];
+    item.ground_truth = marks.items[j].ground_truth;
+    item.near_twin = marks.items[j].near_twin;
+    row.items.push_back(std::move(item));
+  }
+  return row;
+}
+
+// A retrieved image (t2i) with its captions as tooltip, or a retrieved caption (i2t).
+RetrievalViewItem RetrievalContent::resultItem(int64_t id, bool image) const {
+  const auto& cat = *queries_.catalog;
+  RetrievalViewItem item;
+  try {
+    if (image) {
+      item.image_path = qs(cat.image_path(id));
+      QStringList caps;
+      for (int64_t c : cat.image_captions(id)) caps << qs(cat.caption_text(c));
+      item.tooltip = tr("image %1\n%2").arg(id).arg(caps.join(QStringLiteral("\n")));
+    } else {
+      item.text = qs(cat.caption_text(id));
+      item.tooltip = tr("caption %1 of image %2").arg(id).arg(cat.caption_image(id));
+    }
+  } catch (const std::out_of_range&) {
+    item.text = tr("(id %1 outside the split)").arg(id);
+  }
+  return item;
+}
+
+RetrievalViewContent RetrievalContent::adhoc(const RetrievalAdhocResult& result,
+                                             const std::vector<QString>& names) const {
+  RetrievalViewContent content;
+  content.title = tr("Ad-hoc query (text → image, top-%1)").arg(result.k);
+  content.query_text = result.text;
+  for (size_t i = 0; i < result.results.size(); ++i) {
+    const auto& [key, candidates] = result.results[i];
+    RetrievalViewRow row;
+    row.run_name = i < names.size() ? names[i] : QString::number(key.first);
+    row.color = run_color(key.first);
+    row.rank_text = tr("epoch %1").arg(key.second);
+    for (const auto& c : candidates) {
+      RetrievalViewItem item = resultItem(c.id, true);
+      if (!item.text.isEmpty()) item.text = tr("(image %1 outside the split)").arg(c.id);
+      item.score = c.score;
+      row.items.push_back(std::move(item));
+    }
+    content.rows.push_back(std::move(row));
+  }
+  return content;
+}
+
+}  // namespace hnclip::gui

@@ -1,0 +1,207 @@
+#include "widgets/retrieval/retrieval_run_picker.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+
+#include <algorithm>
+#include <set>
+
+namespace hnclip::gui {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+}  // namespace
+
+RetrievalRunPicker::RetrievalRunPicker(QWidget* parent) : QWidget(parent) {
+  run_a_ = new QComboBox(this);
+  run_b_ = new QComboBox(this);
+  epoch_a_ = new QComboBox(this);
+  epoch_b_ = new QComboBox(this);
+  direction_ = new QComboBox(this);
+  direction_->addItem(tr("text → image"), QStringLiteral("t2i"));
+  direction_->addItem(tr("image → text"), QStringLiteral("i2t"));
+  for (auto* c : {run_a_, run_b_}) c->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  run_a_->setObjectName(QStringLiteral("retrievalRunA"));
+  run_b_->setObjectName(QStringLiteral("retrievalRunB"));
+  auto* pickers = new QHBoxLayout(this);
+  pickers->setContentsMargins(0, 0, 0, 0);
+  pickers->addWidget(new QLabel(tr("Run A"), this));
+  pickers->addWidget(run_a_);
+  pickers->addWidget(new QLabel(tr("epoch"), this));
+  pickers->addWidget(epoch_a_);
+  pickers->addSpacing(12);
+  pickers->addWidget(new QLabel(tr("Run B"), this));
+  pickers->addWidget(run_b_);
+  pickers->addWidget(new QLabel(tr("epoch"), this));
+  pickers->addWidget(epoch_b_);
+  pickers->addSpacing(12);
+  pickers->addWidget(direction_);
+  pickers->addStretch(1);
+  connectCombos();
+}
+
+void RetrievalRunPicker::connectCombos() {
+  connect(run_a_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
+    if (filling_) return;
+    fillPartnerCombo();
+    filling_ = true;
+    fillEpochCombo(epoch_a_, runA());
+    fillEpochCombo(epoch_b_, runB());
+    filling_ = false;
+    emit selectionChanged();
+  });
+  connect(run_b_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
+    if (filling_) return;
+    if (runB() != 0) warning_text_.clear();  // the list holds only runs on A's split
+    filling_ = true;
+    fillEpochCombo(epoch_b_, runB());
+    filling_ = false;
+    emit selectionChanged();
+  });
+  for (auto* c : {epoch_a_, epoch_b_, direction_}) {
+    connect(c, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
+      if (!filling_) emit selectionChanged();
+    });
+  }
+}
+
+void RetrievalRunPicker::setRunList(const RetrievalRunList& list) {
+  summaries_ = list.runs;
+  splits_ = list.splits;
+  if (pending_a_ == 0) pending_a_ = runA();
+  if (pending_b_ == 0) pending_b_ = runB();
+  fillRunCombos();
+}
+
+const RunSummary* RetrievalRunPicker::summary(int64_t run) const {
+  for (const auto& s : summaries_)
+    if (s.record.id == run) return &s;
+  return nullptr;
+}
+
+std::string RetrievalRunPicker::splitKey(int64_t run) const {
+  const auto it = splits_.find(run);
+  return it == splits_.end() ? std::string() : it->second.key;
+}
+
+void RetrievalRunPicker::setRuns(int64_t run_a, int64_t run_b) {
+  pending_a_ = run_a;
+  pending_b_ = run_b;
+  if (summaries_.empty()) return;  // applied in setRunList
+  fillRunCombos();
+  emit selectionChanged();
+}
+
+void RetrievalRunPicker::setDirection(const QString& direction) {
+  const int i = direction_->findData(direction);
+  if (i >= 0) direction_->setCurrentIndex(i);
+}
+
+QString RetrievalRunPicker::direction() const { return direction_->currentData().toString(); }
+
+void RetrievalRunPicker::fillRunCombos() {
+  filling_ = true;
+  run_a_->clear();
+  for (const auto& s : summaries_) {
+    if (s.report_epoch < 0) continue;  // never evaluated: nothing to compare
+    run_a_->addItem(tr("%1 (#%2)").arg(qs(s.record.name)).arg(s.record.id),
+                    QVariant::fromValue<qlonglong>(s.record.id));
+  }
+  int ia = run_a_->findData(QVariant::fromValue<qlonglong>(pending_a_));
+  if (ia < 0 && run_a_->count() > 1) ia = 1;  // newest first: A = the second newest, B = the newest
+  if (ia >= 0) run_a_->setCurrentIndex(ia);
+  filling_ = false;
+  fillPartnerCombo();
+  filling_ = true;
+  fillEpochCombo(epoch_a_, runA());
+  fillEpochCombo(epoch_b_, runB());
+  if (pending_epoch_a_ >= 0)
+    epoch_a_->setCurrentIndex(std::max(0, epoch_a_->findData(pending_epoch_a_)));
+  if (pending_epoch_b_ >= 0)
+    epoch_b_->setCurrentIndex(std::max(0, epoch_b_->findData(pending_epoch_b_)));
+  pending_a_ = 0;
+  pending_epoch_a_ = pending_epoch_b_ = -1;
+  filling_ = false;
+}
+
+void RetrievalRunPicker::fillPartnerCombo() {
+  const bool was = filling_;
+  filling_ = true;
+  const int64_t a = runA();
+  const int64_t keep = pending_b_ ? pending_b_ : runB();
+  run_b_->clear();
+  const auto sa = splits_.find(a);
+  for (const auto& s : summaries_) {
+    if (s.report_epoch < 0 || s.record.id == a) continue;
+    const auto sb = splits_.find(s.record.id);
+    if (sa == splits_.end() || sb == splits_.end() || sa->second.key != sb->second.key) continue;
+    run_b_->addItem(tr("%1 (#%2)").arg(qs(s.record.name)).arg(s.record.id),
+                    QVariant::fromValue<qlonglong>(s.record.id));
+  }
+  int ib = run_b_->findData(QVariant::fromValue<qlonglong>(keep));
+  warning_text_ = ib < 0 ? splitMismatch(a, keep) : QString();
+  if (ib < 0 && run_b_->count() > 0) ib = 0;
+  if (ib >= 0) run_b_->setCurrentIndex(ib);
+  if (run_b_->count() == 0 && a != 0 && warning_text_.isEmpty()) {
+    warning_text_ =
+        tr("No other evaluated run was evaluated on %1.")
+            .arg(sa != splits_.end() ? qs(sa->second.label) : tr("run %1's split").arg(a));
+  }
+  pending_b_ = 0;
+  filling_ = was;
+}
+
+// Why `run_b`, asked for as B, is not offered beside `run_a` ("" when nothing is to be said).
+QString RetrievalRunPicker::splitMismatch(int64_t run_a, int64_t run_b) const {
+  const auto sa = splits_.find(run_a), sb = splits_.find(run_b);
+  if (run_b == 0 || sb == splits_.end() || sa == splits_.end()) return {};
+  return tr("Run %1 was evaluated on %2, run %3 on %4: their ranks cannot be compared.")
+      .arg(run_b)
+      .arg(qs(sb->second.label))
+      .arg(run_a)
+      .arg(qs(sa->second.label));
+}
+
+void RetrievalRunPicker::fillEpochCombo(QComboBox* combo, int64_t run) {
+  combo->clear();
+  const auto* s = summary(run);
+  if (!s) return;
+  std::set<int> epochs;
+  for (const auto& e : s->evals) epochs.insert(e.epoch);
+  for (int e : epochs)
+    combo->addItem(e == s->report_epoch ? tr("%1 (best)").arg(e) : QString::number(e), e);
+  combo->setCurrentIndex(std::max(0, combo->findData(s->report_epoch)));
+}
+
+void RetrievalRunPicker::setEpochs(int epoch_a, int epoch_b) {
+  pending_epoch_a_ = epoch_a;
+  pending_epoch_b_ = epoch_b;
+  if (summaries_.empty()) return;  // applied in setRunList
+  filling_ = true;
+  if (epoch_a_->findData(epoch_a) >= 0) epoch_a_->setCurrentIndex(epoch_a_->findData(epoch_a));
+  if (epoch_b_->findData(epoch_b) >= 0) epoch_b_->setCurrentIndex(epoch_b_->findData(epoch_b));
+  pending_epoch_a_ = pending_epoch_b_ = -1;
+  filling_ = false;
+  emit selectionChanged();
+}
+
+int64_t RetrievalRunPicker::runA() const {
+  return run_a_->currentIndex() < 0 ? 0 : run_a_->currentData().toLongLong();
+}
+
+int64_t RetrievalRunPicker::runB() const {
+  return run_b_->currentIndex() < 0 ? 0 : run_b_->currentData().toLongLong();
+}
+
+int RetrievalRunPicker::epochA() const {
+  return epoch_a_->currentIndex() < 0 ? -1 : epoch_a_->currentData().toInt();
+}
+
+int RetrievalRunPicker::epochB() const {
+  return epoch_b_->currentIndex() < 0 ? -1 : epoch_b_->currentData().toInt();
+}
+
+}  // namespace hnclip::gui
