@@ -25,7 +25,7 @@
 namespace hnclip::app {
 namespace {
 
-constexpr int kRunListInitialWidth = 210;     // name and status fit; the plots get the rest
+constexpr int kRunListInitialWidth = 210;         // name and status fit; the plots get the rest
 constexpr qint64 kThumbnailMemory = 128LL << 20;  // bytes of decoded thumbnails kept in memory
 constexpr int kDefaultWidth = 1400, kDefaultHeight = 900;
 
@@ -40,11 +40,14 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
 
   // One thumbnail cache for every tab (the Captions tab's detail view, its heatmap pairs and the
   // Retrieval tab show the same benchmark images), kept on disk beside the generated benchmarks.
-  thumbnails_ = new ThumbnailCache(
-      options_.cache_dir.isEmpty() ? QString() : QDir(options_.cache_dir).filePath(QStringLiteral("thumbnails")),
-      kThumbnailMemory, this);
+  thumbnails_ =
+      new ThumbnailCache(options_.cache_dir.isEmpty()
+                             ? QString()
+                             : QDir(options_.cache_dir).filePath(QStringLiteral("thumbnails")),
+                         kThumbnailMemory, this);
   tabs_ = new QTabWidget(this);
-  train_ = new TrainPanel(options_.database, options_.cache_dir, hnclip::available_devices(), tabs_);
+  train_ =
+      new TrainPanel(options_.database, options_.cache_dir, hnclip::available_devices(), tabs_);
   runs_ = new RunsPanel(options_.database, tabs_);
   captions_ = new CaptionsPanel(options_.database, options_.cache_dir, thumbnails_, tabs_);
   retrieval_ = new RetrievalPanel(options_.database, options_.cache_dir, thumbnails_, tabs_);
@@ -76,7 +79,9 @@ void MainWindow::addTab(QWidget* tab, const QString& title) {
   tabs_->addTab(tab, title);
 }
 
-WorkbenchTab* MainWindow::currentTab() const { return dynamic_cast<WorkbenchTab*>(tabs_->currentWidget()); }
+WorkbenchTab* MainWindow::currentTab() const {
+  return dynamic_cast<WorkbenchTab*>(tabs_->currentWidget());
+}
 
 // Run list dock: the Runs tab's model, compact; its selection and the Runs tab's move together.
 void MainWindow::buildDock() {
@@ -110,7 +115,8 @@ void MainWindow::wireTabs() {
   connect(runs_, &RunsPanel::sameAsRequested, train_, &TrainPanel::copyConfigOfRun);
   connect(train_, &TrainPanel::sameAsRunRequested, this, &MainWindow::chooseSameAsRun);
   connect(train_, &TrainPanel::configCopied, this, [this] { tabs_->setCurrentWidget(train_); });
-  connect(train_, &TrainPanel::statusMessage, statusBar(), [this](const QString& text) { statusBar()->showMessage(text); });
+  connect(train_, &TrainPanel::statusMessage, statusBar(),
+          [this](const QString& text) { statusBar()->showMessage(text); });
   connect(train_, &TrainPanel::runStarted, runs_, &RunsPanel::refresh);
   connect(train_, &TrainPanel::runStarted, gbar_, &GbarHeatmapPanel::refreshRuns);
   // The heatmap page follows a running run: an epoch's checkpoint comes after its Ḡ snapshots.
@@ -123,7 +129,8 @@ void MainWindow::wireTabs() {
   });
   connect(train_, &TrainPanel::epochEvaluated, runs_, &RunsPanel::refresh);
   connect(train_, &TrainPanel::trainingStateChanged, this, [this](bool training) {
-    statusBar()->showMessage(training ? tr("Training run %1").arg(train_->trainingRunId()) : tr("Idle"));
+    statusBar()->showMessage(training ? tr("Training run %1").arg(train_->trainingRunId())
+                                      : tr("Idle"));
   });
   // The Captions tab offers the benchmark the Train form names.
   captions_->setFormConfigSource([this] { return train_->currentConfig(); });
@@ -164,7 +171,8 @@ void MainWindow::applyOptions() {
   if (!options_.show_tab.isEmpty()) showTabNamed(options_.show_tab);
   if (options_.retrieval_runs.size() == 2) {
     retrieval_->setRuns(options_.retrieval_runs[0], options_.retrieval_runs[1]);
-    if (!options_.retrieval_direction.isEmpty()) retrieval_->setDirection(options_.retrieval_direction);
+    if (!options_.retrieval_direction.isEmpty())
+      retrieval_->setDirection(options_.retrieval_direction);
     tabs_->setCurrentWidget(retrieval_);
     retrieval_->refresh();
   }
@@ -179,7 +187,8 @@ void MainWindow::applyOptions() {
       if (const auto* snapshot = gbar_->currentSnapshot()) {
         gbar_->selectCell(static_cast<int>(snapshot->max_i), static_cast<int>(snapshot->max_j));
       } else {
-        qWarning("--gbar-run %lld: %s", static_cast<long long>(run), qPrintable(gbar_->statusText()));
+        qWarning("--gbar-run %lld: %s", static_cast<long long>(run),
+                 qPrintable(gbar_->statusText()));
       }
     });
     gbar_->showRun(options_.gbar_run);
@@ -189,12 +198,14 @@ void MainWindow::applyOptions() {
 void MainWindow::restoreSettings() {
   QSettings s;
   if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
-    const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, kDefaultWidth, kDefaultHeight);
+    const QRect avail =
+        screen() ? screen()->availableGeometry() : QRect(0, 0, kDefaultWidth, kDefaultHeight);
     resize(std::min(kDefaultWidth, avail.width()), std::min(kDefaultHeight, avail.height()));
   }
   restoreState(s.value(QStringLiteral("window/state")).toByteArray());
   tabs_->setCurrentIndex(s.value(QStringLiteral("window/tab"), 0).toInt());
-  for (int i = 0; i < tabs_->count(); ++i) dynamic_cast<WorkbenchTab*>(tabs_->widget(i))->restoreState(s);
+  for (int i = 0; i < tabs_->count(); ++i)
+    dynamic_cast<WorkbenchTab*>(tabs_->widget(i))->restoreState(s);
 }
 
 void MainWindow::saveSettings() {
@@ -202,7 +213,8 @@ void MainWindow::saveSettings() {
   s.setValue(QStringLiteral("window/geometry"), saveGeometry());
   s.setValue(QStringLiteral("window/state"), saveState());
   s.setValue(QStringLiteral("window/tab"), tabs_->currentIndex());
-  for (int i = 0; i < tabs_->count(); ++i) dynamic_cast<WorkbenchTab*>(tabs_->widget(i))->saveState(s);
+  for (int i = 0; i < tabs_->count(); ++i)
+    dynamic_cast<WorkbenchTab*>(tabs_->widget(i))->saveState(s);
 }
 
 void MainWindow::closeWithoutAsking() {
@@ -213,12 +225,12 @@ void MainWindow::closeWithoutAsking() {
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (train_->isTraining()) {
     if (!closing_) {
-      const auto answer = QMessageBox::question(
-          this, tr("Training in progress"),
-          tr("Run %1 is training. Stop it after the current step and quit?\n"
-             "It keeps its checkpoints and can be resumed later.")
-              .arg(train_->trainingRunId()),
-          QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+      const auto answer =
+          QMessageBox::question(this, tr("Training in progress"),
+                                tr("Run %1 is training. Stop it after the current step and quit?\n"
+                                   "It keeps its checkpoints and can be resumed later.")
+                                    .arg(train_->trainingRunId()),
+                                QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
       if (answer != QMessageBox::Yes) {
         event->ignore();
         return;
@@ -244,7 +256,8 @@ void MainWindow::chooseSameAsRun() {
   QStringList items;
   for (const auto& [id, name] : choices) items << tr("%1 — %2").arg(id).arg(name);
   bool ok = false;
-  const QString item = QInputDialog::getItem(this, tr("Same as run"), tr("Copy the configuration of:"), items, 0, false, &ok);
+  const QString item = QInputDialog::getItem(
+      this, tr("Same as run"), tr("Copy the configuration of:"), items, 0, false, &ok);
   if (ok) train_->copyConfigOfRun(choices.at(items.indexOf(item)).first);
 }
 
@@ -279,7 +292,8 @@ void MainWindow::showTabNamed(const QString& name) {
   tabs_->setCurrentIndex(at);
   if (page.isEmpty()) return;
   const bool shown = tabs_->widget(at) == captions_ && captions_->showPage(page);
-  if (!shown) qWarning("--show-tab: tab '%s' has no page named '%s'", qPrintable(tab), qPrintable(page));
+  if (!shown)
+    qWarning("--show-tab: tab '%s' has no page named '%s'", qPrintable(tab), qPrintable(page));
 }
 
 }  // namespace hnclip::app

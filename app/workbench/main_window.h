@@ -30,13 +30,13 @@ namespace hnclip::app {
 struct WorkbenchOptions {
   QString database;
   QString cache_dir;
-  QString initial_config_json;     // --config: replaces the form's remembered configuration
-  QString show_tab;                // --show-tab NAME: the tab shown first ("captions/overview", ...)
-  QString caption_encoder;         // --caption-encoder run:ID|ckpt:PATH|init:pretrained
-  QString caption_overlay;         // --caption-overlay: a second encoder drawn over the first
-  QList<int64_t> retrieval_runs;   // --retrieval-runs A,B: open the Retrieval tab on these runs
-  QString retrieval_direction;     // --retrieval-direction t2i|i2t
-  qint64 gbar_run = 0;             // --gbar-run ID: the Ḡ heatmaps page on this run, largest pair
+  QString initial_config_json;    // --config: replaces the form's remembered configuration
+  QString show_tab;               // --show-tab NAME: the tab shown first ("captions/overview", ...)
+  QString caption_encoder;        // --caption-encoder run:ID|ckpt:PATH|init:pretrained
+  QString caption_overlay;        // --caption-overlay: a second encoder drawn over the first
+  QList<int64_t> retrieval_runs;  // --retrieval-runs A,B: open the Retrieval tab on these runs
+  QString retrieval_direction;    // --retrieval-direction t2i|i2t
+  qint64 gbar_run = 0;            // --gbar-run ID: the Ḡ heatmaps page on this run, largest pair
 };
 
 class MainWindow : public QMainWindow {

@@ -20,28 +20,32 @@
 namespace hnclip::app {
 namespace {
 
-constexpr int kLatencySampleMs = 10;        // event-loop lateness is sampled this often
-constexpr int kEpochReplotMs = 300;         // the queued replot of an epoch's points lands first
-constexpr int kQuitAfterEpochMs = 600;      // ... and the screenshot of it, before quitting
-constexpr int kLastRepaintMs = 100;         // one more turn: the last thumbnail's repaint is in
-constexpr int kDetailLayoutMs = 300;        // the detail view's new rows settle their layout
-constexpr int kPairPollMs = 100;            // how often the heatmap's pair images are looked for
-constexpr int kPairPollLimit = 100;         // ... at most this often (10 s), then grab anyway
-constexpr int kHeatmapReplotMs = 200;       // the queued replot of the selected cell lands
+constexpr int kLatencySampleMs = 10;    // event-loop lateness is sampled this often
+constexpr int kEpochReplotMs = 300;     // the queued replot of an epoch's points lands first
+constexpr int kQuitAfterEpochMs = 600;  // ... and the screenshot of it, before quitting
+constexpr int kLastRepaintMs = 100;     // one more turn: the last thumbnail's repaint is in
+constexpr int kDetailLayoutMs = 300;    // the detail view's new rows settle their layout
+constexpr int kPairPollMs = 100;        // how often the heatmap's pair images are looked for
+constexpr int kPairPollLimit = 100;     // ... at most this often (10 s), then grab anyway
+constexpr int kHeatmapReplotMs = 200;   // the queued replot of the selected cell lands
 
 }  // namespace
 
 using namespace hnclip::gui;
 
-ScriptedSession::ScriptedSession(MainWindow* window, const WorkbenchOptions& user, ScriptOptions options)
+ScriptedSession::ScriptedSession(MainWindow* window, const WorkbenchOptions& user,
+                                 ScriptOptions options)
     : QObject(window), window_(window), options_(std::move(options)) {
   latency_ = new EventLoopLatencyMonitor(kLatencySampleMs, this);
   latency_->start();
   connect(window_, &MainWindow::closing, this, &ScriptedSession::writeLatencyReport);
-  connect(window_->trainTab(), &TrainPanel::epochEvaluated, this, &ScriptedSession::onEpochEvaluated);
+  connect(window_->trainTab(), &TrainPanel::epochEvaluated, this,
+          &ScriptedSession::onEpochEvaluated);
   if (options_.select_caption >= 0) startCaptionSelection(user.show_tab);
-  if (user.retrieval_runs.size() == 2 && options_.retrieval_select_largest_diff) startRetrievalSelection();
-  if (user.gbar_run > 0 && !options_.gbar_screenshot_path.isEmpty()) startHeatmapScreenshot(user.gbar_run);
+  if (user.retrieval_runs.size() == 2 && options_.retrieval_select_largest_diff)
+    startRetrievalSelection();
+  if (user.gbar_run > 0 && !options_.gbar_screenshot_path.isEmpty())
+    startHeatmapScreenshot(user.gbar_run);
   if (options_.autostart) startAutostart();
 }
 
@@ -53,7 +57,8 @@ void ScriptedSession::startAutostart() {
     latency_->reset();
     window_->trainTab()->startRun();
     if (!window_->trainTab()->isTraining()) {
-      qWarning("--autostart: the configuration is not valid: %s", qPrintable(window_->trainTab()->configProblem()));
+      qWarning("--autostart: the configuration is not valid: %s",
+               qPrintable(window_->trainTab()->configProblem()));
       QApplication::exit(2);
     }
   });
@@ -78,7 +83,8 @@ void ScriptedSession::onEpochEvaluated(qint64, int epoch) {
 // again with its thumbnails in memory.
 void ScriptedSession::startCaptionSelection(const QString& show_tab) {
   CaptionsPanel* captions = window_->captionsTab();
-  connect(captions, &CaptionsPanel::detailImagesShown, this, &ScriptedSession::onCaptionImagesShown);
+  connect(captions, &CaptionsPanel::detailImagesShown, this,
+          &ScriptedSession::onCaptionImagesShown);
   connect(captions, &CaptionsPanel::loadFailed, this, [](const QString& message) {
     qWarning("--select-caption: the caption geometry could not be loaded: %s", qPrintable(message));
     QApplication::exit(3);
@@ -114,7 +120,8 @@ void ScriptedSession::onCaptionImagesShown(qint64 caption, qint64 elapsed_ms) {
 
 void ScriptedSession::finishCaptionSelection() {
   const bool quit = !options_.caption_detail_screenshot.isEmpty() ||
-                    !options_.caption_window_screenshot.isEmpty() || !options_.caption_timing_path.isEmpty();
+                    !options_.caption_window_screenshot.isEmpty() ||
+                    !options_.caption_timing_path.isEmpty();
   if (!quit) return;
   QTimer::singleShot(kDetailLayoutMs, this, [this] {
     CaptionsPanel* captions = window_->captionsTab();
@@ -125,19 +132,22 @@ void ScriptedSession::finishCaptionSelection() {
       qWarning("--screenshot-detail: %s", qPrintable(error));
       ++failures;
     }
-    if (!options_.caption_window_screenshot.isEmpty() && !window_->grab().save(options_.caption_window_screenshot)) {
-      qWarning("--screenshot-captions-window: cannot write %s", qPrintable(options_.caption_window_screenshot));
+    if (!options_.caption_window_screenshot.isEmpty() &&
+        !window_->grab().save(options_.caption_window_screenshot)) {
+      qWarning("--screenshot-captions-window: cannot write %s",
+               qPrintable(options_.caption_window_screenshot));
       ++failures;
     }
     if (!options_.caption_timing_path.isEmpty()) {
       const auto* data = captions->data();
-      QJsonObject o{{QStringLiteral("caption"), options_.select_caption},
-                    {QStringLiteral("captions"), static_cast<qint64>(data ? data->record.stats.captions : 0)},
-                    {QStringLiteral("neighbors_shown"), captions->detailNeighborCount()},
-                    {QStringLiteral("first_show_ms"), caption_first_ms_},
-                    {QStringLiteral("reshow_from_memory_ms"), caption_reshow_ms_},
-                    {QStringLiteral("thumbnail_memory_bytes"), captions->thumbnails()->memoryBytes()},
-                    {QStringLiteral("thumbnail_memory_count"), captions->thumbnails()->memoryCount()}};
+      QJsonObject o{
+          {QStringLiteral("caption"), options_.select_caption},
+          {QStringLiteral("captions"), static_cast<qint64>(data ? data->record.stats.captions : 0)},
+          {QStringLiteral("neighbors_shown"), captions->detailNeighborCount()},
+          {QStringLiteral("first_show_ms"), caption_first_ms_},
+          {QStringLiteral("reshow_from_memory_ms"), caption_reshow_ms_},
+          {QStringLiteral("thumbnail_memory_bytes"), captions->thumbnails()->memoryBytes()},
+          {QStringLiteral("thumbnail_memory_count"), captions->thumbnails()->memoryCount()}};
       QFile f(options_.caption_timing_path);
       if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(o).toJson()) < 0) {
         qWarning("--caption-timing: cannot write %s", qPrintable(options_.caption_timing_path));
@@ -162,7 +172,8 @@ void ScriptedSession::startRetrievalSelection() {
     if (retrieval->queryCount() == 0 || retrieval->isBusy() || retrieval->selectedQuery()) return;
     if (!retrieval->retrieversReady()) {
       qWarning("--retrieval-runs: %s",
-               qPrintable(retrieval->lastError().isEmpty() ? retrieval->warning() : retrieval->lastError()));
+               qPrintable(retrieval->lastError().isEmpty() ? retrieval->warning()
+                                                           : retrieval->lastError()));
       if (scripted) QApplication::exit(3);
       return;
     }
@@ -184,7 +195,8 @@ void ScriptedSession::startRetrievalSelection() {
     disconnect(*once);
     QTimer::singleShot(kLastRepaintMs, this, [this] {
       if (!window_->grab().save(options_.retrieval_screenshot_path)) {
-        qWarning("--screenshot-retrieval: cannot write %s", qPrintable(options_.retrieval_screenshot_path));
+        qWarning("--screenshot-retrieval: cannot write %s",
+                 qPrintable(options_.retrieval_screenshot_path));
         QApplication::exit(3);
         return;
       }
@@ -213,7 +225,8 @@ void ScriptedSession::startHeatmapScreenshot(qint64 run) {
       poll->deleteLater();
       QTimer::singleShot(kHeatmapReplotMs, this, [this, gbar] {
         if (!gbar->grab().save(options_.gbar_screenshot_path)) {
-          qWarning("--screenshot-heatmap: cannot write %s", qPrintable(options_.gbar_screenshot_path));
+          qWarning("--screenshot-heatmap: cannot write %s",
+                   qPrintable(options_.gbar_screenshot_path));
           QApplication::exit(4);
           return;
         }

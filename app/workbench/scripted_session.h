@@ -29,10 +29,12 @@ struct ScriptOptions {
   qint64 select_caption = -1;         // --select-caption N: Captions tab, caption N once loaded
   QString caption_detail_screenshot;  // --screenshot-detail: that caption's detail view, then quit
   QString caption_window_screenshot;  // --screenshot-captions-window: the window at that moment
-  QString caption_timing_path;        // --caption-timing: JSON of selection → images shown, then quit
-  bool retrieval_select_largest_diff = false;  // --select-largest-diff: the query A and B split on most
-  QString retrieval_screenshot_path;  // --screenshot-retrieval: the window once that view is painted
-  QString gbar_screenshot_path;       // --screenshot-heatmap: the heatmaps page of --gbar-run, then quit
+  QString caption_timing_path;  // --caption-timing: JSON of selection → images shown, then quit
+  bool retrieval_select_largest_diff =
+      false;  // --select-largest-diff: the query A and B split on most
+  QString
+      retrieval_screenshot_path;  // --screenshot-retrieval: the window once that view is painted
+  QString gbar_screenshot_path;  // --screenshot-heatmap: the heatmaps page of --gbar-run, then quit
 };
 
 class ScriptedSession : public QObject {

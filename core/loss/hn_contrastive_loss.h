@@ -1,5 +1,5 @@
 #pragma once
-// The HN-CLIP loss (shared/DESIGN.md §3): symmetric InfoNCE whose negatives get an additive,
+// The HN-CLIP loss (docs/DESIGN.md §3): symmetric InfoNCE whose negatives get an additive,
 // caption-similarity margin γ·Ḡ. Ḡ = stopgrad(T_g T_gᵀ) with its diagonal set to 0, where T_g is
 // the live text features (recomputed Ḡ) or a frozen copy's (frozen Ḡ). γ = 0 is plain InfoNCE,
 // bit for bit (Ḡ is then never formed).

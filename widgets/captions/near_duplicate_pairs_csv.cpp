@@ -8,7 +8,8 @@
 
 namespace hnclip::gui {
 
-bool write_near_duplicate_pairs_csv(const QString& path, const hnclip::CaptionGeometryRecord& record,
+bool write_near_duplicate_pairs_csv(const QString& path,
+                                    const hnclip::CaptionGeometryRecord& record,
                                     const std::vector<QString>& texts, QString* error) {
   auto fail = [error](const QString& message) {
     if (error) *error = message;
@@ -22,7 +23,8 @@ bool write_near_duplicate_pairs_csv(const QString& path, const hnclip::CaptionGe
   QTextStream out(&file);
   out << "rank,cosine,caption_a,caption_b,text_a,text_b\n";
   const auto text = [&texts](int64_t c) {
-    return c >= 0 && c < static_cast<int64_t>(texts.size()) ? texts[static_cast<size_t>(c)] : QString();
+    return c >= 0 && c < static_cast<int64_t>(texts.size()) ? texts[static_cast<size_t>(c)]
+                                                            : QString();
   };
   for (const auto& p : record.pairs) {
     out << p.rank << ',' << QString::number(p.cosine, 'f', 6) << ',' << p.a << ',' << p.b << ','

@@ -27,8 +27,8 @@ void fill_config_diff_model(QStandardItemModel* model, const std::vector<ConfigD
     header->setIcon(columns[c].swatch);
     model->setHorizontalHeaderItem(static_cast<int>(c), header);
   }
-  const QColor highlight = mix(palette.color(QPalette::Highlight), palette.color(QPalette::Base),
-                               kDiffHighlightPercent);
+  const QColor highlight =
+      mix(palette.color(QPalette::Highlight), palette.color(QPalette::Base), kDiffHighlightPercent);
   for (const auto& row : rows) {
     QList<QStandardItem*> items;
     for (size_t c = 0; c < row.values.size(); ++c) {

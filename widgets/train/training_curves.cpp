@@ -101,7 +101,8 @@ CurveSeries& TrainingCurves::ensureSeries(int chart, int64_t run, int series) {
 }
 
 void TrainingCurves::addPoint(int chart, int64_t run, int series, double step, double value) {
-  if (!std::isfinite(value)) return;  // an infinite ratio / undefined cosine has no place on a curve
+  if (!std::isfinite(value))
+    return;  // an infinite ratio / undefined cosine has no place on a curve
   const CurveChartSpec& spec = charts()[chart];
   CurveSeries& s = ensureSeries(chart, run, series);
   const bool clamped = spec.clamp_zero && value <= 0;
@@ -137,7 +138,8 @@ void TrainingCurves::recomputeBounds(int chart) {
 void TrainingCurves::addStep(int64_t run, const StepMetricRow& row) {
   RunData& data = runs_[run];
   const auto step = static_cast<double>(row.step);
-  if (!data.step_keys.empty() && step <= data.step_keys.back()) truncate(run, CurveSource::Steps, step);
+  if (!data.step_keys.empty() && step <= data.step_keys.back())
+    truncate(run, CurveSource::Steps, step);
   data.step_keys.push_back(step);
   data.step_walls.push_back(row.wall_time_s);
   addPoint(kLoss, run, 0, step, row.loss);
@@ -188,7 +190,8 @@ void TrainingCurves::updateFractionPoint(int64_t run, int epoch, int64_t step) {
     ++chart.changes;
   } else if (epoch > data.fraction_epoch || !has_point) {
     data.fraction_epoch = epoch;
-    for (int i = 0; i < 2; ++i) addPoint(kProbeFractions, run, i, static_cast<double>(step), values[i]);
+    for (int i = 0; i < 2; ++i)
+      addPoint(kProbeFractions, run, i, static_cast<double>(step), values[i]);
   } else {
     rebuildFractions(run);  // an epoch out of order: rare, so simply redo the run's points
   }
@@ -241,7 +244,8 @@ void TrainingCurves::addRecall(int64_t run, int64_t step, const std::string& spl
   const std::string key = direction + "_R@" + std::to_string(k);
   const auto& series = charts()[kRecall].series;
   for (size_t i = 0; i < series.size(); ++i) {
-    if (key == series[i]) addPoint(kRecall, run, static_cast<int>(i), static_cast<double>(step), recall);
+    if (key == series[i])
+      addPoint(kRecall, run, static_cast<int>(i), static_cast<double>(step), recall);
   }
 }
 

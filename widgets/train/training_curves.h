@@ -25,7 +25,7 @@ namespace hnclip::gui {
 enum class CurveSource { Steps, Probes, Evals };
 
 struct CurveChartSpec {
-  const char* name;                 // API and CSV name ("loss", "grad_norm", ...)
+  const char* name;  // API and CSV name ("loss", "grad_norm", ...)
   CurveSource source;
   bool smoothed;                    // an EMA is kept beside the raw values
   bool clamp_zero;                  // values <= 0 are drawn at kZeroClamp and marked
@@ -46,13 +46,13 @@ struct CurveEma {
 };
 
 struct CurveSeries {
-  bool present = false;             // has had a point: the view draws a graph for it
-  bool has_zeros = false;           // some value was clamped: the view draws zero markers
-  std::vector<CurvePoint> raw;      // sorted by key
-  std::vector<CurvePoint> smoothed; // the EMA of raw (smoothed charts only)
-  std::vector<CurvePoint> zeros;    // where raw was clamped
+  bool present = false;              // has had a point: the view draws a graph for it
+  bool has_zeros = false;            // some value was clamped: the view draws zero markers
+  std::vector<CurvePoint> raw;       // sorted by key
+  std::vector<CurvePoint> smoothed;  // the EMA of raw (smoothed charts only)
+  std::vector<CurvePoint> zeros;     // where raw was clamped
   CurveEma ema;
-  uint64_t revision = 0;            // bumped on anything but an append at the end
+  uint64_t revision = 0;  // bumped on anything but an append at the end
 };
 
 // Data bounds of a chart, kept as points arrive so that following the data costs O(1) per point.
@@ -74,7 +74,15 @@ struct CurveTable {
 class TrainingCurves {
  public:
   static constexpr double kZeroClamp = 1e-10;  // where a zero gradient norm is drawn on a log axis
-  enum ChartIndex : int { kLoss, kGradNorm, kGradRatio, kGradCosine, kProbeFractions, kLr, kRecall };
+  enum ChartIndex : int {
+    kLoss,
+    kGradNorm,
+    kGradRatio,
+    kGradCosine,
+    kProbeFractions,
+    kLr,
+    kRecall
+  };
   static const std::vector<CurveChartSpec>& charts();
 
   // Feeding. A step at or before a stream's last step (a resumed run repeating the steps after
