@@ -3,7 +3,7 @@
 // Image.resize((w, h), Image.BICUBIC) — the resampling OpenAI CLIP was trained with (torchvision's
 // Resize on a PIL image calls it). OpenCV's INTER_CUBIC samples the source without widening the
 // kernel when shrinking, so it aliases where Pillow averages; the two differ by far more than the
-// model tolerates (see tests/core/test_pillow_resize.cpp), hence this re-implementation.
+// model tolerates (see tests/core/data/test_pillow_resize.cpp), hence this re-implementation.
 //
 // What Pillow does, and this does identically (Pillow 9.4, src/libImaging/Resample.c):
 // - a separable convolution with the bicubic kernel (a = -0.5, support 2), widened by the scale

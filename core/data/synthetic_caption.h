@@ -4,7 +4,7 @@
 // words, size, colour, shape, texture), then a background sentence. A caption is a pure function
 // of the scene, so near-twins get captions that differ only in the words of their one change.
 // Length: 63-91 words for 3-4 objects, always within the 94 words that fit a 96-token context
-// with start and end tokens (checked in tests/core/test_synthetic_benchmark.cpp).
+// with start and end tokens (checked in tests/core/data/test_synthetic_benchmark.cpp).
 // Threading: free functions without state.
 
 #include <cstddef>

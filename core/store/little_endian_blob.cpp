@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "store/run_store.h"
+#include "store/store_error.h"
 
 namespace hnclip {
 

@@ -7,11 +7,12 @@
 #include <filesystem>
 #include <system_error>
 
+#include "store/column.h"
 #include "store/host_process.h"
+#include "store/little_endian_blob.h"
 #include "store/schema_migrations.h"
 #include "store/sqlite_statement.h"
 #include "store/sqlite_transaction.h"
-#include "store/little_endian_blob.h"
 #include "store/topk_blob.h"
 
 namespace hnclip {
@@ -44,29 +45,124 @@ void check_folder(const std::string& path) {
   }
 }
 
-constexpr const char* kRunColumns =
-    "id, name, status, status_message, config_json, device, git_rev, created_at_ms, "
-    "started_at_ms, finished_at_ms, pid, host, best_epoch, tags, data_summary_json";
+// ---- the row types' columns (custom hooks first) ----
 
-RunRecord read_run(const Statement& st) {
-  RunRecord r;
-  r.id = st.column_int64(0);
-  r.name = st.column_text(1);
-  r.status = run_status_from_string(st.column_text(2));
-  r.status_message = st.column_text(3);
-  r.config_json = st.column_text(4);
-  r.device = st.column_text(5);
-  r.git_rev = st.column_text(6);
-  r.created_at_ms = st.column_int64(7);
-  r.started_at_ms = st.column_int64(8);
-  r.finished_at_ms = st.column_int64(9);
-  r.pid = st.column_int64(10);
-  r.host = st.column_text(11);
-  r.best_epoch = static_cast<int>(st.column_int64(12));
-  r.tags = st.column_text(13);
-  r.data_summary_json = st.column_text(14);
-  return r;
+void read_run_id(const Statement& st, int i, RunRecord& r) { r.id = st.column_int64(i); }
+void bind_status(Statement& st, int i, const RunRecord& r) { st.bind_text(i, to_string(r.status)); }
+void read_status(const Statement& st, int i, RunRecord& r) {
+  r.status = run_status_from_string(st.column_text(i));
 }
+// created_at_ms of 0 is stored as "now".
+template <typename Row>
+void bind_created_at(Statement& st, int i, const Row& r) {
+  st.bind_int64(i, r.created_at_ms != 0 ? r.created_at_ms : unix_time_ms());
+}
+template <typename Row>
+void read_created_at(const Statement& st, int i, Row& r) {
+  r.created_at_ms = st.column_int64(i);
+}
+void bind_data_summary(Statement& st, int i, const RunRecord& r) {
+  st.bind_text(i, r.data_summary_json.empty() ? "{}" : r.data_summary_json);
+}
+void read_data_summary(const Statement& st, int i, RunRecord& r) {
+  r.data_summary_json = st.column_text(i);
+}
+
+constexpr Column<RunRecord> kRunColumns[] = {
+    {"id", nullptr, read_run_id},  // the rowid, assigned by SQLite
+    {"name", &RunRecord::name},
+    {"status", bind_status, read_status},
+    {"status_message", &RunRecord::status_message},
+    {"config_json", &RunRecord::config_json},
+    {"device", &RunRecord::device},
+    {"git_rev", &RunRecord::git_rev},
+    {"created_at_ms", bind_created_at<RunRecord>, read_created_at<RunRecord>},
+    {"started_at_ms", &RunRecord::started_at_ms},
+    {"finished_at_ms", &RunRecord::finished_at_ms},
+    {"pid", &RunRecord::pid},
+    {"host", &RunRecord::host},
+    {"best_epoch", &RunRecord::best_epoch},
+    {"tags", &RunRecord::tags},
+    {"data_summary_json", bind_data_summary, read_data_summary},
+};
+
+// Rows of a run's tables follow its run_id key.
+constexpr Column<StepMetricRow> kStepMetricColumns[] = {
+    {"step", &StepMetricRow::step},
+    {"epoch", &StepMetricRow::epoch},
+    {"wall_time_s", &StepMetricRow::wall_time_s},
+    {"loss", &StepMetricRow::loss},
+    {"loss_standard", &StepMetricRow::loss_standard},
+    {"lr", &StepMetricRow::lr},
+    {"logit_scale", &StepMetricRow::logit_scale},
+    {"grad_norm", &StepMetricRow::grad_norm},
+};
+
+constexpr Column<ProbeRow> kProbeColumns[] = {
+    {"step", &ProbeRow::step},
+    {"epoch", &ProbeRow::epoch},
+    {"loss_standard", &ProbeRow::loss_standard},
+    {"loss_boosted", &ProbeRow::loss_boosted},
+    {"grad_norm_standard", &ProbeRow::grad_norm_standard},
+    {"grad_norm_boosted", &ProbeRow::grad_norm_boosted},
+    {"grad_ratio", &ProbeRow::grad_ratio},
+    {"grad_cosine", &ProbeRow::grad_cosine},
+};
+
+void bind_gbar_size(Statement& st, int i, const GbarSnapshotRow& r) {
+  st.bind_int64(i, static_cast<int64_t>(r.captions.size()));
+}
+void bind_gbar_captions(Statement& st, int i, const GbarSnapshotRow& r) {
+  st.bind_blob(i, encode_int64_blob(r.captions));
+}
+void read_gbar_captions(const Statement& st, int i, GbarSnapshotRow& r) {
+  r.captions = decode_int64_blob(st.column_blob(i), st.context());
+}
+void bind_gbar_matrix(Statement& st, int i, const GbarSnapshotRow& r) {
+  st.bind_blob(i, encode_float32_blob(r.matrix));
+}
+void read_gbar_matrix(const Statement& st, int i, GbarSnapshotRow& r) {
+  r.matrix = decode_float32_blob(st.column_blob(i), st.context());
+}
+
+constexpr Column<GbarSnapshotRow> kGbarSnapshotColumns[] = {
+    {"epoch", &GbarSnapshotRow::epoch},
+    {"batch", &GbarSnapshotRow::batch},
+    {"size", bind_gbar_size, nullptr},  // the captions' count, for SQL readers of the table
+    {"captions", bind_gbar_captions, read_gbar_captions},
+    {"matrix", bind_gbar_matrix, read_gbar_matrix},
+    {"max_value", &GbarSnapshotRow::max_value},
+    {"max_i", &GbarSnapshotRow::max_i},
+    {"max_j", &GbarSnapshotRow::max_j},
+};
+
+constexpr Column<EpochEvalRow> kEpochEvalColumns[] = {
+    {"epoch", &EpochEvalRow::epoch}, {"step", &EpochEvalRow::step},
+    {"split", &EpochEvalRow::split}, {"direction", &EpochEvalRow::direction},
+    {"k", &EpochEvalRow::k},         {"recall", &EpochEvalRow::recall},
+};
+
+void bind_topk(Statement& st, int i, const QueryRankRow& r) {
+  st.bind_blob(i, encode_topk(r.topk));
+}
+void read_topk(const Statement& st, int i, QueryRankRow& r) {
+  r.topk = decode_topk(st.column_blob(i), st.context());
+}
+
+// Follow the keys run_id, epoch, split, direction.
+constexpr Column<QueryRankRow> kQueryRankColumns[] = {
+    {"query", &QueryRankRow::query},
+    {"rank", &QueryRankRow::rank},
+    {"topk", bind_topk, read_topk},
+};
+
+constexpr Column<CheckpointRow> kCheckpointColumns[] = {
+    {"epoch", &CheckpointRow::epoch},
+    {"step", &CheckpointRow::step},
+    {"path", &CheckpointRow::path},
+    {"mean_r1", &CheckpointRow::mean_r1},
+    {"created_at_ms", bind_created_at<CheckpointRow>, read_created_at<CheckpointRow>},
+};
 
 void check_direction(const std::string& path, const RetrievalResult& result,
                      const std::string& expected) {
@@ -91,9 +187,9 @@ int64_t unix_time_ms() {
 
 RunStore::RunStore(const std::string& path) : path_(path) {
   check_folder(path_);
-  const int rc = sqlite3_open_v2(path_.c_str(), &db_,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                                 nullptr);
+  const int rc =
+      sqlite3_open_v2(path_.c_str(), &db_,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     const std::string detail = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close_v2(db_);
@@ -151,8 +247,8 @@ void RunStore::migrate() {
   if (found == latest) return;
   for (const auto& step : schema_migrations()) {
     if (step.version <= found) continue;
-    const std::string op = "migrate schema to version " + std::to_string(step.version) + " (" +
-                           step.description + ")";
+    const std::string op =
+        "migrate schema to version " + std::to_string(step.version) + " (" + step.description + ")";
     Transaction tx(db_, path_, op);
     // Another connection may have migrated while we waited for the write lock.
     const int now = read_user_version();
@@ -168,27 +264,9 @@ void RunStore::migrate() {
 // ---- runs ----
 
 int64_t RunStore::create_run(const RunRecord& record) {
-  Statement st(db_, path_,
-               "INSERT INTO runs (name, status, status_message, config_json, device, git_rev, "
-               "created_at_ms, started_at_ms, finished_at_ms, pid, host, best_epoch, tags, "
-               "data_summary_json) "
-               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+  Statement st(db_, path_, insert_sql("INSERT INTO runs", {}, kRunColumns).c_str(),
                "create run \"" + record.name + "\"");
-  st.bind_text(1, record.name)
-      .bind_text(2, to_string(record.status))
-      .bind_text(3, record.status_message)
-      .bind_text(4, record.config_json)
-      .bind_text(5, record.device)
-      .bind_text(6, record.git_rev)
-      .bind_int64(7, record.created_at_ms != 0 ? record.created_at_ms : unix_time_ms())
-      .bind_int64(8, record.started_at_ms)
-      .bind_int64(9, record.finished_at_ms)
-      .bind_int64(10, record.pid)
-      .bind_text(11, record.host)
-      .bind_int64(12, record.best_epoch)
-      .bind_text(13, record.tags)
-      .bind_text(14, record.data_summary_json.empty() ? "{}" : record.data_summary_json);
-  st.run();
+  bind_row(st, 1, kRunColumns, record).run();
   return sqlite3_last_insert_rowid(db_);
 }
 
@@ -201,21 +279,21 @@ bool RunStore::delete_run(int64_t id) {
 
 std::optional<RunRecord> RunStore::find_run(int64_t id) const {
   Statement st(db_, path_,
-               (std::string("SELECT ") + kRunColumns + " FROM runs WHERE id = ?1").c_str(),
+               ("SELECT " + select_list(kRunColumns) + " FROM runs WHERE id = ?1").c_str(),
                "find run " + std::to_string(id));
   st.bind_int64(1, id);
   if (!st.step()) return std::nullopt;
-  return read_run(st);
+  return read_row(st, kRunColumns);
 }
 
 std::vector<RunRecord> RunStore::list_runs() const {
-  Statement st(db_, path_,
-               (std::string("SELECT ") + kRunColumns +
-                " FROM runs ORDER BY created_at_ms DESC, id DESC")
-                   .c_str(),
-               "list runs");
+  Statement st(
+      db_, path_,
+      ("SELECT " + select_list(kRunColumns) + " FROM runs ORDER BY created_at_ms DESC, id DESC")
+          .c_str(),
+      "list runs");
   std::vector<RunRecord> runs;
-  while (st.step()) runs.push_back(read_run(st));
+  while (st.step()) runs.push_back(read_row(st, kRunColumns));
   return runs;
 }
 
@@ -294,8 +372,8 @@ int RunStore::mark_dead_runs_interrupted() {
   };
   std::vector<Candidate> dead;
   {
-    Statement st(db_, path_,
-                 "SELECT id, pid FROM runs WHERE status = ?1 AND host = ?2 AND pid > 0", op);
+    Statement st(db_, path_, "SELECT id, pid FROM runs WHERE status = ?1 AND host = ?2 AND pid > 0",
+                 op);
     st.bind_text(1, to_string(RunStatus::Running)).bind_text(2, host);
     while (st.step()) {
       const Candidate c{st.column_int64(0), st.column_int64(1)};
@@ -324,24 +402,13 @@ int RunStore::mark_dead_runs_interrupted() {
 
 void RunStore::append_step_metrics(int64_t run, const std::vector<StepMetricRow>& rows) {
   if (rows.empty()) return;
-  const std::string op = "append " + std::to_string(rows.size()) + " step metrics to run " +
-                         std::to_string(run);
+  const std::string op =
+      "append " + std::to_string(rows.size()) + " step metrics to run " + std::to_string(run);
   Transaction tx(db_, path_, op);
   Statement st(db_, path_,
-               "INSERT INTO step_metrics (run_id, step, epoch, wall_time_s, loss, loss_standard, "
-               "lr, logit_scale, grad_norm) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-               op);
+               insert_sql("INSERT INTO step_metrics", {"run_id"}, kStepMetricColumns).c_str(), op);
   for (const auto& r : rows) {
-    st.bind_int64(1, run)
-        .bind_int64(2, r.step)
-        .bind_int64(3, r.epoch)
-        .bind_double(4, r.wall_time_s)
-        .bind_double(5, r.loss)
-        .bind_double(6, r.loss_standard)
-        .bind_double(7, r.lr)
-        .bind_double(8, r.logit_scale)
-        .bind_double(9, r.grad_norm);
-    st.run();
+    bind_row(st.bind_int64(1, run), 2, kStepMetricColumns, r).run();
     st.reset();
   }
   tx.commit();
@@ -349,30 +416,20 @@ void RunStore::append_step_metrics(int64_t run, const std::vector<StepMetricRow>
 
 std::vector<StepMetricRow> RunStore::step_metrics(int64_t run) const {
   Statement st(db_, path_,
-               "SELECT step, epoch, wall_time_s, loss, loss_standard, lr, logit_scale, grad_norm "
-               "FROM step_metrics WHERE run_id = ?1 ORDER BY step",
+               ("SELECT " + select_list(kStepMetricColumns) +
+                " FROM step_metrics WHERE run_id = ?1 ORDER BY step")
+                   .c_str(),
                "read step metrics of run " + std::to_string(run));
   st.bind_int64(1, run);
   std::vector<StepMetricRow> rows;
-  while (st.step()) {
-    StepMetricRow r;
-    r.step = st.column_int64(0);
-    r.epoch = static_cast<int>(st.column_int64(1));
-    r.wall_time_s = st.column_double(2);
-    r.loss = st.column_double(3);
-    r.loss_standard = st.column_double(4);
-    r.lr = st.column_double(5);
-    r.logit_scale = st.column_double(6);
-    r.grad_norm = st.column_double(7);
-    rows.push_back(r);
-  }
+  while (st.step()) rows.push_back(read_row(st, kStepMetricColumns));
   return rows;
 }
 
 void RunStore::delete_step_metrics_after(int64_t run, int64_t step) {
-  Statement st(db_, path_, "DELETE FROM step_metrics WHERE run_id = ?1 AND step > ?2",
-               "delete step metrics of run " + std::to_string(run) + " after step " +
-                   std::to_string(step));
+  Statement st(
+      db_, path_, "DELETE FROM step_metrics WHERE run_id = ?1 AND step > ?2",
+      "delete step metrics of run " + std::to_string(run) + " after step " + std::to_string(step));
   st.bind_int64(1, run).bind_int64(2, step);
   st.run();
 }
@@ -381,50 +438,26 @@ void RunStore::delete_step_metrics_after(int64_t run, int64_t step) {
 
 void RunStore::append_probes(int64_t run, const std::vector<ProbeRow>& rows) {
   if (rows.empty()) return;
-  const std::string op = "append " + std::to_string(rows.size()) + " gradient probes to run " +
-                         std::to_string(run);
+  const std::string op =
+      "append " + std::to_string(rows.size()) + " gradient probes to run " + std::to_string(run);
   Transaction tx(db_, path_, op);
-  Statement st(db_, path_,
-               "INSERT INTO probes (run_id, step, epoch, loss_standard, loss_boosted, "
-               "grad_norm_standard, grad_norm_boosted, grad_ratio, grad_cosine) "
-               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-               op);
+  Statement st(db_, path_, insert_sql("INSERT INTO probes", {"run_id"}, kProbeColumns).c_str(), op);
   for (const auto& r : rows) {
-    st.bind_int64(1, run)
-        .bind_int64(2, r.step)
-        .bind_int64(3, r.epoch)
-        .bind_double(4, r.loss_standard)
-        .bind_double(5, r.loss_boosted)
-        .bind_double(6, r.grad_norm_standard)
-        .bind_double(7, r.grad_norm_boosted)
-        .bind_double(8, r.grad_ratio)
-        .bind_double(9, r.grad_cosine);
-    st.run();
+    bind_row(st.bind_int64(1, run), 2, kProbeColumns, r).run();
     st.reset();
   }
   tx.commit();
 }
 
 std::vector<ProbeRow> RunStore::probes(int64_t run) const {
-  Statement st(db_, path_,
-               "SELECT step, epoch, loss_standard, loss_boosted, grad_norm_standard, "
-               "grad_norm_boosted, grad_ratio, grad_cosine FROM probes WHERE run_id = ?1 "
-               "ORDER BY step",
-               "read gradient probes of run " + std::to_string(run));
+  Statement st(
+      db_, path_,
+      ("SELECT " + select_list(kProbeColumns) + " FROM probes WHERE run_id = ?1 ORDER BY step")
+          .c_str(),
+      "read gradient probes of run " + std::to_string(run));
   st.bind_int64(1, run);
   std::vector<ProbeRow> rows;
-  while (st.step()) {
-    ProbeRow r;
-    r.step = st.column_int64(0);
-    r.epoch = static_cast<int>(st.column_int64(1));
-    r.loss_standard = st.column_double(2);
-    r.loss_boosted = st.column_double(3);
-    r.grad_norm_standard = st.column_double(4);
-    r.grad_norm_boosted = st.column_double(5);
-    r.grad_ratio = st.column_double(6);
-    r.grad_cosine = st.column_double(7);
-    rows.push_back(r);
-  }
+  while (st.step()) rows.push_back(read_row(st, kProbeColumns));
   return rows;
 }
 
@@ -446,47 +479,30 @@ void RunStore::write_gbar_snapshot(int64_t run, const GbarSnapshotRow& row) {
     throw StoreError(path_ + ": " + op + ": matrix has " + std::to_string(row.matrix.size()) +
                      " values for " + std::to_string(n) + " captions");
   }
-  Statement st(db_, path_,
-               "INSERT OR REPLACE INTO gbar_snapshots (run_id, epoch, batch, size, captions, matrix, "
-               "max_value, max_i, max_j) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-               op);
-  st.bind_int64(1, run)
-      .bind_int64(2, row.epoch)
-      .bind_int64(3, row.batch)
-      .bind_int64(4, static_cast<int64_t>(n))
-      .bind_blob(5, encode_int64_blob(row.captions))
-      .bind_blob(6, encode_float32_blob(row.matrix))
-      .bind_double(7, row.max_value)
-      .bind_int64(8, row.max_i)
-      .bind_int64(9, row.max_j);
-  st.run();
+  Statement st(
+      db_, path_,
+      insert_sql("INSERT OR REPLACE INTO gbar_snapshots", {"run_id"}, kGbarSnapshotColumns).c_str(),
+      op);
+  bind_row(st.bind_int64(1, run), 2, kGbarSnapshotColumns, row).run();
 }
 
 std::vector<GbarSnapshotRow> RunStore::gbar_snapshots(int64_t run) const {
   const std::string op = "read Ḡ snapshots of run " + std::to_string(run);
   Statement st(db_, path_,
-               "SELECT epoch, batch, captions, matrix, max_value, max_i, max_j FROM gbar_snapshots "
-               "WHERE run_id = ?1 ORDER BY epoch, batch",
+               ("SELECT " + select_list(kGbarSnapshotColumns) +
+                " FROM gbar_snapshots WHERE run_id = ?1 ORDER BY epoch, batch")
+                   .c_str(),
                op);
   st.bind_int64(1, run);
   std::vector<GbarSnapshotRow> rows;
-  while (st.step()) {
-    GbarSnapshotRow r;
-    r.epoch = static_cast<int>(st.column_int64(0));
-    r.batch = static_cast<int>(st.column_int64(1));
-    r.captions = decode_int64_blob(st.column_blob(2), path_ + ": " + op);
-    r.matrix = decode_float32_blob(st.column_blob(3), path_ + ": " + op);
-    r.max_value = static_cast<float>(st.column_double(4));
-    r.max_i = st.column_int64(5);
-    r.max_j = st.column_int64(6);
-    rows.push_back(std::move(r));
-  }
+  while (st.step()) rows.push_back(read_row(st, kGbarSnapshotColumns));
   return rows;
 }
 
 void RunStore::delete_gbar_snapshots_after(int64_t run, int epoch) {
-  Statement st(db_, path_, "DELETE FROM gbar_snapshots WHERE run_id = ?1 AND epoch > ?2",
-               "delete Ḡ snapshots of run " + std::to_string(run) + " after epoch " + std::to_string(epoch));
+  Statement st(
+      db_, path_, "DELETE FROM gbar_snapshots WHERE run_id = ?1 AND epoch > ?2",
+      "delete Ḡ snapshots of run " + std::to_string(run) + " after epoch " + std::to_string(epoch));
   st.bind_int64(1, run).bind_int64(2, epoch);
   st.run();
 }
@@ -501,46 +517,34 @@ void RunStore::write_epoch_eval(int64_t run, int epoch, int64_t step, const std:
                          " epoch " + std::to_string(epoch);
   Transaction tx(db_, path_, op);
   for (const char* table : {"epoch_evals", "query_ranks"}) {
-    Statement del(db_, path_,
-                  (std::string("DELETE FROM ") + table +
-                   " WHERE run_id = ?1 AND epoch = ?2 AND split = ?3")
-                      .c_str(),
-                  op);
+    Statement del(
+        db_, path_,
+        (std::string("DELETE FROM ") + table + " WHERE run_id = ?1 AND epoch = ?2 AND split = ?3")
+            .c_str(),
+        op);
     del.bind_int64(1, run).bind_int64(2, epoch).bind_text(3, split);
     del.run();
   }
-  Statement recall(db_, path_,
-                   "INSERT INTO epoch_evals (run_id, epoch, step, split, direction, k, recall) "
-                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                   op);
+  Statement recall(
+      db_, path_, insert_sql("INSERT INTO epoch_evals", {"run_id"}, kEpochEvalColumns).c_str(), op);
   Statement rank(db_, path_,
-                 "INSERT INTO query_ranks (run_id, epoch, split, direction, query, rank, topk) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                 insert_sql("INSERT INTO query_ranks", {"run_id", "epoch", "split", "direction"},
+                            kQueryRankColumns)
+                     .c_str(),
                  op);
-  const std::pair<const char*, const RetrievalResult*> directions[] = {{kT2I, &t2i},
-                                                                       {kI2T, &i2t}};
+  const std::pair<const char*, const RetrievalResult*> directions[] = {{kT2I, &t2i}, {kI2T, &i2t}};
   for (const auto& [direction, result] : directions) {
     for (const auto& [k, value] : result->recall) {
-      recall.bind_int64(1, run)
-          .bind_int64(2, epoch)
-          .bind_int64(3, step)
-          .bind_text(4, split)
-          .bind_text(5, direction)
-          .bind_int64(6, k)
-          .bind_double(7, value);
-      recall.run();
+      const EpochEvalRow row{epoch, step, split, direction, k, value};
+      bind_row(recall.bind_int64(1, run), 2, kEpochEvalColumns, row).run();
       recall.reset();
     }
     for (std::size_t q = 0; q < result->ranks.size(); ++q) {
-      rank.bind_int64(1, run)
-          .bind_int64(2, epoch)
-          .bind_text(3, split)
-          .bind_text(4, direction)
-          .bind_int64(5, static_cast<int64_t>(q))
-          .bind_int64(6, result->ranks[q])
-          .bind_blob(7, result->topk.empty() ? std::vector<unsigned char>()
-                                             : encode_topk(result->topk[q]));
-      rank.run();
+      // No top-k lists: an empty blob, as encode_topk writes for an empty list.
+      const QueryRankRow row{static_cast<int64_t>(q), result->ranks[q],
+                             result->topk.empty() ? std::vector<int64_t>() : result->topk[q]};
+      rank.bind_int64(1, run).bind_int64(2, epoch).bind_text(3, split).bind_text(4, direction);
+      bind_row(rank, 5, kQueryRankColumns, row).run();
       rank.reset();
     }
   }
@@ -549,21 +553,13 @@ void RunStore::write_epoch_eval(int64_t run, int epoch, int64_t step, const std:
 
 std::vector<EpochEvalRow> RunStore::epoch_evals(int64_t run) const {
   Statement st(db_, path_,
-               "SELECT epoch, step, split, direction, k, recall FROM epoch_evals "
-               "WHERE run_id = ?1 ORDER BY epoch, direction, k, split",
+               ("SELECT " + select_list(kEpochEvalColumns) +
+                " FROM epoch_evals WHERE run_id = ?1 ORDER BY epoch, direction, k, split")
+                   .c_str(),
                "read evaluations of run " + std::to_string(run));
   st.bind_int64(1, run);
   std::vector<EpochEvalRow> rows;
-  while (st.step()) {
-    EpochEvalRow r;
-    r.epoch = static_cast<int>(st.column_int64(0));
-    r.step = st.column_int64(1);
-    r.split = st.column_text(2);
-    r.direction = st.column_text(3);
-    r.k = static_cast<int>(st.column_int64(4));
-    r.recall = st.column_double(5);
-    rows.push_back(r);
-  }
+  while (st.step()) rows.push_back(read_row(st, kEpochEvalColumns));
   return rows;
 }
 
@@ -572,29 +568,25 @@ std::vector<QueryRankRow> RunStore::query_ranks(int64_t run, int epoch, const st
   const std::string op = "read " + direction + " query ranks of run " + std::to_string(run) +
                          " epoch " + std::to_string(epoch) + " (" + split + ")";
   Statement st(db_, path_,
-               "SELECT query, rank, topk FROM query_ranks WHERE run_id = ?1 AND epoch = ?2 "
-               "AND split = ?3 AND direction = ?4 ORDER BY query",
+               ("SELECT " + select_list(kQueryRankColumns) +
+                " FROM query_ranks WHERE run_id = ?1 AND epoch = ?2 AND split = ?3 AND "
+                "direction = ?4 ORDER BY query")
+                   .c_str(),
                op);
   st.bind_int64(1, run).bind_int64(2, epoch).bind_text(3, split).bind_text(4, direction);
   std::vector<QueryRankRow> rows;
-  while (st.step()) {
-    QueryRankRow r;
-    r.query = st.column_int64(0);
-    r.rank = st.column_int64(1);
-    r.topk = decode_topk(st.column_blob(2), path_ + ": " + op);
-    rows.push_back(std::move(r));
-  }
+  while (st.step()) rows.push_back(read_row(st, kQueryRankColumns));
   return rows;
 }
 
 void RunStore::delete_epoch_evals_after(int64_t run, int epoch) {
-  const std::string op = "delete evaluations of run " + std::to_string(run) + " after epoch " +
-                         std::to_string(epoch);
+  const std::string op =
+      "delete evaluations of run " + std::to_string(run) + " after epoch " + std::to_string(epoch);
   Transaction tx(db_, path_, op);
   for (const char* table : {"epoch_evals", "query_ranks"}) {
-    Statement st(db_, path_,
-                 (std::string("DELETE FROM ") + table + " WHERE run_id = ?1 AND epoch > ?2").c_str(),
-                 op);
+    Statement st(
+        db_, path_,
+        (std::string("DELETE FROM ") + table + " WHERE run_id = ?1 AND epoch > ?2").c_str(), op);
     st.bind_int64(1, run).bind_int64(2, epoch);
     st.run();
   }
@@ -604,36 +596,22 @@ void RunStore::delete_epoch_evals_after(int64_t run, int epoch) {
 // ---- checkpoints ----
 
 void RunStore::add_checkpoint(int64_t run, const CheckpointRow& row) {
-  Statement st(db_, path_,
-               "INSERT OR REPLACE INTO checkpoints (run_id, epoch, step, path, mean_r1, "
-               "created_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-               "add checkpoint of run " + std::to_string(run) + " epoch " +
-                   std::to_string(row.epoch));
-  st.bind_int64(1, run)
-      .bind_int64(2, row.epoch)
-      .bind_int64(3, row.step)
-      .bind_text(4, row.path)
-      .bind_double(5, row.mean_r1)
-      .bind_int64(6, row.created_at_ms != 0 ? row.created_at_ms : unix_time_ms());
-  st.run();
+  Statement st(
+      db_, path_,
+      insert_sql("INSERT OR REPLACE INTO checkpoints", {"run_id"}, kCheckpointColumns).c_str(),
+      "add checkpoint of run " + std::to_string(run) + " epoch " + std::to_string(row.epoch));
+  bind_row(st.bind_int64(1, run), 2, kCheckpointColumns, row).run();
 }
 
 std::vector<CheckpointRow> RunStore::checkpoints(int64_t run) const {
   Statement st(db_, path_,
-               "SELECT epoch, step, path, mean_r1, created_at_ms FROM checkpoints "
-               "WHERE run_id = ?1 ORDER BY epoch",
+               ("SELECT " + select_list(kCheckpointColumns) +
+                " FROM checkpoints WHERE run_id = ?1 ORDER BY epoch")
+                   .c_str(),
                "read checkpoints of run " + std::to_string(run));
   st.bind_int64(1, run);
   std::vector<CheckpointRow> rows;
-  while (st.step()) {
-    CheckpointRow r;
-    r.epoch = static_cast<int>(st.column_int64(0));
-    r.step = st.column_int64(1);
-    r.path = st.column_text(2);
-    r.mean_r1 = st.column_double(3);
-    r.created_at_ms = st.column_int64(4);
-    rows.push_back(r);
-  }
+  while (st.step()) rows.push_back(read_row(st, kCheckpointColumns));
   return rows;
 }
 

@@ -10,22 +10,16 @@
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "eval/retrieval_result.h"
 #include "store/caption_geometry_record.h"
+#include "store/store_error.h"
 
 struct sqlite3;
 
 namespace hnclip {
-
-// Any failure of the store; the message names the database file and what failed.
-class StoreError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // Unix epoch milliseconds, the unit of every *_at_ms field.
 int64_t unix_time_ms();
@@ -127,7 +121,6 @@ class RunStore {
   int64_t create_run(const RunRecord& record);
   // Deletes a run and (ON DELETE CASCADE) all its metrics, evaluations and checkpoint rows; the
   // checkpoint files themselves are the caller's. Returns false if there was no such run.
-  // [addition]
   bool delete_run(int64_t id);
   std::optional<RunRecord> find_run(int64_t id) const;
   std::vector<RunRecord> list_runs() const;  // newest first

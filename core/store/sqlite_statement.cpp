@@ -3,7 +3,7 @@
 #include <limits>
 #include <utility>
 
-#include "store/run_store.h"
+#include "store/store_error.h"
 
 namespace hnclip {
 

@@ -52,6 +52,9 @@ class Statement {
   std::string column_text(int index) const;
   std::vector<unsigned char> column_blob(int index) const;
 
+  // "<path>: <operation>", the context a decoding error of a column names.
+  std::string context() const { return path_ + ": " + operation_; }
+
  private:
   sqlite3* db_;
   const std::string& path_;

@@ -1,4 +1,4 @@
-"""Pillow references for tests/core/test_pillow_resize.cpp and the preprocessing benchmark, run with
+"""Pillow references for tests/core/data/test_pillow_resize.cpp and the preprocessing benchmark, run with
 Debian's /usr/bin/python3 (Pillow 9.4, torch 1.13; torchvision is not needed).
 
   pillow_reference.py resize CASES.json

@@ -1,4 +1,4 @@
-"""Reference outputs of a tiny OpenAI-architecture CLIP, for tests/core/test_clip_state_dict.cpp
+"""Reference outputs of a tiny OpenAI-architecture CLIP, for tests/core/model/test_clip_state_dict.cpp
 and tests/e2e/test_cli_encode.cpp. Written independently of the C++ code from the documented
 architecture of OpenAI CLIP (ViT image tower; causal text transformer pooled at the end token),
 with torch.nn.MultiheadAttention (packed in_proj_weight), LayerNorm computed in fp32 and
