@@ -12,6 +12,7 @@
 #include "data/benchmark_summary.h"
 #include "job/run_assets.h"
 #include "job/workbench_paths.h"
+#include "model/make_clip_model.h"
 #include "store/host_process.h"
 #include "store/run_recorder.h"
 #include "store/run_store.h"

@@ -60,11 +60,6 @@ std::string fmt(double v) {
 }
 }  // namespace
 
-ClipModel make_clip_model(const ClipConfig& config, uint64_t seed) {
-  torch::manual_seed(seed);
-  return ClipModel(config);
-}
-
 Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
                  const PairedData& test, BatchSourceFactory make_loader, std::string checkpoint_dir,
                  nlohmann::json tokenizer, int64_t run_id)

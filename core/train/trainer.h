@@ -79,7 +79,4 @@ class Trainer {
   std::vector<TrainObserver*> observers_;
 };
 
-// Builds a randomly initialised model; `seed` fixes the initial weights.
-ClipModel make_clip_model(const ClipConfig& config, uint64_t seed);
-
 }  // namespace hnclip

@@ -12,6 +12,7 @@
 
 #include <set>
 
+#include "model/make_clip_model.h"
 #include "support/epoch_loss.h"
 #include "support/in_memory_data.h"
 #include "support/test_dirs.h"

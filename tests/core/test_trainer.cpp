@@ -11,6 +11,7 @@
 #include <thread>
 #include <tuple>
 
+#include "model/make_clip_model.h"
 #include "support/epoch_loss.h"
 #include "support/in_memory_data.h"
 #include "support/test_dirs.h"
