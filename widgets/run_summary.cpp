@@ -59,14 +59,14 @@ RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> e
   const TrainConfig defaults;
   s.benchmark = defaults.benchmark;
   s.gamma = defaults.loss_gamma;
-  s.gbar = defaults.loss_gbar;
+  s.gbar = to_string(defaults.loss_gbar);
   s.epochs = defaults.epochs;
   try {
     const auto j = nlohmann::json::parse(record.config_json);
     if (!j.is_object()) throw std::invalid_argument("config is not an object");
     s.benchmark = j.value("benchmark", defaults.benchmark);
     s.gamma = j.value("loss_gamma", defaults.loss_gamma);
-    s.gbar = j.value("loss_gbar", defaults.loss_gbar);
+    s.gbar = j.value("loss_gbar", to_string(defaults.loss_gbar));
     s.epochs = j.value("epochs", defaults.epochs);
   } catch (const std::exception&) {
     s.config_readable = false;

@@ -80,15 +80,15 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
                       " is larger than the training split (" + std::to_string(subset) +
                       " images after --data-fraction " + fmt(config_.data_fraction) + ")");
   }
-  if (config_.peft != "none") {
+  if (config_.peft != PeftMethod::kNone) {
     // Adapters are attached here, before the optimiser sees the parameters: then only they (and
     // the logit scale, below) are trainable, and a resumed run finds them before its checkpoint
     // is loaded.
-    const AdapterSpec spec{adapter_kind_from_string(config_.peft), config_.peft_rank,
+    const AdapterSpec spec{adapter_kind_from_string(to_string(config_.peft)), config_.peft_rank,
                            config_.peft_alpha, config_.peft_towers};
     if (const auto have = adapter_spec(model_)) {
       if (!(*have == spec)) {
-        throw ConfigError("--peft " + config_.peft +
+        throw ConfigError("--peft " + to_string(config_.peft) +
                           ": the model already carries other adapters (" +
                           nlohmann::json(*have).dump() + ")");
       }
@@ -98,7 +98,7 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
   } else if (has_adapters(model_)) {
     throw ConfigError("--peft none: the model carries adapters; merge them into the weights first");
   }
-  device_ = resolve_device(config_.device);
+  device_ = resolve_device(to_string(config_.device));
   try {
     use_bf16_autocast(config_.precision, device_.type());
   } catch (const std::invalid_argument& e) {
@@ -233,7 +233,7 @@ void Trainer::set_up(State& st, const TrainStart& start) {
   st.steps_per_epoch = spe;
   st.schedule = LrSchedule{
       c.lr, static_cast<int64_t>(std::llround(c.warmup_fraction * spe * c.epochs)), spe * c.epochs};
-  if (c.loss_gamma > 0 && c.loss_gbar == "frozen") st.frozen_text = frozen_text_features();
+  if (c.loss_gamma > 0 && c.loss_gbar == GbarMode::kFrozen) st.frozen_text = frozen_text_features();
 
   // Ḡ snapshots follow the same few batches (the first of epoch 1's order) through the run.
   st.snapshot_batches = epoch_batches(1);
