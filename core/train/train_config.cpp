@@ -175,6 +175,14 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
   j["precision"] = c.precision;
 }
 
+TrainConfig parse_train_config(const std::string& json_text) {
+  const auto j = nlohmann::json::parse(json_text, nullptr, false);
+  if (j.is_discarded()) throw ConfigError("a run config is not JSON: " + json_text.substr(0, 80));
+  TrainConfig c;
+  from_json(j, c);
+  return c;
+}
+
 void from_json(const nlohmann::json& j, TrainConfig& c) {
   if (!j.is_object()) throw ConfigError("a run config must be a JSON object");
   read_key(j, "benchmark", c.benchmark);

@@ -101,5 +101,8 @@ struct TrainConfig {
 void to_json(nlohmann::json& j, const TrainConfig& c);
 // Missing keys keep their defaults (older runs stay readable); mistyped keys throw ConfigError.
 void from_json(const nlohmann::json& j, TrainConfig& c);
+// A run's stored config (its JSON text) read back through from_json, so every reader sees the same
+// defaults. Throws ConfigError when the text is not JSON or from_json refuses it.
+TrainConfig parse_train_config(const std::string& json_text);
 
 }  // namespace hnclip
