@@ -21,11 +21,7 @@ CommandAction add_benchmark_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("benchmark", "generate/open a benchmark and print its Table-A1 statistics");
   take_last_value(cmd);
-  cmd->add_option("--benchmark", o->spec.name, "synthetic (built in), manifest, docci, dci, long-dci or urban1k")->capture_default_str();
-  cmd->add_option("--benchmark-size", o->spec.size, "synthetic: small | default | large")
-      ->check(CLI::IsMember({"small", "default", "large"}))->capture_default_str();
-  cmd->add_option("--data-root,--data", o->spec.root, "manifest: the .jsonl/.csv file; docci, dci, long-dci, urban1k: the data set's folder");
-  cmd->add_option("--data-seed", o->spec.seed, "synthetic: generator seed")->capture_default_str();
+  add_benchmark_options(cmd, o->spec.name, o->spec.size, o->spec.root, o->spec.seed);
   add_common_options(cmd, o->common);
   return [o]() {
     o->spec.cache_dir = o->common.paths().cache_dir;

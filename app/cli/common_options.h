@@ -1,9 +1,17 @@
 #pragma once
-// Registers --db, --cache-dir and --json on a subcommand.
+// The option helpers the subcommands share: --db, --cache-dir and --json; the options naming a
+// benchmark; flags bound to one of TrainConfig's choices.
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cli_support.h"
+#include "train/train_config.h"
 
 namespace hnclip::cli {
 
@@ -13,9 +21,46 @@ inline void take_last_value(CLI::App* cmd) {
 }
 
 inline void add_common_options(CLI::App* cmd, CommonOptions& o, bool with_json = true) {
-  cmd->add_option("--db", o.database, "SQLite run database (default: $XDG_DATA_HOME/hnclip-workbench/runs.db)");
-  cmd->add_option("--cache-dir", o.cache_dir, "where generated benchmarks are kept (default: $XDG_CACHE_HOME/hnclip-workbench)");
+  cmd->add_option("--db", o.database,
+                  "SQLite run database (default: $XDG_DATA_HOME/hnclip-workbench/runs.db)");
+  cmd->add_option(
+      "--cache-dir", o.cache_dir,
+      "where generated benchmarks are kept (default: $XDG_CACHE_HOME/hnclip-workbench)");
   if (with_json) cmd->add_flag("--json", o.json, "machine-readable output on stdout");
+}
+
+// A flag bound to one of TrainConfig's choices (an enum): the word is checked as IsMember checks a
+// string flag (same message), then stored through from_string; the help shows the current word.
+template <typename Choice>
+CLI::Option* add_choice_option(CLI::App* cmd, const std::string& flag, Choice& target,
+                               std::vector<std::string> words, const std::string& help) {
+  return cmd
+      ->add_option_function<std::string>(
+          flag, [&target](const std::string& s) { from_string(s, target); }, help)
+      ->check(CLI::IsMember(std::move(words)))
+      ->default_str(to_string(target));
+}
+
+// --benchmark, --benchmark-size, --data-root/--data and --data-seed, spelled the same on every
+// command that opens a benchmark. `size` is a BenchmarkSpec's string or a TrainConfig's enum.
+template <typename Size>
+void add_benchmark_options(CLI::App* cmd, std::string& name, Size& size, std::string& root,
+                           uint64_t& seed) {
+  cmd->add_option("--benchmark", name,
+                  "synthetic (built in), manifest, docci, dci, long-dci or urban1k")
+      ->capture_default_str();
+  const char* size_help = "synthetic: small | default | large";
+  if constexpr (std::is_same_v<Size, std::string>) {
+    cmd->add_option("--benchmark-size", size, size_help)
+        ->check(CLI::IsMember({"small", "default", "large"}))
+        ->capture_default_str();
+  } else {
+    add_choice_option(cmd, "--benchmark-size", size, {"small", "default", "large"}, size_help);
+  }
+  cmd->add_option("--data-root,--data", root,
+                  "manifest: the .jsonl/.csv file; docci, dci, long-dci, urban1k: the data set's "
+                  "folder");
+  cmd->add_option("--data-seed", seed, "synthetic: generator seed")->capture_default_str();
 }
 
 }  // namespace hnclip::cli

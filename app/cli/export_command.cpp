@@ -11,11 +11,11 @@
 #include "commands.h"
 #include "common_options.h"
 #include "job/run_checkpoint.h"
+#include "model/make_clip_model.h"
 #include "model/model_state_dict.h"
 #include "model/state_dict_file.h"
 #include "store/run_store.h"
 #include "train/checkpoint.h"
-#include "train/trainer.h"
 
 namespace hnclip::cli {
 

@@ -16,11 +16,7 @@
 namespace hnclip::cli {
 
 void add_geometry_options(CLI::App* cmd, CaptionGeometryRequest& r) {
-  cmd->add_option("--benchmark", r.benchmark.name, "synthetic (built in), manifest, docci, dci, long-dci or urban1k")->capture_default_str();
-  cmd->add_option("--benchmark-size", r.benchmark.size, "synthetic: small | default | large")
-      ->check(CLI::IsMember({"small", "default", "large"}))->capture_default_str();
-  cmd->add_option("--data-root,--data", r.benchmark.root, "manifest: the .jsonl/.csv file; docci, dci, long-dci, urban1k: the data set's folder");
-  cmd->add_option("--data-seed", r.benchmark.seed, "synthetic: generator seed")->capture_default_str();
+  add_benchmark_options(cmd, r.benchmark.name, r.benchmark.size, r.benchmark.root, r.benchmark.seed);
   cmd->add_option("--split", r.split, "split whose captions are measured")->capture_default_str();
   cmd->add_option("--encoder", r.encoder,
                   "text encoder: run:ID (its best checkpoint, else last), ckpt:PATH, init:PATH (default: init:pretrained)");

@@ -35,14 +35,14 @@ RecallTable recall_table(const RunStore& store, int64_t run) {
 }
 
 nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
-  nlohmann::json config = nlohmann::json::parse(r.config_json, nullptr, false);
+  const TrainConfig config = parse_train_config(r.config_json);
   const auto table = recall_table(store, r.id);
   nlohmann::json j{{"id", r.id}, {"name", r.name}, {"status", to_string(r.status)},
                    {"message", r.status_message}, {"device", r.device}, {"git_rev", r.git_rev},
                    {"created", iso_time(r.created_at_ms)}, {"started", iso_time(r.started_at_ms)},
                    {"finished", iso_time(r.finished_at_ms)}, {"best_epoch", r.best_epoch},
-                   {"gamma", config.value("loss_gamma", 0.0)}, {"gbar", config.value("loss_gbar", "")},
-                   {"epochs", config.value("epochs", 0)}};
+                   {"gamma", config.loss_gamma}, {"gbar", to_string(config.loss_gbar)},
+                   {"epochs", config.epochs}};
   if (auto it = table.find(r.best_epoch); it != table.end()) {
     j["best"] = nlohmann::json::object();
     for (const auto& [dir, ks] : it->second) {
@@ -50,7 +50,7 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
     }
   }
   if (full) {
-    j["config"] = config;
+    j["config"] = nlohmann::json::parse(r.config_json, nullptr, false);  // as stored
     j["data"] = nlohmann::json::parse(r.data_summary_json, nullptr, false);  // {} for older runs
     nlohmann::json epochs = nlohmann::json::array();
     for (const auto& [epoch, dirs] : table) {

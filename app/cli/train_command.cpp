@@ -24,19 +24,26 @@ struct TrainOptions {
   int64_t resume = 0;
 };
 
+// --device has no fixed list (cuda:N): refused here, as a parse error, with TrainConfig's message.
+std::string device_word(const std::string& s) {
+  try {
+    DeviceSpec d;
+    from_string(s, d);
+    return "";
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+}
+
 void add_config_options(CLI::App* cmd, TrainConfig& c) {
-  cmd->add_option("--benchmark", c.benchmark, "synthetic (built in), manifest, docci, dci, long-dci or urban1k")->capture_default_str();
-  cmd->add_option("--benchmark-size", c.benchmark_size, "synthetic: small | default | large")
-      ->check(CLI::IsMember({"small", "default", "large"}))->capture_default_str();
-  cmd->add_option("--data-root,--data", c.benchmark_root, "manifest: the .jsonl/.csv file; docci, dci, long-dci, urban1k: the data set's folder");
-  cmd->add_option("--data-seed", c.data_seed, "synthetic: generator seed")->capture_default_str();
+  add_benchmark_options(cmd, c.benchmark, c.benchmark_size, c.benchmark_root, c.data_seed);
   cmd->add_option("--train-split", c.train_split, "split to train on")->capture_default_str();
   cmd->add_option("--test-split", c.test_split, "split to evaluate on")->capture_default_str();
   cmd->add_option("--model", c.model, "model preset: tiny, ViT-B/32, ViT-B/16, ViT-L/14 (default: the --init checkpoint's shape, else tiny)");
   cmd->add_option("--context-length", c.context_length, "word tokenizer context (without --init)")->capture_default_str();
   cmd->add_option("--gamma", c.loss_gamma, "HN margin strength γ >= 0 (0 = plain InfoNCE)")->capture_default_str();
-  cmd->add_option("--gbar", c.loss_gbar, "caption similarity Ḡ: recomputed (live text encoder) or frozen")
-      ->check(CLI::IsMember({"recomputed", "frozen"}))->capture_default_str();
+  add_choice_option(cmd, "--gbar", c.loss_gbar, {"recomputed", "frozen"},
+                    "caption similarity Ḡ: recomputed (live text encoder) or frozen");
   cmd->add_option("--token-weight", c.loss_token_weight, "weight λtok of the token-level term")->capture_default_str();
   cmd->add_option("--logit-scale", c.logit_scale, "starting logit scale s (<= 100); 0 = keep the checkpoint's")->capture_default_str();
   cmd->add_flag("--fixed-scale", c.fixed_scale, "do not learn s (Long-CLIP fine-tuning fixes s = 100)");
@@ -50,21 +57,24 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
   cmd->add_option("--probe-every", c.probe_every, "gradient probe (standard vs boosted loss) every K steps; 0 = off")->capture_default_str();
   cmd->add_option("--seed", c.seed, "seed of data order, subset and initial weights")->capture_default_str();
   cmd->add_option("--data-fraction", c.data_fraction, "train on this fraction of the split (same subset per seed)")->capture_default_str();
-  cmd->add_option("--device", c.device, "auto | cpu | cuda | cuda:N")->capture_default_str();
+  cmd->add_option_function<std::string>(
+         "--device", [&c](const std::string& s) { from_string(s, c.device); }, "auto | cpu | cuda | cuda:N")
+      ->check(std::function<std::string(const std::string&)>(device_word))
+      ->default_str(to_string(c.device));
   cmd->add_option("--threads", c.threads, "LibTorch intra-op threads (OpenBLAS is held to 1 so the two do not oversubscribe)")->capture_default_str();
   cmd->add_option("--loader-workers", c.loader_workers, "batch loader threads")->capture_default_str();
   cmd->add_option("--init", c.init, "checkpoint to start from: a workbench checkpoint ('pretrained' = the committed tiny one) or an OpenAI CLIP / Long-CLIP ViT state dict (.pt)");
   cmd->add_option("--vocab", c.vocab, "CLIP BPE vocabulary (bpe_simple_vocab_16e6.txt.gz), needed with an OpenAI / Long-CLIP --init");
   cmd->add_flag("--long-clip", c.long_clip, "start Long-CLIP from a 77-position CLIP --init: positions stretched to 248, the first 20 frozen");
   cmd->add_option("--name", c.name, "run name");
-  cmd->add_option("--peft", c.peft, "parameter-efficient fine-tuning: none (all weights train), lora or dora (only adapters train)")
-      ->check(CLI::IsMember({"none", "lora", "dora"}))->capture_default_str();
+  add_choice_option(cmd, "--peft", c.peft, {"none", "lora", "dora"},
+                    "parameter-efficient fine-tuning: none (all weights train), lora or dora (only adapters train)");
   cmd->add_option("--rank", c.peft_rank, "adapter rank r (--peft lora|dora)")->capture_default_str();
   cmd->add_option("--alpha", c.peft_alpha, "adapter scale α; updates are scaled by α/r")->capture_default_str();
   cmd->add_option("--peft-towers", c.peft_towers, "towers that get adapters: image, text or both")
       ->check(CLI::IsMember({"image", "text", "both"}))->capture_default_str();
-  cmd->add_option("--precision", c.precision, "auto (bf16 autocast on CUDA, fp32 on CPU), fp32 or bf16")
-      ->check(CLI::IsMember({"auto", "fp32", "bf16"}))->capture_default_str();
+  add_choice_option(cmd, "--precision", c.precision, {"auto", "fp32", "bf16"},
+                    "auto (bf16 autocast on CUDA, fp32 on CPU), fp32 or bf16");
 }
 
 // Runs a job to its end with progress on stderr; returns the exit code and prints the result.

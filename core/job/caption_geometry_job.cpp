@@ -151,14 +151,13 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
 
   TrainConfig config;
   config.benchmark = request.benchmark.name;
-  config.benchmark_size = request.benchmark.size;
+  from_string(request.benchmark.size, config.benchmark_size);
   config.data_seed = request.benchmark.seed;
   config.benchmark_root = request.benchmark.root;
   config.test_split = request.split;
   // Only the measured split is needed (the tokenizer comes from the encoder's checkpoint), and a
   // test-only benchmark (urban1k, long-dci) has no "train" split to open.
   config.train_split = request.split;
-  config.device = request.device;
   config.threads = request.threads;
   configure_threads(config.threads);
   const std::string cache_dir = request.benchmark.cache_dir.empty() ? paths.cache_dir : request.benchmark.cache_dir;
@@ -178,7 +177,7 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   check_tokenizer_fits(*assets.tokenizer, captions, out.encoder, out.dataset_key);
 
   load_checkpoint_weights(out.encoder.checkpoint, assets.model);
-  const auto device = resolve_device(config.device);
+  const auto device = resolve_device(request.device);
   assets.model->to(device);
   assets.model->eval();
   torch::Tensor features;

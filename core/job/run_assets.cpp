@@ -8,6 +8,7 @@
 #include "job/model_source.h"
 #include "job/run_benchmark_spec.h"
 #include "job/workbench_paths.h"
+#include "model/make_clip_model.h"
 #include "model/peft.h"
 #include "text/word_tokenizer.h"
 #include "train/checkpoint.h"

@@ -5,7 +5,7 @@ namespace hnclip {
 BenchmarkSpec run_benchmark_spec(const TrainConfig& config, const std::string& cache_dir) {
   BenchmarkSpec spec;
   spec.name = config.benchmark;
-  spec.size = config.benchmark_size;
+  spec.size = to_string(config.benchmark_size);
   spec.seed = config.data_seed;
   spec.root = config.benchmark_root;
   spec.cache_dir = cache_dir;

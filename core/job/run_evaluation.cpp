@@ -26,7 +26,7 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which, c
   configure_threads(config.threads);
   auto assets = build_run_assets(config, paths.cache_dir, chosen.path, log);
   load_checkpoint_weights(chosen.path, assets.model);
-  const auto device = resolve_device(config.device);
+  const auto device = resolve_device(to_string(config.device));
   assets.model->to(device);
   const int workers = config.loader_workers;
   Evaluator evaluator(*assets.test, [workers](const PairedData& d) { return std::make_unique<BatchLoader>(d, workers); },

@@ -12,6 +12,7 @@
 #include "data/benchmark_summary.h"
 #include "job/run_assets.h"
 #include "job/workbench_paths.h"
+#include "model/make_clip_model.h"
 #include "store/host_process.h"
 #include "store/run_recorder.h"
 #include "store/run_store.h"
@@ -71,7 +72,7 @@ struct TrainingJob::Impl {
     data_summary["train_split"] = config.train_split;
     data_summary["test_split"] = config.test_split;
     say("data: " + describe_benchmark_summary(data_summary));
-    if (config.loss_gamma > 0 && config.loss_gbar == "frozen" && !weights_checkpoint.empty()) {
+    if (config.loss_gamma > 0 && config.loss_gbar == GbarMode::kFrozen && !weights_checkpoint.empty()) {
       // Resuming: the model takes the checkpoint's weights when training starts, but frozen Ḡ
       // must keep coming from the true starting point — which is what `model` still holds now.
       frozen_reference = make_clip_model(model->config(), config.seed);
@@ -97,7 +98,7 @@ TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLo
   config.validate();
   // An unavailable --device (or --precision it cannot run) fails here, before any record exists.
   try {
-    use_bf16_autocast(config.precision, resolve_device(config.device).type());
+    use_bf16_autocast(config.precision, resolve_device(to_string(config.device)).type());
   } catch (const std::invalid_argument& e) {
     throw ConfigError(e.what());
   }

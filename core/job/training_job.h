@@ -13,17 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "job/workbench_paths.h"
 #include "train/pause_gate.h"
 #include "train/train_config.h"
 #include "train/train_observer.h"
 #include "train/train_result.h"
 
 namespace hnclip {
-
-struct JobPaths {
-  std::string database;   // SQLite file (its folder also holds checkpoints/)
-  std::string cache_dir;  // generated benchmarks
-};
 
 using JobLog = std::function<void(const std::string&)>;
 

@@ -9,6 +9,12 @@
 
 namespace hnclip {
 
+// The two places a job writes to, as the CLI's flags or the GUI's settings give them.
+struct JobPaths {
+  std::string database;   // SQLite file (its folder also holds checkpoints/)
+  std::string cache_dir;  // generated benchmarks
+};
+
 std::string default_database_path();
 std::string default_cache_dir();
 std::string resource_dir();

@@ -109,4 +109,8 @@ bool use_bf16_autocast(const std::string& precision, c10::DeviceType device) {
   throw std::invalid_argument("--precision must be auto, fp32 or bf16 (got '" + precision + "')");
 }
 
+bool use_bf16_autocast(Precision precision, c10::DeviceType device) {
+  return use_bf16_autocast(to_string(precision), device);
+}
+
 }  // namespace hnclip

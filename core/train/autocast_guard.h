@@ -12,6 +12,8 @@
 #include <c10/core/DeviceType.h>
 #include <c10/core/ScalarType.h>
 
+#include "train/train_config.h"
+
 namespace hnclip {
 
 class AutocastGuard {
@@ -39,5 +41,6 @@ class AutocastGuard {
 // --precision: "auto" = bf16 autocast on CUDA and fp32 elsewhere, "fp32" = never, "bf16" = on CUDA
 // (on any other device it throws std::invalid_argument naming --precision, as for unknown values).
 bool use_bf16_autocast(const std::string& precision, c10::DeviceType device);
+bool use_bf16_autocast(Precision precision, c10::DeviceType device);
 
 }  // namespace hnclip

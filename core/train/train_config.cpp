@@ -5,9 +5,39 @@
 
 namespace hnclip {
 
+// The stored words; NLOHMANN_JSON_SERIALIZE_ENUM maps unknown words to the first entry, so every
+// read goes through from_string, which refuses them.
+NLOHMANN_JSON_SERIALIZE_ENUM(BenchmarkSize, {{BenchmarkSize::kSmall, "small"},
+                                             {BenchmarkSize::kDefault, "default"},
+                                             {BenchmarkSize::kLarge, "large"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(GbarMode,
+                             {{GbarMode::kRecomputed, "recomputed"}, {GbarMode::kFrozen, "frozen"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(PeftMethod, {{PeftMethod::kNone, "none"},
+                                          {PeftMethod::kLora, "lora"},
+                                          {PeftMethod::kDora, "dora"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(Precision, {{Precision::kAuto, "auto"},
+                                         {Precision::kFp32, "fp32"},
+                                         {Precision::kBf16, "bf16"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(DeviceKind, {{DeviceKind::kAuto, "auto"},
+                                          {DeviceKind::kCpu, "cpu"},
+                                          {DeviceKind::kCuda, "cuda"}})
+
 namespace {
 void require(bool ok, const std::string& message) {
   if (!ok) throw ConfigError(message);
+}
+
+template <typename E>
+std::string enum_word(E v) {
+  return nlohmann::json(v).get<std::string>();
+}
+
+// The word's enum value, or ConfigError(refusal + " (got '<s>')") when it is not one of them.
+template <typename E>
+void enum_from_word(const std::string& s, E& out, const std::string& refusal) {
+  const E v = nlohmann::json(s).get<E>();
+  if (enum_word(v) != s) throw ConfigError(refusal + " (got '" + s + "')");
+  out = v;
 }
 
 template <typename T>
@@ -16,17 +46,70 @@ void read_key(const nlohmann::json& j, const char* key, T& out) {
   try {
     out = j.at(key).get<T>();
   } catch (const nlohmann::json::exception&) {
-    throw ConfigError(std::string("config key '") + key + "' has the wrong type: " +
-                      j.at(key).dump());
+    throw ConfigError(std::string("config key '") + key +
+                      "' has the wrong type: " + j.at(key).dump());
+  }
+}
+
+// A choice is stored as its word: read as a string, then refused by name when unknown.
+template <typename E>
+void read_choice(const nlohmann::json& j, const char* key, E& out) {
+  if (!j.contains(key)) return;
+  std::string word;
+  read_key(j, key, word);
+  try {
+    from_string(word, out);
+  } catch (const ConfigError& e) {
+    throw ConfigError(std::string("config key '") + key + "': " + e.what());
   }
 }
 }  // namespace
 
+bool operator==(const DeviceSpec& a, const DeviceSpec& b) {
+  return a.kind == b.kind && a.index == b.index;
+}
+
+std::string to_string(BenchmarkSize v) { return enum_word(v); }
+std::string to_string(GbarMode v) { return enum_word(v); }
+std::string to_string(PeftMethod v) { return enum_word(v); }
+std::string to_string(Precision v) { return enum_word(v); }
+std::string to_string(const DeviceSpec& v) {
+  const std::string kind = enum_word(v.kind);
+  return v.kind == DeviceKind::kCuda && v.index >= 0 ? kind + ":" + std::to_string(v.index) : kind;
+}
+
+void from_string(const std::string& s, BenchmarkSize& out) {
+  enum_from_word(s, out, "--benchmark-size must be small, default or large");
+}
+void from_string(const std::string& s, GbarMode& out) {
+  enum_from_word(s, out, "--gbar must be 'recomputed' or 'frozen'");
+}
+void from_string(const std::string& s, PeftMethod& out) {
+  enum_from_word(s, out, "--peft must be none, lora or dora");
+}
+void from_string(const std::string& s, Precision& out) {
+  enum_from_word(s, out, "--precision must be auto, fp32 or bf16");
+}
+void from_string(const std::string& s, DeviceSpec& out) {
+  const std::string refusal = "--device must be auto, cpu or cuda[:N] (got '" + s + "')";
+  const auto colon = s.find(':');
+  DeviceSpec d;
+  enum_from_word(s.substr(0, colon), d.kind, refusal);
+  if (colon != std::string::npos) {
+    const std::string index = s.substr(colon + 1);
+    // Only cuda takes an index, written in plain decimal digits (so to_string gives `s` back).
+    require(d.kind == DeviceKind::kCuda && !index.empty() && index.size() <= 4 &&
+                index.find_first_not_of("0123456789") == std::string::npos &&
+                (index == "0" || index[0] != '0'),
+            refusal);
+    d.index = std::stoi(index);
+  }
+  out = d;
+}
+
 void TrainConfig::validate() const {
   require(std::isfinite(loss_gamma) && loss_gamma >= 0,
           "--gamma must be finite and >= 0 (got " + std::to_string(loss_gamma) + ")");
-  require(loss_gbar == "recomputed" || loss_gbar == "frozen",
-          "--gbar must be 'recomputed' or 'frozen' (got '" + loss_gbar + "')");
   require(std::isfinite(loss_token_weight) && loss_token_weight >= 0,
           "--token-weight must be finite and >= 0");
   require(std::isfinite(logit_scale) && logit_scale >= 0 && logit_scale <= 100,
@@ -39,38 +122,52 @@ void TrainConfig::validate() const {
   require(std::isfinite(grad_clip) && grad_clip >= 0, "--grad-clip must be >= 0");
   require(std::isfinite(data_fraction) && data_fraction > 0 && data_fraction <= 1,
           "--data-fraction must be in (0, 1] (got " + std::to_string(data_fraction) + ")");
-  require(probe_every >= 0, "--probe-every must be >= 0 (0 = off), got " + std::to_string(probe_every));
+  require(probe_every >= 0,
+          "--probe-every must be >= 0 (0 = off), got " + std::to_string(probe_every));
   require(gbar_snapshots >= 0, "--gbar-snapshots must be >= 0 (0 = off)");
   require(threads >= 1, "--threads must be >= 1");
   require(loader_workers >= 0, "--loader-workers must be >= 0");
   require(context_length >= 3, "--context-length must be >= 3");
   require(!long_clip || !init.empty(), "--long-clip needs an OpenAI CLIP state dict as --init");
-  require(device == "auto" || device == "cpu" || device.rfind("cuda", 0) == 0,
-          "--device must be auto, cpu or cuda[:N] (got '" + device + "')");
-  require(peft == "none" || peft == "lora" || peft == "dora",
-          "--peft must be none, lora or dora (got '" + peft + "')");
   require(peft_rank >= 1, "--rank must be >= 1 (got " + std::to_string(peft_rank) + ")");
   require(std::isfinite(peft_alpha) && peft_alpha > 0,
           "--alpha must be finite and > 0 (got " + std::to_string(peft_alpha) + ")");
   require(peft_towers == "image" || peft_towers == "text" || peft_towers == "both",
           "--peft-towers must be image, text or both (got '" + peft_towers + "')");
-  require(precision == "auto" || precision == "fp32" || precision == "bf16",
-          "--precision must be auto, fp32 or bf16 (got '" + precision + "')");
 }
 
 void to_json(nlohmann::json& j, const TrainConfig& c) {
-  j = nlohmann::json{
-      {"benchmark", c.benchmark}, {"benchmark_size", c.benchmark_size},
-      {"benchmark_root", c.benchmark_root}, {"train_split", c.train_split},
-      {"test_split", c.test_split}, {"data_fraction", c.data_fraction},
-      {"data_seed", c.data_seed}, {"model", c.model}, {"init", c.init}, {"vocab", c.vocab}, {"long_clip", c.long_clip},
-      {"context_length", c.context_length}, {"loss_gamma", c.loss_gamma},
-      {"loss_gbar", c.loss_gbar}, {"loss_token_weight", c.loss_token_weight},
-      {"logit_scale", c.logit_scale}, {"fixed_scale", c.fixed_scale}, {"epochs", c.epochs},
-      {"batch_size", c.batch_size}, {"lr", c.lr}, {"weight_decay", c.weight_decay},
-      {"warmup_fraction", c.warmup_fraction}, {"grad_clip", c.grad_clip}, {"probe_every", c.probe_every}, {"gbar_snapshots", c.gbar_snapshots}, {"seed", c.seed},
-      {"device", c.device}, {"threads", c.threads}, {"loader_workers", c.loader_workers},
-      {"eval_at_start", c.eval_at_start}, {"name", c.name}};
+  j = nlohmann::json{{"benchmark", c.benchmark},
+                     {"benchmark_size", to_string(c.benchmark_size)},
+                     {"benchmark_root", c.benchmark_root},
+                     {"train_split", c.train_split},
+                     {"test_split", c.test_split},
+                     {"data_fraction", c.data_fraction},
+                     {"data_seed", c.data_seed},
+                     {"model", c.model},
+                     {"init", c.init},
+                     {"vocab", c.vocab},
+                     {"long_clip", c.long_clip},
+                     {"context_length", c.context_length},
+                     {"loss_gamma", c.loss_gamma},
+                     {"loss_gbar", c.loss_gbar},
+                     {"loss_token_weight", c.loss_token_weight},
+                     {"logit_scale", c.logit_scale},
+                     {"fixed_scale", c.fixed_scale},
+                     {"epochs", c.epochs},
+                     {"batch_size", c.batch_size},
+                     {"lr", c.lr},
+                     {"weight_decay", c.weight_decay},
+                     {"warmup_fraction", c.warmup_fraction},
+                     {"grad_clip", c.grad_clip},
+                     {"probe_every", c.probe_every},
+                     {"gbar_snapshots", c.gbar_snapshots},
+                     {"seed", c.seed},
+                     {"device", to_string(c.device)},
+                     {"threads", c.threads},
+                     {"loader_workers", c.loader_workers},
+                     {"eval_at_start", c.eval_at_start},
+                     {"name", c.name}};
   j["peft"] = c.peft;
   j["peft_rank"] = c.peft_rank;
   j["peft_alpha"] = c.peft_alpha;
@@ -78,27 +175,52 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
   j["precision"] = c.precision;
 }
 
+TrainConfig parse_train_config(const std::string& json_text) {
+  const auto j = nlohmann::json::parse(json_text, nullptr, false);
+  if (j.is_discarded()) throw ConfigError("a run config is not JSON: " + json_text.substr(0, 80));
+  TrainConfig c;
+  from_json(j, c);
+  return c;
+}
+
 void from_json(const nlohmann::json& j, TrainConfig& c) {
   if (!j.is_object()) throw ConfigError("a run config must be a JSON object");
-  read_key(j, "benchmark", c.benchmark); read_key(j, "benchmark_size", c.benchmark_size);
-  read_key(j, "benchmark_root", c.benchmark_root); read_key(j, "train_split", c.train_split);
-  read_key(j, "test_split", c.test_split); read_key(j, "data_fraction", c.data_fraction);
-  read_key(j, "data_seed", c.data_seed); read_key(j, "model", c.model);
-  read_key(j, "init", c.init); read_key(j, "vocab", c.vocab); read_key(j, "long_clip", c.long_clip); read_key(j, "context_length", c.context_length);
-  read_key(j, "loss_gamma", c.loss_gamma); read_key(j, "loss_gbar", c.loss_gbar);
+  read_key(j, "benchmark", c.benchmark);
+  read_choice(j, "benchmark_size", c.benchmark_size);
+  read_key(j, "benchmark_root", c.benchmark_root);
+  read_key(j, "train_split", c.train_split);
+  read_key(j, "test_split", c.test_split);
+  read_key(j, "data_fraction", c.data_fraction);
+  read_key(j, "data_seed", c.data_seed);
+  read_key(j, "model", c.model);
+  read_key(j, "init", c.init);
+  read_key(j, "vocab", c.vocab);
+  read_key(j, "long_clip", c.long_clip);
+  read_key(j, "context_length", c.context_length);
+  read_key(j, "loss_gamma", c.loss_gamma);
+  read_choice(j, "loss_gbar", c.loss_gbar);
   read_key(j, "loss_token_weight", c.loss_token_weight);
-  read_key(j, "logit_scale", c.logit_scale); read_key(j, "fixed_scale", c.fixed_scale);
-  read_key(j, "epochs", c.epochs); read_key(j, "batch_size", c.batch_size);
-  read_key(j, "lr", c.lr); read_key(j, "weight_decay", c.weight_decay);
-  read_key(j, "warmup_fraction", c.warmup_fraction); read_key(j, "grad_clip", c.grad_clip);
+  read_key(j, "logit_scale", c.logit_scale);
+  read_key(j, "fixed_scale", c.fixed_scale);
+  read_key(j, "epochs", c.epochs);
+  read_key(j, "batch_size", c.batch_size);
+  read_key(j, "lr", c.lr);
+  read_key(j, "weight_decay", c.weight_decay);
+  read_key(j, "warmup_fraction", c.warmup_fraction);
+  read_key(j, "grad_clip", c.grad_clip);
   read_key(j, "probe_every", c.probe_every);
   read_key(j, "gbar_snapshots", c.gbar_snapshots);
-  read_key(j, "seed", c.seed); read_key(j, "device", c.device); read_key(j, "threads", c.threads);
-  read_key(j, "loader_workers", c.loader_workers); read_key(j, "eval_at_start", c.eval_at_start);
+  read_key(j, "seed", c.seed);
+  read_choice(j, "device", c.device);
+  read_key(j, "threads", c.threads);
+  read_key(j, "loader_workers", c.loader_workers);
+  read_key(j, "eval_at_start", c.eval_at_start);
   read_key(j, "name", c.name);
-  read_key(j, "peft", c.peft); read_key(j, "peft_rank", c.peft_rank);
-  read_key(j, "peft_alpha", c.peft_alpha); read_key(j, "peft_towers", c.peft_towers);
-  read_key(j, "precision", c.precision);
+  read_choice(j, "peft", c.peft);
+  read_key(j, "peft_rank", c.peft_rank);
+  read_key(j, "peft_alpha", c.peft_alpha);
+  read_key(j, "peft_towers", c.peft_towers);
+  read_choice(j, "precision", c.precision);
 }
 
 }  // namespace hnclip

@@ -16,54 +16,81 @@ class ConfigError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// The choices of TrainConfig. Stored (JSON) and typed (CLI, GUI) as the lower-case words in the
+// comments; to_string / from_string convert, from_string throws ConfigError naming the flag.
+enum class BenchmarkSize { kSmall, kDefault, kLarge };  // small | default | large
+enum class GbarMode { kRecomputed, kFrozen };           // recomputed | frozen
+enum class PeftMethod { kNone, kLora, kDora };          // none | lora | dora
+enum class Precision { kAuto, kFp32, kBf16 };           // auto | fp32 | bf16
+enum class DeviceKind { kAuto, kCpu, kCuda };           // auto | cpu | cuda
+
+// --device: auto | cpu | cuda | cuda:N; `index` -1 is plain "cuda" (the first GPU).
+struct DeviceSpec {
+  DeviceKind kind = DeviceKind::kAuto;
+  int index = -1;
+};
+bool operator==(const DeviceSpec& a, const DeviceSpec& b);
+inline bool operator!=(const DeviceSpec& a, const DeviceSpec& b) { return !(a == b); }
+
+std::string to_string(BenchmarkSize v);
+std::string to_string(GbarMode v);
+std::string to_string(PeftMethod v);
+std::string to_string(Precision v);
+std::string to_string(const DeviceSpec& v);
+void from_string(const std::string& s, BenchmarkSize& out);
+void from_string(const std::string& s, GbarMode& out);
+void from_string(const std::string& s, PeftMethod& out);
+void from_string(const std::string& s, Precision& out);
+void from_string(const std::string& s, DeviceSpec& out);
+
 struct TrainConfig {
   // Data.
   std::string benchmark = "synthetic";
-  std::string benchmark_size = "default";  // synthetic only: small | default | large
-  std::string benchmark_root;              // manifest path for non-built-in benchmarks
+  BenchmarkSize benchmark_size = BenchmarkSize::kDefault;  // synthetic only
+  std::string benchmark_root;  // manifest path for non-built-in benchmarks
   std::string train_split = "train";
   std::string test_split = "test";
-  double data_fraction = 1.0;              // (0, 1]: the same subset for the same seed
-  uint64_t data_seed = 1;                  // seed of the synthetic benchmark's generator
+  double data_fraction = 1.0;  // (0, 1]: the same subset for the same seed
+  uint64_t data_seed = 1;      // seed of the synthetic benchmark's generator
 
   // Model.
-  std::string model;                       // preset name; "" = the --init checkpoint's shape, else tiny
-  std::string init;                        // checkpoint to start from ("" = random init)
-  int64_t context_length = 96;             // word tokenizer context (from --init when given)
-  std::string vocab;                       // CLIP BPE vocabulary (bpe_simple_vocab_16e6.txt.gz),
-                                           // required with an OpenAI / Long-CLIP --init
-  bool long_clip = false;                  // stretch a 77-position CLIP --init to Long-CLIP's 248
+  std::string model;            // preset name; "" = the --init checkpoint's shape, else tiny
+  std::string init;             // checkpoint to start from ("" = random init)
+  int64_t context_length = 96;  // word tokenizer context (from --init when given)
+  std::string vocab;            // CLIP BPE vocabulary (bpe_simple_vocab_16e6.txt.gz),
+                                // required with an OpenAI / Long-CLIP --init
+  bool long_clip = false;       // stretch a 77-position CLIP --init to Long-CLIP's 248
 
   // Loss.
-  double loss_gamma = 0.0;                 // margin strength γ >= 0; 0 = plain InfoNCE
-  std::string loss_gbar = "recomputed";    // recomputed | frozen
-  double loss_token_weight = 0.0;          // λtok, weight of the token-level term
-  double logit_scale = 0.0;                // starting s; 0 = keep the checkpoint's (or 1/0.07)
-  bool fixed_scale = false;                // true: s is not learned
+  double loss_gamma = 0.0;  // margin strength γ >= 0; 0 = plain InfoNCE
+  GbarMode loss_gbar = GbarMode::kRecomputed;
+  double loss_token_weight = 0.0;  // λtok, weight of the token-level term
+  double logit_scale = 0.0;        // starting s; 0 = keep the checkpoint's (or 1/0.07)
+  bool fixed_scale = false;        // true: s is not learned
 
   // Parameter-efficient fine-tuning (core/model/peft.h): only the adapters (and s, unless
   // --fixed-scale) train; every base weight is frozen.
-  std::string peft = "none";               // none | lora | dora
-  int64_t peft_rank = 8;                   // r
-  double peft_alpha = 16.0;                // α; the update is scaled by α / r
-  std::string peft_towers = "both";        // image | text | both
+  PeftMethod peft = PeftMethod::kNone;
+  int64_t peft_rank = 8;             // r
+  double peft_alpha = 16.0;          // α; the update is scaled by α / r
+  std::string peft_towers = "both";  // image | text | both
 
   // Optimisation.
   int epochs = 10;
   int64_t batch_size = 128;
   double lr = 5e-5;
   double weight_decay = 0.1;
-  double warmup_fraction = 0.05;           // of all steps, linear warm-up then cosine decay
-  double grad_clip = 0.0;                  // max global grad norm; 0 = off
-  int probe_every = 5;                     // gradient probe every K optimiser steps; 0 = off
-  int gbar_snapshots = 2;                  // fixed training batches whose Ḡ is kept per epoch
-  uint64_t seed = 0;                       // data order, caption choice, subset, init
+  double warmup_fraction = 0.05;  // of all steps, linear warm-up then cosine decay
+  double grad_clip = 0.0;         // max global grad norm; 0 = off
+  int probe_every = 5;            // gradient probe every K optimiser steps; 0 = off
+  int gbar_snapshots = 2;         // fixed training batches whose Ḡ is kept per epoch
+  uint64_t seed = 0;              // data order, caption choice, subset, init
 
   // Execution.
-  std::string device = "auto";             // auto | cpu | cuda | cuda:N
-  int threads = 2;                         // LibTorch intra-op threads (measured on 2 cores: 2 beat 1 by 5-15%)
-  int loader_workers = 1;                  // batch loader threads
-  std::string precision = "auto";          // auto (bf16 autocast on CUDA, fp32 on CPU) | fp32 | bf16
+  DeviceSpec device;       // auto | cpu | cuda | cuda:N
+  int threads = 2;         // LibTorch intra-op threads (measured on 2 cores: 2 beat 1 by 5-15%)
+  int loader_workers = 1;  // batch loader threads
+  Precision precision = Precision::kAuto;  // auto: bf16 autocast on CUDA, fp32 on the CPU
   bool eval_at_start = true;               // evaluate the starting point as epoch 0
   std::string name;
 
@@ -74,5 +101,8 @@ struct TrainConfig {
 void to_json(nlohmann::json& j, const TrainConfig& c);
 // Missing keys keep their defaults (older runs stay readable); mistyped keys throw ConfigError.
 void from_json(const nlohmann::json& j, TrainConfig& c);
+// A run's stored config (its JSON text) read back through from_json, so every reader sees the same
+// defaults. Throws ConfigError when the text is not JSON or from_json refuses it.
+TrainConfig parse_train_config(const std::string& json_text);
 
 }  // namespace hnclip

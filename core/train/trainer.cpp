@@ -23,9 +23,9 @@ namespace hnclip {
 
 namespace {
 constexpr double kAdamBeta1 = 0.9;
-constexpr double kAdamBeta2 = 0.98;   // CLIP's fine-tuning betas
+constexpr double kAdamBeta2 = 0.98;  // CLIP's fine-tuning betas
 constexpr double kAdamEps = 1e-6;
-constexpr int64_t kEvalBatch = 256;   // encoding batch for evaluation and frozen features
+constexpr int64_t kEvalBatch = 256;  // encoding batch for evaluation and frozen features
 constexpr uint64_t kSubsetStream = 0x5eed5b5e7ULL;  // separates the subset RNG from epoch RNGs
 constexpr uint64_t kAdapterStream = 0xada97e45ULL;  // seeds the adapters' initial A matrices
 
@@ -39,7 +39,8 @@ uint64_t mix_seed(uint64_t seed, uint64_t stream) {
   return z ^ (z >> 31);
 }
 
-// Fisher–Yates with raw 64-bit draws: std::shuffle's use of distributions is implementation-defined.
+// Fisher–Yates with raw 64-bit draws: std::shuffle's use of distributions is
+// implementation-defined.
 void seeded_shuffle(std::vector<int64_t>& v, std::mt19937_64& rng) {
   for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng() % i]);
 }
@@ -60,17 +61,18 @@ std::string fmt(double v) {
 }
 }  // namespace
 
-ClipModel make_clip_model(const ClipConfig& config, uint64_t seed) {
-  torch::manual_seed(seed);
-  return ClipModel(config);
-}
-
 Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
                  const PairedData& test, BatchSourceFactory make_loader, std::string checkpoint_dir,
                  nlohmann::json tokenizer, int64_t run_id)
-    : model_(std::move(model)), config_(std::move(config)), train_(train), test_(test),
-      make_loader_(std::move(make_loader)), checkpoint_dir_(std::move(checkpoint_dir)),
-      tokenizer_(std::move(tokenizer)), run_id_(run_id), device_(c10::kCPU) {
+    : model_(std::move(model)),
+      config_(std::move(config)),
+      train_(train),
+      test_(test),
+      make_loader_(std::move(make_loader)),
+      checkpoint_dir_(std::move(checkpoint_dir)),
+      tokenizer_(std::move(tokenizer)),
+      run_id_(run_id),
+      device_(c10::kCPU) {
   config_.validate();
   const int64_t subset = static_cast<int64_t>(training_subset().size());
   if (config_.batch_size > subset) {
@@ -78,15 +80,16 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
                       " is larger than the training split (" + std::to_string(subset) +
                       " images after --data-fraction " + fmt(config_.data_fraction) + ")");
   }
-  if (config_.peft != "none") {
+  if (config_.peft != PeftMethod::kNone) {
     // Adapters are attached here, before the optimiser sees the parameters: then only they (and
     // the logit scale, below) are trainable, and a resumed run finds them before its checkpoint
     // is loaded.
-    const AdapterSpec spec{adapter_kind_from_string(config_.peft), config_.peft_rank,
+    const AdapterSpec spec{adapter_kind_from_string(to_string(config_.peft)), config_.peft_rank,
                            config_.peft_alpha, config_.peft_towers};
     if (const auto have = adapter_spec(model_)) {
       if (!(*have == spec)) {
-        throw ConfigError("--peft " + config_.peft + ": the model already carries other adapters (" +
+        throw ConfigError("--peft " + to_string(config_.peft) +
+                          ": the model already carries other adapters (" +
                           nlohmann::json(*have).dump() + ")");
       }
     } else {
@@ -95,7 +98,7 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
   } else if (has_adapters(model_)) {
     throw ConfigError("--peft none: the model carries adapters; merge them into the weights first");
   }
-  device_ = resolve_device(config_.device);
+  device_ = resolve_device(to_string(config_.device));
   try {
     use_bf16_autocast(config_.precision, device_.type());
   } catch (const std::invalid_argument& e) {
@@ -116,7 +119,8 @@ std::vector<int64_t> Trainer::training_subset() const {
   std::mt19937_64 rng(mix_seed(config_.seed, kSubsetStream));
   seeded_shuffle(all, rng);
   const auto n = std::max<int64_t>(
-      1, static_cast<int64_t>(std::llround(config_.data_fraction * static_cast<double>(all.size()))));
+      1,
+      static_cast<int64_t>(std::llround(config_.data_fraction * static_cast<double>(all.size()))));
   all.resize(n);
   std::sort(all.begin(), all.end());
   return all;
@@ -148,18 +152,71 @@ void Trainer::emit_status(const std::string& status, const std::string& message)
   for (auto* o : observers_) o->on_status({status, message});
 }
 
-TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop) {
-  const auto& c = config_;
-  TrainResult result;
-  result.best_epoch = start.best_epoch;
-  double best_score = start.best_mean_r1;
+// What one run() builds in set-up and carries from step to step; the Trainer itself keeps only
+// what its constructor was given.
+struct Trainer::State {
+  State(const PairedData& test, const BatchSourceFactory& make_loader, const TrainStart& start)
+      : evaluator(test, make_loader, kEvalBatch),
+        best_score(start.best_mean_r1),
+        step(start.completed_steps),
+        train_seconds(start.completed_seconds) {
+    result.best_epoch = start.best_epoch;
+  }
 
-  // Optimiser: AdamW in two groups (decayed matrices; undecayed gains, biases, embeddings, scale).
+  std::vector<torch::Tensor> trainable;  // what the optimiser updates, also the probe's inputs
+  std::unique_ptr<torch::optim::AdamW> optimizer;
+  LrSchedule schedule{0, 0, 0};
+  int64_t steps_per_epoch = 0;
+  torch::Tensor frozen_text;  // defined for frozen Ḡ only
+  Evaluator evaluator;
+  std::vector<BatchRequest> snapshot_batches;
+  bool bf16 = false;
+  bool token_term = false;
+  TrainResult result;
+  double best_score;
+  int64_t step;
+  double train_seconds;
+  // The current epoch's clock: step events report training time net of pauses.
+  Clock::time_point epoch_start;
+  double paused_seconds = 0;
+};
+
+// One step's loss and the pieces of it that the probe and the step event need again.
+struct Trainer::StepLoss {
+  torch::Tensor loss;      // what is minimised (HN-CLIP, plus the token term when asked for)
+  torch::Tensor boosted;   // the HN-CLIP term alone
+  torch::Tensor standard;  // plain InfoNCE on the same features
+  torch::Tensor image, text, scale;
+};
+
+TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop) {
+  State st(test_, make_loader_, start);
+  set_up(st, start);
+  emit_status("running", "");
+  if (start.completed_epochs == 0) {
+    if (config_.eval_at_start) test(st, 0, 0);
+    snapshot(st, 0);
+  }
+  for (int epoch = start.completed_epochs + 1; epoch <= config_.epochs; ++epoch) {
+    if (!train(st, epoch, stop)) break;
+    const EvalEvent ev = test(st, epoch, st.step);
+    snapshot(st, epoch);
+    save_epoch(st, epoch, ev);
+  }
+  st.result.steps = st.step;
+  st.result.train_seconds = st.train_seconds;
+  if (st.result.status.empty()) st.result.status = "finished";
+  emit_status(st.result.status, st.result.message);
+  return st.result;
+}
+
+void Trainer::set_up(State& st, const TrainStart& start) {
+  const auto& c = config_;
+  // AdamW in two groups: decayed matrices; undecayed gains, biases, embeddings and scale.
   std::vector<torch::Tensor> decay, no_decay;
-  std::vector<torch::Tensor> trainable;
   for (auto& p : model_->named_parameters()) {
     if (!p.value().requires_grad()) continue;
-    trainable.push_back(p.value());
+    st.trainable.push_back(p.value());
     (no_weight_decay(p.key(), p.value()) ? no_decay : decay).push_back(p.value());
   }
   auto base = torch::optim::AdamWOptions(c.lr).betas({kAdamBeta1, kAdamBeta2}).eps(kAdamEps);
@@ -168,205 +225,242 @@ TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop)
                                  torch::optim::AdamWOptions(base).weight_decay(c.weight_decay)));
   groups.emplace_back(no_decay, std::make_unique<torch::optim::AdamWOptions>(
                                     torch::optim::AdamWOptions(base).weight_decay(0.0)));
-  torch::optim::AdamW optimizer(std::move(groups), base);
-  if (!start.checkpoint.empty()) load_checkpoint_weights(start.checkpoint, model_, &optimizer);
+  st.optimizer = std::make_unique<torch::optim::AdamW>(std::move(groups), base);
+  if (!start.checkpoint.empty())
+    load_checkpoint_weights(start.checkpoint, model_, st.optimizer.get());
 
   const int64_t spe = steps_per_epoch();
-  LrSchedule schedule{c.lr,
-                      static_cast<int64_t>(std::llround(c.warmup_fraction * spe * c.epochs)),
-                      spe * c.epochs};
+  st.steps_per_epoch = spe;
+  st.schedule = LrSchedule{
+      c.lr, static_cast<int64_t>(std::llround(c.warmup_fraction * spe * c.epochs)), spe * c.epochs};
+  if (c.loss_gamma > 0 && c.loss_gbar == GbarMode::kFrozen) st.frozen_text = frozen_text_features();
 
+  // Ḡ snapshots follow the same few batches (the first of epoch 1's order) through the run.
+  st.snapshot_batches = epoch_batches(1);
+  st.snapshot_batches.resize(
+      std::min<size_t>(st.snapshot_batches.size(), static_cast<size_t>(c.gbar_snapshots)));
+  st.token_term = c.loss_token_weight > 0;
+  // Mixed precision: the encoders run under bf16 autocast (by default on CUDA only), the loss in
+  // fp32.
+  st.bf16 = use_bf16_autocast(c.precision, device_.type());
+}
+
+torch::Tensor Trainer::frozen_text_features() {
   // Frozen Ḡ: caption features of the starting text encoder, computed once for the whole split.
-  torch::Tensor frozen_text;
-  if (c.loss_gamma > 0 && c.loss_gbar == "frozen") {
-    torch::NoGradGuard no_grad;
-    ClipModel reference = frozen_reference_ ? frozen_reference_ : model_;
-    reference->to(device_);
-    reference->eval();
-    std::vector<BatchRequest> requests;
-    for (int64_t s = 0; s < train_.num_captions(); s += kEvalBatch) {
-      BatchRequest r;
-      for (int64_t i = s; i < std::min(train_.num_captions(), s + kEvalBatch); ++i) r.captions.push_back(i);
-      requests.push_back(std::move(r));
-    }
-    auto loader = make_loader_(train_);
-    loader->schedule(std::move(requests));
-    std::vector<torch::Tensor> parts;
-    Batch batch;
-    while (loader->next(batch)) parts.push_back(l2_normalize(reference->encode_text(batch.tokens.to(device_)).pooled));
-    frozen_text = torch::cat(parts, 0);
+  torch::NoGradGuard no_grad;
+  ClipModel reference = frozen_reference_ ? frozen_reference_ : model_;
+  reference->to(device_);
+  reference->eval();
+  std::vector<BatchRequest> requests;
+  for (int64_t s = 0; s < train_.num_captions(); s += kEvalBatch) {
+    BatchRequest r;
+    for (int64_t i = s; i < std::min(train_.num_captions(), s + kEvalBatch); ++i)
+      r.captions.push_back(i);
+    requests.push_back(std::move(r));
   }
+  auto loader = make_loader_(train_);
+  loader->schedule(std::move(requests));
+  std::vector<torch::Tensor> parts;
+  Batch batch;
+  while (loader->next(batch)) {
+    parts.push_back(l2_normalize(reference->encode_text(batch.tokens.to(device_)).pooled));
+  }
+  return torch::cat(parts, 0);
+}
 
-  Evaluator evaluator(test_, make_loader_, kEvalBatch);
-  auto evaluate = [&](int epoch, int64_t step) {
-    EvalEvent ev = evaluator.evaluate(model_, device_);
+bool Trainer::train(State& st, int epoch, const std::atomic<bool>& stop) {
+  model_->train();
+  auto loader = make_loader_(train_);
+  loader->schedule(epoch_batches(epoch));
+  Batch batch;
+  st.epoch_start = Clock::now();
+  st.paused_seconds = 0;
+  while (true) {
+    if (pause_gate_) st.paused_seconds += pause_gate_->wait_while_paused(stop);
+    if (stop.load()) {
+      st.result.status = "stopped";
+      st.result.message = "stopped by the user at step " + std::to_string(st.step) + " (epoch " +
+                          std::to_string(epoch) + ")";
+      break;
+    }
+    if (!loader->next(batch)) break;
+    if (!train_step(st, batch, epoch)) break;
+  }
+  st.train_seconds +=
+      std::chrono::duration<double>(Clock::now() - st.epoch_start).count() - st.paused_seconds;
+  st.result.loader_wait_seconds += loader->wait_seconds();
+  return st.result.status.empty();
+}
+
+bool Trainer::train_step(State& st, const Batch& batch, int epoch) {
+  const auto& c = config_;
+  const double lr = st.schedule.at(st.step);
+  for (auto& g : st.optimizer->param_groups()) {
+    static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
+  }
+  const StepLoss sl = step_loss(st, batch);
+  const double loss_value = sl.loss.item<double>();
+  const int64_t step = ++st.step;
+  if (!std::isfinite(loss_value)) {
+    st.result.status = "failed";
+    st.result.message = "non-finite loss (" + fmt(loss_value) + ") at step " +
+                        std::to_string(step) + " (epoch " + std::to_string(epoch) + ")";
+    return false;
+  }
+  if (c.probe_every > 0 && step % c.probe_every == 0) probe(st, sl, epoch);
+  st.optimizer->zero_grad();
+  sl.loss.backward();
+  const double grad_norm = clip_gradients(st.trainable);
+  st.optimizer->step();
+  if (!c.fixed_scale) {
+    torch::NoGradGuard no_grad;
+    model_->logit_scale.clamp_max_(std::log(ClipModel::Impl::kMaxLogitScale));
+  }
+  const double elapsed =
+      std::chrono::duration<double>(Clock::now() - st.epoch_start).count() - st.paused_seconds;
+  st.result.images_seen += static_cast<int64_t>(batch.request.images.size());
+  const int64_t spe = st.steps_per_epoch;
+  StepEvent ev{step,
+               epoch,
+               spe,
+               spe * c.epochs,
+               st.train_seconds + elapsed,
+               loss_value,
+               sl.standard.item<double>(),
+               lr,
+               sl.scale.item<double>(),
+               grad_norm};
+  for (auto* o : observers_) o->on_step(ev);
+  return true;
+}
+
+Trainer::StepLoss Trainer::step_loss(State& st, const Batch& batch) {
+  const auto images = batch.images.to(device_);
+  const auto tokens = batch.tokens.to(device_);
+  ImageFeatures img;
+  TextFeatures txt;
+  {
+    AutocastGuard autocast(device_.type(), st.bf16);
+    img = model_->encode_image(images, st.token_term);
+    txt = model_->encode_text(tokens, st.token_term);
+  }
+  if (st.bf16) {
+    img.pooled = img.pooled.to(torch::kFloat);
+    txt.pooled = txt.pooled.to(torch::kFloat);
+    if (st.token_term) {
+      img.patches = img.patches.to(torch::kFloat);
+      txt.tokens = txt.tokens.to(torch::kFloat);
+    }
+  }
+  StepLoss sl;
+  sl.image = l2_normalize(img.pooled);
+  sl.text = l2_normalize(txt.pooled);
+  sl.scale = model_->scale();
+  torch::Tensor text_for_g = sl.text;
+  if (st.frozen_text.defined()) {
+    text_for_g = st.frozen_text.index_select(
+        0, torch::tensor(batch.request.captions, torch::kLong).to(device_));
+  }
+  auto out = hn_contrastive_loss(sl.image, sl.text, sl.scale, config_.loss_gamma, text_for_g);
+  sl.boosted = out.loss;
+  sl.standard = out.loss_standard;
+  sl.loss = out.loss;
+  if (st.token_term) {
+    sl.loss = sl.loss + config_.loss_token_weight * token_level_loss(l2_normalize(img.patches),
+                                                                     l2_normalize(txt.tokens),
+                                                                     txt.mask, sl.scale);
+  }
+  return sl;
+}
+
+void Trainer::probe(State& st, const StepLoss& sl, int epoch) {
+  // Standard vs boosted gradients on this very batch, before the update (extra backward passes
+  // through autograd::grad: no .grad, optimiser state or RNG is touched).
+  const auto probe_start = Clock::now();
+  const auto standard = info_nce_loss(sl.image, sl.text, sl.scale);
+  const auto pv =
+      probe_gradients(standard, config_.loss_gamma == 0.0 ? standard : sl.boosted, st.trainable);
+  const ProbeEvent ev{st.step,
+                      epoch,
+                      pv.loss_standard,
+                      pv.loss_boosted,
+                      pv.grad_norm_standard,
+                      pv.grad_norm_boosted,
+                      pv.grad_ratio,
+                      pv.grad_cosine};
+  for (auto* o : observers_) o->on_probe(ev);
+  st.result.probe_seconds += std::chrono::duration<double>(Clock::now() - probe_start).count();
+}
+
+double Trainer::clip_gradients(const std::vector<torch::Tensor>& trainable) const {
+  std::vector<torch::Tensor> norms;
+  for (const auto& p : trainable) {
+    if (p.grad().defined()) norms.push_back(p.grad().norm());
+  }
+  const double grad_norm = norms.empty() ? 0.0 : torch::stack(norms).norm().item<double>();
+  if (config_.grad_clip > 0 && grad_norm > config_.grad_clip) {
+    torch::NoGradGuard no_grad;
+    for (const auto& p : trainable) {
+      if (p.grad().defined()) p.grad().mul_(config_.grad_clip / (grad_norm + 1e-6));
+    }
+  }
+  return grad_norm;
+}
+
+EvalEvent Trainer::test(State& st, int epoch, int64_t step) {
+  EvalEvent ev = st.evaluator.evaluate(model_, device_);
+  ev.epoch = epoch;
+  ev.step = step;
+  ev.split = config_.test_split;
+  for (auto* o : observers_) o->on_eval(ev);
+  st.result.last_eval = ev;
+  return ev;
+}
+
+void Trainer::snapshot(State& st, int epoch) {
+  if (st.snapshot_batches.empty()) return;
+  torch::NoGradGuard no_grad;
+  const bool was_training = model_->is_training();
+  model_->eval();
+  for (size_t b = 0; b < st.snapshot_batches.size(); ++b) {
+    const auto& ids = st.snapshot_batches[b].captions;
+    const auto t =
+        st.frozen_text.defined()
+            ? st.frozen_text.index_select(0, torch::tensor(ids, torch::kLong).to(device_))
+            : l2_normalize(model_->encode_text(train_.load_tokens(ids).to(device_)).pooled);
+    const auto g = caption_margins(t).to(torch::kCPU, torch::kFloat).contiguous();
+    // The largest off-diagonal entry: mask the (zero) diagonal, which could otherwise win.
+    const auto masked = g.clone().fill_diagonal_(-std::numeric_limits<float>::infinity());
+    const int64_t flat = masked.argmax().item<int64_t>();
+    const int64_t n = g.size(0);
+    GbarSnapshotEvent ev;
     ev.epoch = epoch;
-    ev.step = step;
-    ev.split = c.test_split;
-    for (auto* o : observers_) o->on_eval(ev);
-    result.last_eval = ev;
-    return ev;
-  };
-
-  // Ḡ snapshots: the first batches of epoch 1's order, re-encoded after every epoch.
-  std::vector<BatchRequest> snapshot_batches = epoch_batches(1);
-  snapshot_batches.resize(std::min<size_t>(snapshot_batches.size(), static_cast<size_t>(c.gbar_snapshots)));
-  auto snapshot = [&](int epoch) {
-    if (snapshot_batches.empty()) return;
-    torch::NoGradGuard no_grad;
-    const bool was_training = model_->is_training();
-    model_->eval();
-    for (size_t b = 0; b < snapshot_batches.size(); ++b) {
-      const auto& ids = snapshot_batches[b].captions;
-      const auto t = frozen_text.defined()
-                         ? frozen_text.index_select(0, torch::tensor(ids, torch::kLong).to(device_))
-                         : l2_normalize(model_->encode_text(train_.load_tokens(ids).to(device_)).pooled);
-      const auto g = caption_margins(t).to(torch::kCPU, torch::kFloat).contiguous();
-      // The largest off-diagonal entry: mask the (zero) diagonal, which could otherwise win.
-      const auto masked = g.clone().fill_diagonal_(-std::numeric_limits<float>::infinity());
-      const int64_t flat = masked.argmax().item<int64_t>();
-      const int64_t n = g.size(0);
-      GbarSnapshotEvent ev;
-      ev.epoch = epoch;
-      ev.batch = static_cast<int>(b);
-      ev.captions = ids;
-      ev.matrix.assign(g.data_ptr<float>(), g.data_ptr<float>() + g.numel());
-      ev.max_value = masked.view(-1)[flat].item<float>();
-      ev.max_i = std::min(flat / n, flat % n);
-      ev.max_j = std::max(flat / n, flat % n);
-      for (auto* o : observers_) o->on_gbar_snapshot(ev);
-    }
-    if (was_training) model_->train();
-  };
-
-  emit_status("running", "");
-  int64_t step = start.completed_steps;
-  if (start.completed_epochs == 0) {
-    if (c.eval_at_start) evaluate(0, 0);
-    snapshot(0);
+    ev.batch = static_cast<int>(b);
+    ev.captions = ids;
+    ev.matrix.assign(g.data_ptr<float>(), g.data_ptr<float>() + g.numel());
+    ev.max_value = masked.view(-1)[flat].item<float>();
+    ev.max_i = std::min(flat / n, flat % n);
+    ev.max_j = std::max(flat / n, flat % n);
+    for (auto* o : observers_) o->on_gbar_snapshot(ev);
   }
+  if (was_training) model_->train();
+}
 
-  const double gamma = c.loss_gamma;
-  const bool token_term = c.loss_token_weight > 0;
-  // Mixed precision: the encoders run under bf16 autocast (by default on CUDA only), the loss in fp32.
-  const bool bf16 = use_bf16_autocast(c.precision, device_.type());
-  double train_seconds = start.completed_seconds;
-  for (int epoch = start.completed_epochs + 1; epoch <= c.epochs; ++epoch) {
-    model_->train();
-    auto loader = make_loader_(train_);
-    loader->schedule(epoch_batches(epoch));
-    Batch batch;
-    auto t0 = Clock::now();
-    double paused_seconds = 0;  // of this epoch, subtracted from its training time
-    while (true) {
-      if (pause_gate_) paused_seconds += pause_gate_->wait_while_paused(stop);
-      if (stop.load()) {
-        result.status = "stopped";
-        result.message = "stopped by the user at step " + std::to_string(step) + " (epoch " +
-                         std::to_string(epoch) + ")";
-        break;
-      }
-      if (!loader->next(batch)) break;
-      const double lr = schedule.at(step);
-      for (auto& g : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
-
-      const auto images = batch.images.to(device_);
-      const auto tokens = batch.tokens.to(device_);
-      ImageFeatures img;
-      TextFeatures txt;
-      {
-        AutocastGuard autocast(device_.type(), bf16);
-        img = model_->encode_image(images, token_term);
-        txt = model_->encode_text(tokens, token_term);
-      }
-      if (bf16) {
-        img.pooled = img.pooled.to(torch::kFloat);
-        txt.pooled = txt.pooled.to(torch::kFloat);
-        if (token_term) {
-          img.patches = img.patches.to(torch::kFloat);
-          txt.tokens = txt.tokens.to(torch::kFloat);
-        }
-      }
-      const auto v = l2_normalize(img.pooled);
-      const auto t = l2_normalize(txt.pooled);
-      const auto s = model_->scale();
-      torch::Tensor text_for_g = t;
-      if (frozen_text.defined()) {
-        text_for_g = frozen_text.index_select(
-            0, torch::tensor(batch.request.captions, torch::kLong).to(device_));
-      }
-      auto out = hn_contrastive_loss(v, t, s, gamma, text_for_g);
-      auto loss = out.loss;
-      if (token_term) {
-        loss = loss + c.loss_token_weight *
-                          token_level_loss(l2_normalize(img.patches), l2_normalize(txt.tokens), txt.mask, s);
-      }
-      const double loss_value = loss.item<double>();
-      ++step;
-      if (!std::isfinite(loss_value)) {
-        result.status = "failed";
-        result.message = "non-finite loss (" + fmt(loss_value) + ") at step " + std::to_string(step) +
-                         " (epoch " + std::to_string(epoch) + ")";
-        break;
-      }
-      if (c.probe_every > 0 && step % c.probe_every == 0) {
-        // Standard vs boosted gradients on this very batch, before the update (extra backward
-        // passes through autograd::grad: no .grad, optimiser state or RNG is touched).
-        const auto probe_start = Clock::now();
-        const auto standard = info_nce_loss(v, t, s);
-        const auto pv = probe_gradients(standard, gamma == 0.0 ? standard : out.loss, trainable);
-        const ProbeEvent probe{step, epoch, pv.loss_standard, pv.loss_boosted, pv.grad_norm_standard,
-                               pv.grad_norm_boosted, pv.grad_ratio, pv.grad_cosine};
-        for (auto* o : observers_) o->on_probe(probe);
-        result.probe_seconds += std::chrono::duration<double>(Clock::now() - probe_start).count();
-      }
-      optimizer.zero_grad();
-      loss.backward();
-      std::vector<torch::Tensor> norms;
-      for (auto& p : trainable) {
-        if (p.grad().defined()) norms.push_back(p.grad().norm());
-      }
-      const double grad_norm = norms.empty() ? 0.0 : torch::stack(norms).norm().item<double>();
-      if (c.grad_clip > 0 && grad_norm > c.grad_clip) {
-        torch::NoGradGuard no_grad;
-        for (auto& p : trainable) {
-          if (p.grad().defined()) p.grad().mul_(c.grad_clip / (grad_norm + 1e-6));
-        }
-      }
-      optimizer.step();
-      if (!c.fixed_scale) {
-        torch::NoGradGuard no_grad;
-        model_->logit_scale.clamp_max_(std::log(ClipModel::Impl::kMaxLogitScale));
-      }
-      const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count() - paused_seconds;
-      result.images_seen += static_cast<int64_t>(batch.request.images.size());
-      StepEvent ev{step, epoch, spe, spe * c.epochs, train_seconds + elapsed, loss_value,
-                   out.loss_standard.item<double>(), lr, s.item<double>(), grad_norm};
-      for (auto* o : observers_) o->on_step(ev);
-    }
-    train_seconds += std::chrono::duration<double>(Clock::now() - t0).count() - paused_seconds;
-    result.loader_wait_seconds += loader->wait_seconds();
-    if (!result.status.empty()) break;
-
-    EvalEvent ev = evaluate(epoch, step);
-    snapshot(epoch);
-    const double score = ev.mean_r1();
-    const auto path = (std::filesystem::path(checkpoint_dir_) / ("epoch-" + std::to_string(epoch) + ".pt")).string();
-    nlohmann::json cfg_json = c;
-    save_checkpoint(path, model_, CheckpointMeta{model_->config(), tokenizer_, epoch, step, run_id_, cfg_json},
-                    &optimizer);
-    for (auto* o : observers_) o->on_checkpoint({epoch, step, path, score});
-    if (score > best_score) {  // strictly better: ties keep the earlier epoch
-      best_score = score;
-      result.best_epoch = epoch;
-      result.best_eval = ev;
-    }
+void Trainer::save_epoch(State& st, int epoch, const EvalEvent& ev) {
+  const double score = ev.mean_r1();
+  const auto path =
+      (std::filesystem::path(checkpoint_dir_) / ("epoch-" + std::to_string(epoch) + ".pt"))
+          .string();
+  nlohmann::json cfg_json = config_;
+  save_checkpoint(path, model_,
+                  CheckpointMeta{model_->config(), tokenizer_, epoch, st.step, run_id_, cfg_json},
+                  st.optimizer.get());
+  for (auto* o : observers_) o->on_checkpoint({epoch, st.step, path, score});
+  if (score > st.best_score) {  // strictly better: ties keep the earlier epoch
+    st.best_score = score;
+    st.result.best_epoch = epoch;
+    st.result.best_eval = ev;
   }
-  result.steps = step;
-  result.train_seconds = train_seconds;
-  if (result.status.empty()) result.status = "finished";
-  emit_status(result.status, result.message);
-  return result;
 }
 
 }  // namespace hnclip

@@ -18,11 +18,12 @@
 #include <nlohmann/json.hpp>
 
 #include "model/clip_model.h"
+#include "train/batch_source.h"
 #include "train/evaluator.h"
 #include "train/paired_data.h"
+#include "train/pause_gate.h"
 #include "train/train_config.h"
 #include "train/train_observer.h"
-#include "train/pause_gate.h"
 #include "train/train_result.h"
 
 namespace hnclip {
@@ -63,7 +64,22 @@ class Trainer {
   std::vector<BatchRequest> epoch_batches(int epoch) const;
 
  private:
+  // The steps of run(), in the shape of pytorch/examples' train() / test(): set-up, one epoch of
+  // training steps, one evaluation, the Ḡ snapshots and the epoch's checkpoint.
   struct State;
+  struct StepLoss;
+  void set_up(State& st, const TrainStart& start);
+  torch::Tensor frozen_text_features();
+  // False when the epoch ended the run (stopped, non-finite loss).
+  bool train(State& st, int epoch, const std::atomic<bool>& stop);
+  bool train_step(State& st, const Batch& batch, int epoch);
+  StepLoss step_loss(State& st, const Batch& batch);
+  void probe(State& st, const StepLoss& loss, int epoch);
+  // The global gradient norm before clipping (what the step event reports).
+  double clip_gradients(const std::vector<torch::Tensor>& trainable) const;
+  EvalEvent test(State& st, int epoch, int64_t step);
+  void snapshot(State& st, int epoch);
+  void save_epoch(State& st, int epoch, const EvalEvent& ev);
   void emit_status(const std::string& status, const std::string& message);
   ClipModel model_;
   ClipModel frozen_reference_{nullptr};
@@ -78,8 +94,5 @@ class Trainer {
   c10::Device device_;
   std::vector<TrainObserver*> observers_;
 };
-
-// Builds a randomly initialised model; `seed` fixes the initial weights.
-ClipModel make_clip_model(const ClipConfig& config, uint64_t seed);
 
 }  // namespace hnclip

@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   config.benchmark = "manifest";
   config.benchmark_root = manifest.string();
   config.init = "pretrained";
-  config.device = "cpu";
+  config.device = hnclip::DeviceSpec{hnclip::DeviceKind::kCpu};
   hnclip::RunStore store(db);
   hnclip::RunRecord r;
   r.name = "latency";

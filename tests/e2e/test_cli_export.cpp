@@ -13,10 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/make_clip_model.h"
 #include "model/state_dict_file.h"
 #include "store/run_store.h"
 #include "train/checkpoint.h"
-#include "train/trainer.h"
 #include "support/cli_runner.h"
 #include "support/test_dirs.h"
 

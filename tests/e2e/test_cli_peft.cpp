@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/make_clip_model.h"
 #include "model/peft.h"
 #include "model/state_dict_file.h"
 #include "train/checkpoint.h"
-#include "train/trainer.h"
 #include "support/cli_runner.h"
 #include "support/test_dirs.h"
 

@@ -29,6 +29,7 @@
 #include "store/run_store.h"
 #include "widgets/common/thumbnail_cache.h"
 #include "widgets/common/thumbnail_label.h"
+#include "train/train_config.h"
 
 namespace hnclip::gui {
 
@@ -260,9 +261,9 @@ void GbarHeatmapPanel::refreshRuns() {
       for (const auto& run : store.list_runs()) {
         QString extra;
         try {
-          const auto config = nlohmann::json::parse(run.config_json);
-          extra = QStringLiteral(" (γ=%1").arg(config.value("loss_gamma", 0.0));
-          if (config.value("loss_gamma", 0.0) > 0) extra += QStringLiteral(", Ḡ %1").arg(QString::fromStdString(config.value("loss_gbar", std::string("recomputed"))));
+          const auto config = parse_train_config(run.config_json);
+          extra = QStringLiteral(" (γ=%1").arg(config.loss_gamma);
+          if (config.loss_gamma > 0) extra += QStringLiteral(", Ḡ %1").arg(QString::fromStdString(to_string(config.loss_gbar)));
           extra += QLatin1Char(')');
         } catch (const std::exception&) {
         }

@@ -54,23 +54,18 @@ RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> e
   s.evals = std::move(evals);
   s.checkpoint_dir = run_checkpoint_dir(database_path, record.id);
 
-  // Read the few columns straight from the JSON with TrainConfig's defaults: a config written by
-  // another version (unknown or mistyped keys) must still list, not fail the whole table.
-  const TrainConfig defaults;
-  s.benchmark = defaults.benchmark;
-  s.gamma = defaults.loss_gamma;
-  s.gbar = defaults.loss_gbar;
-  s.epochs = defaults.epochs;
+  // A config the TrainConfig cannot read (another version's, mistyped) must still list, with
+  // TrainConfig's defaults, not fail the whole table.
+  TrainConfig config;
   try {
-    const auto j = nlohmann::json::parse(record.config_json);
-    if (!j.is_object()) throw std::invalid_argument("config is not an object");
-    s.benchmark = j.value("benchmark", defaults.benchmark);
-    s.gamma = j.value("loss_gamma", defaults.loss_gamma);
-    s.gbar = j.value("loss_gbar", defaults.loss_gbar);
-    s.epochs = j.value("epochs", defaults.epochs);
-  } catch (const std::exception&) {
+    config = parse_train_config(record.config_json);
+  } catch (const ConfigError&) {
     s.config_readable = false;
   }
+  s.benchmark = config.benchmark;
+  s.gamma = config.loss_gamma;
+  s.gbar = to_string(config.loss_gbar);
+  s.epochs = config.epochs;
 
   // Best R@1 per direction, and the epoch whose mean R@1 is best (the fallback report epoch).
   std::vector<int> epochs;

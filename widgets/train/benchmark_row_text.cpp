@@ -12,7 +12,7 @@ namespace hnclip::gui {
 QString benchmark_row_text(const hnclip::TrainConfig& config, const std::string& cache_dir) {
   hnclip::BenchmarkSpec spec;
   spec.name = config.benchmark;
-  spec.size = config.benchmark_size;
+  spec.size = hnclip::to_string(config.benchmark_size);
   spec.seed = config.data_seed;
   spec.root = config.benchmark_root;
   spec.cache_dir = cache_dir;

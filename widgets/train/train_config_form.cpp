@@ -278,7 +278,7 @@ void TrainConfigForm::buildUi() {
 hnclip::TrainConfig TrainConfigForm::config() const {
   hnclip::TrainConfig c;
   c.benchmark = benchmark_->currentText().toStdString();
-  c.benchmark_size = benchmark_size_->currentText().toStdString();
+  hnclip::from_string(benchmark_size_->currentText().toStdString(), c.benchmark_size);
   c.data_seed = static_cast<uint64_t>(data_seed_->value());
   c.benchmark_root = c.benchmark == "synthetic" ? std::string() : data_root_->text().trimmed().toStdString();
   c.data_fraction = data_fraction_->value();
@@ -295,12 +295,12 @@ hnclip::TrainConfig TrainConfigForm::config() const {
   }
   c.vocab = vocab_->text().trimmed().toStdString();
   c.long_clip = long_clip_->isChecked();
-  c.peft = peft_->currentData().toString().toStdString();
+  hnclip::from_string(peft_->currentData().toString().toStdString(), c.peft);
   c.peft_rank = peft_rank_->value();
   c.peft_alpha = peft_alpha_->value();
   c.peft_towers = peft_towers_->currentText().toStdString();
   c.loss_gamma = gamma_->value();
-  c.loss_gbar = gbar_frozen_->isChecked() ? "frozen" : "recomputed";
+  c.loss_gbar = gbar_frozen_->isChecked() ? hnclip::GbarMode::kFrozen : hnclip::GbarMode::kRecomputed;
   c.loss_token_weight = token_weight_->value();
   c.logit_scale = logit_scale_->value();
   c.fixed_scale = fixed_scale_->isChecked();
@@ -311,7 +311,7 @@ hnclip::TrainConfig TrainConfigForm::config() const {
   c.lr = ok ? lr : std::nan("");
   c.seed = static_cast<uint64_t>(seed_->value());
   c.probe_every = probe_every_->value();
-  c.device = device_->currentData().toString().toStdString();
+  hnclip::from_string(device_->currentData().toString().toStdString(), c.device);
   c.name = name_->text().trimmed().toStdString();
   return c;
 }
@@ -319,7 +319,7 @@ hnclip::TrainConfig TrainConfigForm::config() const {
 void TrainConfigForm::setConfig(const hnclip::TrainConfig& c) {
   updating_ = true;
   benchmark_->setCurrentText(QString::fromStdString(c.benchmark));
-  benchmark_size_->setCurrentText(QString::fromStdString(c.benchmark_size));
+  benchmark_size_->setCurrentText(QString::fromStdString(hnclip::to_string(c.benchmark_size)));
   data_seed_->setValue(static_cast<int>(c.data_seed));
   data_root_->setText(QString::fromStdString(c.benchmark_root));
   data_fraction_->setValue(c.data_fraction);
@@ -335,13 +335,13 @@ void TrainConfigForm::setConfig(const hnclip::TrainConfig& c) {
   }
   vocab_->setText(QString::fromStdString(c.vocab));
   long_clip_->setChecked(c.long_clip);
-  const int peft = peft_->findData(QString::fromStdString(c.peft));
+  const int peft = peft_->findData(QString::fromStdString(hnclip::to_string(c.peft)));
   peft_->setCurrentIndex(peft >= 0 ? peft : 0);
   peft_rank_->setValue(static_cast<int>(c.peft_rank));
   peft_alpha_->setValue(c.peft_alpha);
   peft_towers_->setCurrentText(QString::fromStdString(c.peft_towers));
   gamma_->setValue(c.loss_gamma);
-  (c.loss_gbar == "frozen" ? gbar_frozen_ : gbar_recomputed_)->setChecked(true);
+  (c.loss_gbar == hnclip::GbarMode::kFrozen ? gbar_frozen_ : gbar_recomputed_)->setChecked(true);
   token_weight_->setValue(c.loss_token_weight);
   logit_scale_->setValue(c.logit_scale);
   fixed_scale_->setChecked(c.fixed_scale);
@@ -350,10 +350,10 @@ void TrainConfigForm::setConfig(const hnclip::TrainConfig& c) {
   lr_->setText(QString::number(c.lr, 'g', 6));
   seed_->setValue(static_cast<int>(c.seed));
   probe_every_->setValue(c.probe_every);
-  int d = device_->findData(QString::fromStdString(c.device));
+  int d = device_->findData(QString::fromStdString(hnclip::to_string(c.device)));
   // A CUDA device this machine lacks (a run copied from a GPU server) selects the greyed-out
   // CUDA entry, so the form says why it cannot start instead of silently switching device.
-  if (d < 0 && c.device.rfind("cuda", 0) == 0) d = device_->findData(QStringLiteral("cuda"));
+  if (d < 0 && c.device.kind == hnclip::DeviceKind::kCuda) d = device_->findData(QStringLiteral("cuda"));
   device_->setCurrentIndex(d >= 0 ? d : 0);
   name_->setText(QString::fromStdString(c.name));
   updating_ = false;
@@ -435,12 +435,13 @@ void TrainConfigForm::revalidate() {
       message = tr("--vocab: %1 is not a file").arg(QString::fromStdString(c.vocab));
     }
   }
-  if (message.isEmpty() && c.device.rfind("cuda", 0) == 0) {
+  if (message.isEmpty() && c.device.kind == hnclip::DeviceKind::kCuda) {
+    const std::string device = hnclip::to_string(c.device);
     bool present = false;
-    for (const auto& d : devices_) present |= d == c.device || (c.device == "cuda" && d.rfind("cuda", 0) == 0);
+    for (const auto& d : devices_) present |= d == device || (device == "cuda" && d.rfind("cuda", 0) == 0);
     if (!present) {
       flag = QStringLiteral("--device");
-      message = tr("--device: %1 is not available on this machine").arg(QString::fromStdString(c.device));
+      message = tr("--device: %1 is not available on this machine").arg(QString::fromStdString(device));
     }
   }
   if (flag == QLatin1String("--rank") || flag == QLatin1String("--alpha") || flag == QLatin1String("--peft-towers"))

@@ -171,7 +171,7 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
 void TrainPanel::scheduleBenchmarkRow() {
   const auto c = form_->config();
   const QString key = QStringLiteral("%1|%2|%3|%4|%5")
-                          .arg(QString::fromStdString(c.benchmark), QString::fromStdString(c.benchmark_size))
+                          .arg(QString::fromStdString(c.benchmark), QString::fromStdString(hnclip::to_string(c.benchmark_size)))
                           .arg(c.data_seed)
                           .arg(QString::fromStdString(c.benchmark_root), QString::fromStdString(c.test_split));
   if (key == row_key_) return;

@@ -59,7 +59,7 @@ class RunRetrieverTest : public ::testing::Test {
     config.benchmark_root = (dir / "manifest.jsonl").string();
     config.epochs = 1;
     config.batch_size = 4;
-    config.device = "cpu";
+    config.device = hnclip::DeviceSpec{hnclip::DeviceKind::kCpu};
     config.threads = 1;
     options.database = (dir / "runs.db").string();
     options.cache_dir = (dir / "cache").string();

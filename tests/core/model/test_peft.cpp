@@ -12,6 +12,7 @@
 
 #include <set>
 
+#include "model/make_clip_model.h"
 #include "support/epoch_loss.h"
 #include "support/in_memory_data.h"
 #include "support/test_dirs.h"
@@ -308,9 +309,9 @@ TrainConfig peft_config() {
   c.lr = 1e-2;
   c.warmup_fraction = 0.1;
   c.seed = 3;
-  c.device = "cpu";
+  c.device = hnclip::DeviceSpec{hnclip::DeviceKind::kCpu};
   c.loss_gamma = 0.5;
-  c.peft = "lora";
+  c.peft = hnclip::PeftMethod::kLora;
   c.peft_rank = 4;
   c.peft_alpha = 8;
   return c;
@@ -388,7 +389,7 @@ TEST(Peft, FixedScaleFreezesEverythingButTheAdapters) {
   auto cfg = peft_config();
   cfg.epochs = 1;
   cfg.fixed_scale = true;
-  cfg.peft = "dora";
+  cfg.peft = hnclip::PeftMethod::kDora;
   cfg.peft_towers = "text";
   auto start = make_clip_model(test::tiny_test_config(), 42);
   std::map<std::string, torch::Tensor> initial;
@@ -431,12 +432,12 @@ TEST(Peft, ResumedRunKeepsItsAdapters) {
 TEST(Peft, TrainerRefusesAdaptersItWasNotAskedFor) {
   test::InMemoryPairedData data(16, 1), test_data(4, 2);
   auto cfg = peft_config();
-  cfg.peft = "none";
+  cfg.peft = hnclip::PeftMethod::kNone;
   auto m = make_clip_model(test::tiny_test_config(), 1);
   attach_adapters(m, spec(AdapterKind::Lora), 1);
   auto loader = [](const PairedData& d) { return std::make_unique<test::SyncBatchSource>(d); };
   EXPECT_THROW(Trainer(m, cfg, data, test_data, loader, "", nlohmann::json()), ConfigError);
-  cfg.peft = "lora";
+  cfg.peft = hnclip::PeftMethod::kLora;
   cfg.peft_rank = 2;  // the model has rank 4
   EXPECT_THROW(Trainer(m, cfg, data, test_data, loader, "", nlohmann::json()), ConfigError);
   cfg.peft_rank = 4;
@@ -447,30 +448,30 @@ TEST(Peft, TrainerRefusesAdaptersItWasNotAskedFor) {
 
 TEST(Peft, ConfigRoundTripsAndNamesTheFlag) {
   TrainConfig c;
-  EXPECT_EQ(c.peft, "none");
-  c.peft = "dora";
+  EXPECT_EQ(c.peft, hnclip::PeftMethod::kNone);
+  c.peft = hnclip::PeftMethod::kDora;
   c.peft_rank = 16;
   c.peft_alpha = 32;
   c.peft_towers = "image";
-  c.precision = "bf16";
+  c.precision = hnclip::Precision::kBf16;
   TrainConfig back;
   from_json(nlohmann::json(c), back);
-  EXPECT_EQ(back.peft, "dora");
+  EXPECT_EQ(back.peft, hnclip::PeftMethod::kDora);
   EXPECT_EQ(back.peft_rank, 16);
   EXPECT_EQ(back.peft_alpha, 32);
   EXPECT_EQ(back.peft_towers, "image");
-  EXPECT_EQ(back.precision, "bf16");
+  EXPECT_EQ(back.precision, hnclip::Precision::kBf16);
   // A run stored before these fields existed reads with the defaults.
   auto old = nlohmann::json(TrainConfig{});
   for (const char* k : {"peft", "peft_rank", "peft_alpha", "peft_towers", "precision"}) old.erase(k);
   TrainConfig o;
-  o.peft = "lora";
+  o.peft = hnclip::PeftMethod::kLora;
   from_json(old, o);
-  EXPECT_EQ(o.peft, "lora") << "missing keys keep what was there";
+  EXPECT_EQ(o.peft, hnclip::PeftMethod::kLora) << "missing keys keep what was there";
   TrainConfig d;
   from_json(old, d);
-  EXPECT_EQ(d.peft, "none");
-  EXPECT_EQ(d.precision, "auto");
+  EXPECT_EQ(d.peft, hnclip::PeftMethod::kNone);
+  EXPECT_EQ(d.precision, hnclip::Precision::kAuto);
   auto expect_flag = [](TrainConfig bad, const std::string& flag) {
     try {
       bad.validate();
@@ -479,9 +480,20 @@ TEST(Peft, ConfigRoundTripsAndNamesTheFlag) {
       EXPECT_NE(std::string(e.what()).find(flag), std::string::npos) << e.what();
     }
   };
+  // An unknown word cannot be held by the enums: it is refused where it is read, naming the flag.
+  auto expect_word_refused = [](const char* key, const char* word, const std::string& flag) {
+    auto j = nlohmann::json(TrainConfig{});
+    j[key] = word;
+    try {
+      TrainConfig c;
+      from_json(j, c);
+      ADD_FAILURE() << "expected ConfigError for " << flag;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(flag), std::string::npos) << e.what();
+    }
+  };
   TrainConfig bad;
-  bad.peft = "qlora";
-  expect_flag(bad, "--peft");
+  expect_word_refused("peft", "qlora", "--peft");
   bad = TrainConfig{};
   bad.peft_rank = 0;
   expect_flag(bad, "--rank");
@@ -491,9 +503,7 @@ TEST(Peft, ConfigRoundTripsAndNamesTheFlag) {
   bad = TrainConfig{};
   bad.peft_towers = "audio";
   expect_flag(bad, "--peft-towers");
-  bad = TrainConfig{};
-  bad.precision = "fp16";
-  expect_flag(bad, "--precision");
+  expect_word_refused("precision", "fp16", "--precision");
   auto wrong = nlohmann::json(TrainConfig{});
   wrong["peft_rank"] = "four";
   EXPECT_THROW(from_json(wrong, d), ConfigError);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "model/make_clip_model.h"
 #include "support/in_memory_data.h"
 #include "support/test_dirs.h"
 #include "train/trainer.h"
@@ -95,10 +96,10 @@ std::vector<StepEvent> train(const std::string& precision, const std::string& di
   c.batch_size = 8;
   c.lr = 2e-3;
   c.seed = 3;
-  c.device = "cpu";
+  c.device = hnclip::DeviceSpec{hnclip::DeviceKind::kCpu};
   c.loss_gamma = 0.5;
   c.loss_token_weight = 0.1;
-  c.precision = precision;
+  from_string(precision, c.precision);
   Trainer trainer(make_clip_model(test::tiny_test_config(), 42), c, train_data, test_data,
                   [](const PairedData& d) { return std::make_unique<test::SyncBatchSource>(d); }, dir,
                   nlohmann::json());
@@ -122,8 +123,8 @@ TEST(AutocastGuard, TrainerOnTheCpuIsFp32) {
   static test::InMemoryPairedData data(16, 1), test_data(4, 2);
   TrainConfig c;
   c.batch_size = 8;
-  c.device = "cpu";
-  c.precision = "bf16";
+  c.device = hnclip::DeviceSpec{hnclip::DeviceKind::kCpu};
+  c.precision = hnclip::Precision::kBf16;
   try {
     Trainer t(make_clip_model(test::tiny_test_config(), 1), c, data, test_data,
               [](const PairedData& d) { return std::make_unique<test::SyncBatchSource>(d); }, "", nlohmann::json());

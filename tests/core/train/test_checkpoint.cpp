@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "model/state_dict_file.h"
+#include "model/make_clip_model.h"
 #include "support/in_memory_data.h"
 #include "support/test_dirs.h"
 #include "train/trainer.h"

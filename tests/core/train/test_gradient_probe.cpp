@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "loss/hn_contrastive_loss.h"
+#include "model/make_clip_model.h"
 #include "support/in_memory_data.h"
 #include "train/trainer.h"
 

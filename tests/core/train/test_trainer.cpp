@@ -11,6 +11,7 @@
 #include <thread>
 #include <tuple>
 
+#include "model/make_clip_model.h"
 #include "support/epoch_loss.h"
 #include "support/in_memory_data.h"
 #include "support/test_dirs.h"
@@ -45,7 +46,7 @@ TrainConfig base_config() {
   c.lr = 2e-3;
   c.warmup_fraction = 0.1;
   c.seed = 3;
-  c.device = "cpu";
+  c.device = hnclip::DeviceSpec{hnclip::DeviceKind::kCpu};
   c.loss_gamma = 0.5;
   return c;
 }
@@ -262,7 +263,7 @@ TEST(Trainer, GbarSnapshotsFollowFixedBatches) {
   }
   EXPECT_NE(rec.events.snapshots[0].captions, rec.events.snapshots[1].captions);
   EXPECT_NE(rec.events.snapshots[0].matrix, rec.events.snapshots[4].matrix) << "live encoder moved";
-  cfg.loss_gbar = "frozen";
+  cfg.loss_gbar = hnclip::GbarMode::kFrozen;
   auto fro = train(cfg, b.path().string());
   ASSERT_EQ(fro.events.snapshots.size(), 6u);
   EXPECT_EQ(fro.events.snapshots[0].matrix, fro.events.snapshots[4].matrix) << "frozen Ḡ is fixed";
@@ -283,7 +284,7 @@ TEST(Trainer, DataOrderDependsOnSeedNotGamma) {
   auto t0 = make(cfg);
   cfg.loss_gamma = 0.0;
   auto t1 = make(cfg);
-  cfg.loss_gbar = "frozen";
+  cfg.loss_gbar = hnclip::GbarMode::kFrozen;
   auto t2 = make(cfg);
   EXPECT_EQ(t0->training_subset().size(), 20u);
   EXPECT_EQ(t0->training_subset(), t1->training_subset());
@@ -305,7 +306,7 @@ TEST(Trainer, FrozenGbarMatchesRecomputedOnlyAtTheFirstStep) {
   auto cfg = base_config();
   cfg.epochs = 1;
   auto rec = train(cfg, a.path().string());
-  cfg.loss_gbar = "frozen";
+  cfg.loss_gbar = hnclip::GbarMode::kFrozen;
   auto fro = train(cfg, b.path().string());
   // Step 1: the frozen copy *is* the live encoder, so Ḡ and the loss agree; then they part.
   EXPECT_FLOAT_EQ(rec.events.steps[0].loss, fro.events.steps[0].loss);

@@ -32,7 +32,7 @@ constexpr int kLoadTimeoutMs = 120000;
 hnclip::TrainConfig small_config() {
   hnclip::TrainConfig c;
   c.benchmark = "synthetic";
-  c.benchmark_size = "small";
+  c.benchmark_size = hnclip::BenchmarkSize::kSmall;
   c.test_split = "test";
   return c;
 }

@@ -19,10 +19,10 @@ class TestTrainConfigForm : public QObject {
   void config_round_trips() {
     TrainConfigForm form({"cpu"});
     hnclip::TrainConfig c;
-    c.benchmark_size = "small";
+    c.benchmark_size = hnclip::BenchmarkSize::kSmall;
     c.init = "pretrained";
     c.loss_gamma = 0.75;
-    c.loss_gbar = "frozen";
+    c.loss_gbar = hnclip::GbarMode::kFrozen;
     c.loss_token_weight = 0.25;
     c.logit_scale = 100;
     c.fixed_scale = true;
@@ -32,7 +32,7 @@ class TestTrainConfigForm : public QObject {
     c.data_fraction = 0.5;
     c.seed = 9;
     c.probe_every = 3;
-    c.device = "cpu";
+    c.device = hnclip::DeviceSpec{hnclip::DeviceKind::kCpu};
     c.name = "round trip";
     form.setConfig(c);
     const auto back = form.config();
@@ -64,13 +64,13 @@ class TestTrainConfigForm : public QObject {
     hnclip::test::ScratchDir dir;
     TrainConfigForm form({"cpu"});
     hnclip::TrainConfig c;
-    c.peft = "dora";
+    c.peft = hnclip::PeftMethod::kDora;
     c.peft_rank = 4;
     c.peft_alpha = 8;
     c.peft_towers = "text";
     form.setConfig(c);
     auto back = form.config();
-    QCOMPARE(back.peft, std::string("dora"));
+    QCOMPARE(back.peft, hnclip::PeftMethod::kDora);
     QCOMPARE(back.peft_rank, int64_t{4});
     QCOMPARE(back.peft_alpha, 8.0);
     QCOMPARE(back.peft_towers, std::string("text"));
@@ -155,7 +155,7 @@ class TestTrainConfigForm : public QObject {
     QVERIFY(cuda >= 0);
     QVERIFY(!model->item(cuda)->isEnabled());
     hnclip::TrainConfig c;
-    c.device = "cuda:0";
+    c.device = hnclip::DeviceSpec{hnclip::DeviceKind::kCuda, 0};
     form.setConfig(c);  // e.g. "same as" a run made on a GPU server
     QVERIFY(!form.isValid());
     QVERIFY(!form.fieldMessage(QStringLiteral("--device")).isEmpty());

@@ -23,13 +23,13 @@ namespace {
 hnclip::TrainConfig tiny_config() {
   hnclip::TrainConfig c;
   c.benchmark = "synthetic";
-  c.benchmark_size = "small";
+  c.benchmark_size = hnclip::BenchmarkSize::kSmall;
   c.init = "pretrained";
   c.epochs = 50;  // far more than the test lets it run: it must be stopped
   c.batch_size = 16;
   c.loss_gamma = 0.5;
   c.probe_every = 2;
-  c.device = "cpu";
+  c.device = hnclip::DeviceSpec{hnclip::DeviceKind::kCpu};
   c.threads = 1;
   c.eval_at_start = false;
   c.name = "controller test";
@@ -138,7 +138,7 @@ void TestTrainingController::a_bad_config_fails_without_creating_a_run() {
   QSignalSpy created(&controller, &TrainingController::runCreated);
   hnclip::gui::TrainingRequest request;
   request.config = tiny_config();
-  request.config.loss_gbar = "sometimes";
+  request.config.gbar_snapshots = -1;  // an unknown --gbar word cannot be held by the enum
   request.database = QString::fromStdString((dir / "runs.db").string());
   request.cache_dir = QString::fromStdString((dir / "cache").string());
   QVERIFY(controller.start(request));
