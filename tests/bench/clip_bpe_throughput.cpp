@@ -4,7 +4,7 @@
 // "cold" = first pass on a fresh tokenizer (every new word goes through BPE), "warm" = second
 // pass (merge cache hits). Not part of the CTest suites; build and run by hand (bash, repo root):
 //   g++ -std=c++17 -O2 -Icore tests/bench/clip_bpe_throughput.cpp core/text/*.cpp -lz -pthread -o /tmp/cbt
-//   /tmp/cbt ../shared/data/bpe_simple_vocab_16e6.txt.gz
+//   /tmp/cbt resources/bpe_simple_vocab_16e6.txt.gz
 
 #include <chrono>
 #include <ctime>

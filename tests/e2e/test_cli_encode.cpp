@@ -27,7 +27,7 @@ constexpr int kImageSize = 32;        // the reference model's input side
 constexpr int64_t kBpeVocab = 49408;  // CLIP's BPE vocabulary size
 constexpr double kRelTol = 1e-4;
 
-std::string vocab_path() { return std::string(HNCLIP_SHARED_DIR) + "/data/bpe_simple_vocab_16e6.txt.gz"; }
+std::string vocab_path() { return std::string(HNCLIP_VOCAB_PATH); }
 
 // A deterministic RGB image with structure at every scale.
 void write_png(const std::string& path, uint64_t seed) {

@@ -18,7 +18,7 @@ using hnclip::test::expect_one_line_error;
 using Result = hnclip::test::CliResult;
 using Ids = std::vector<int64_t>;
 
-const std::string kVocab = std::string(HNCLIP_SHARED_DIR) + "/data/bpe_simple_vocab_16e6.txt.gz";
+const std::string kVocab = std::string(HNCLIP_VOCAB_PATH);
 
 Result tokenize(const std::string& args) { return hnclip::test::run_hnclip("tokenize " + args); }
 

@@ -21,7 +21,7 @@ namespace {
 using Ids = std::vector<int64_t>;
 using nlohmann::json;
 
-const std::string kVocab = std::string(HNCLIP_SHARED_DIR) + "/data/bpe_simple_vocab_16e6.txt.gz";
+const std::string kVocab = std::string(HNCLIP_VOCAB_PATH);
 constexpr int64_t kStart = 49406, kEnd = 49407;
 
 // One tokenizer for the suite: loading the 49k merges costs a few tens of ms.
