@@ -24,8 +24,6 @@
 namespace hnclip {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 constexpr int64_t kSide = 4;       // fake image side
 constexpr int64_t kContext = 5;    // fake token row length
 constexpr int64_t kPoison = 666;   // loading this image index throws
@@ -208,17 +206,18 @@ TEST(BatchLoader, RescheduleMidwayDeliversOnlyTheNewSchedule) {
 
 TEST(BatchLoader, DestructorMidScheduleIsPrompt) {
   FakeData data(20);  // each load call sleeps up to 20 ms
+  constexpr int kDepth = 4;
   for (int consumed : {0, 2}) {
-    auto loader = std::make_unique<BatchLoader>(data, 4, 4);
+    const int started_before = data.started_.load();
+    auto loader = std::make_unique<BatchLoader>(data, 4, kDepth);
     loader->schedule(make_schedule(1000));
     Batch b;
     for (int i = 0; i < consumed; ++i) ASSERT_TRUE(loader->next(b));
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    const auto start = Clock::now();
     loader.reset();
-    const double ms =
-        std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    EXPECT_LT(ms, 100.0);
+    // Prompt: the destructor waits for the loads in flight, never for the rest of the schedule.
+    // How long it takes is measured in tests/bench/batch_loader_shutdown.cpp (no timed asserts).
+    EXPECT_LE(data.started_.load() - started_before, consumed + kDepth);
   }
 }
 
