@@ -19,28 +19,35 @@ CommandAction add_benchmark_command(CLI::App& app) {
     BenchmarkSpec spec;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("benchmark", "generate/open a benchmark and print its Table-A1 statistics");
+  auto* cmd = app.add_subcommand("benchmark",
+                                 "generate/open a benchmark and print its Table-A1 statistics");
   take_last_value(cmd);
   add_benchmark_options(cmd, o->spec.name, o->spec.size, o->spec.root, o->spec.seed);
   add_common_options(cmd, o->common);
   return [o]() {
     o->spec.cache_dir = o->common.paths().cache_dir;
-    const auto bench = open_benchmark(o->spec, [](const std::string& m) { std::cerr << m << std::endl; });
-    nlohmann::json out{{"benchmark", bench->name()}, {"root", bench->root()}, {"splits", nlohmann::json::object()}};
+    const auto bench =
+        open_benchmark(o->spec, [](const std::string& m) { std::cerr << m << std::endl; });
+    nlohmann::json out{{"benchmark", bench->name()},
+                       {"root", bench->root()},
+                       {"splits", nlohmann::json::object()}};
     if (!o->common.json) {
-      std::printf("%-10s %8s %9s %11s %14s %13s %15s\n", "split", "images", "captions", "mean words",
-                  "mean pairwise", "mean hardest", "median hardest");
+      std::printf("%-10s %8s %9s %11s %14s %13s %15s\n", "split", "images", "captions",
+                  "mean words", "mean pairwise", "mean hardest", "median hardest");
     }
     for (const auto& name : bench->splits()) {
       const auto row = split_statistics(*bench, name);
       const auto& st = row.similarity;
-      out["splits"][name] = {{"images", row.images}, {"captions", row.captions},
-                             {"mean_words", st.mean_words}, {"mean_pairwise", st.mean_pairwise},
-                             {"mean_hardest", st.mean_hardest}, {"median_hardest", st.median_hardest}};
+      out["splits"][name] = {{"images", row.images},
+                             {"captions", row.captions},
+                             {"mean_words", st.mean_words},
+                             {"mean_pairwise", st.mean_pairwise},
+                             {"mean_hardest", st.mean_hardest},
+                             {"median_hardest", st.median_hardest}};
       if (!o->common.json) {
         std::printf("%-10s %8lld %9lld %11.1f %14.3f %13.3f %15.3f\n", name.c_str(),
-                    static_cast<long long>(row.images), static_cast<long long>(row.captions), st.mean_words,
-                    st.mean_pairwise, st.mean_hardest, st.median_hardest);
+                    static_cast<long long>(row.images), static_cast<long long>(row.captions),
+                    st.mean_words, st.mean_pairwise, st.mean_hardest, st.median_hardest);
       }
     }
     if (o->common.json) {
@@ -48,7 +55,8 @@ CommandAction add_benchmark_command(CLI::App& app) {
       if (out["splits"].contains("test")) out["test"] = out["splits"]["test"]["images"];
       std::cout << out.dump() << std::endl;
     } else {
-      std::cout << "(bag-of-words cosine over each split's captions; hardest = a caption's most similar other caption)\n";
+      std::cout << "(bag-of-words cosine over each split's captions; hardest = a caption's most "
+                   "similar other caption)\n";
     }
     return kExitOk;
   };

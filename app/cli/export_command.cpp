@@ -34,14 +34,17 @@ CommandAction add_export_command(CLI::App& app) {
     std::string out;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("export", "write a run's checkpoint as a PyTorch state dict (torch.load-able .pt)");
+  auto* cmd = app.add_subcommand(
+      "export", "write a run's checkpoint as a PyTorch state dict (torch.load-able .pt)");
   take_last_value(cmd);
   auto* run = cmd->add_option("--run", o->run, "run id (its checkpoint chosen by --epoch)");
   auto* epoch = cmd->add_option("--epoch", o->epoch, "best | last | N")->capture_default_str();
-  auto* checkpoint = cmd->add_option("--checkpoint", o->checkpoint, "a workbench checkpoint file instead of --run");
+  auto* checkpoint = cmd->add_option("--checkpoint", o->checkpoint,
+                                     "a workbench checkpoint file instead of --run");
   run->excludes(checkpoint);
   epoch->needs(run);
-  cmd->add_option("--format", o->format, "state-dict (OpenAI CLIP names, fp32)")->capture_default_str();
+  cmd->add_option("--format", o->format, "state-dict (OpenAI CLIP names, fp32)")
+      ->capture_default_str();
   cmd->add_option("out", o->out, "output file (.pt)")->required();
   add_common_options(cmd, o->common);
   return [o, run, checkpoint]() {
@@ -76,14 +79,16 @@ CommandAction add_export_command(CLI::App& app) {
       numel += t.numel();
     }
     if (o->common.json) {
-      std::cout << nlohmann::json{{"out", o->out}, {"checkpoint", path}, {"run_id", run_id},
-                                  {"epoch", run_id != 0 ? epoch : meta.epoch}, {"format", o->format},
-                                  {"tensors", tensors.size()}, {"parameters", numel}, {"checksum", checksum}}
-                       .dump()
-                << std::endl;
+      std::cout
+          << nlohmann::json{{"out", o->out},       {"checkpoint", path},
+                            {"run_id", run_id},    {"epoch", run_id != 0 ? epoch : meta.epoch},
+                            {"format", o->format}, {"tensors", tensors.size()},
+                            {"parameters", numel}, {"checksum", checksum}}
+                 .dump()
+          << std::endl;
     } else {
-      std::cout << "exported " << tensors.size() << " tensors (" << numel << " parameters, fp32) from " << path
-                << " to " << o->out << "\n";
+      std::cout << "exported " << tensors.size() << " tensors (" << numel
+                << " parameters, fp32) from " << path << " to " << o->out << "\n";
     }
     return kExitOk;
   };

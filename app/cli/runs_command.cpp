@@ -37,11 +37,18 @@ RecallTable recall_table(const RunStore& store, int64_t run) {
 nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
   const TrainConfig config = parse_train_config(r.config_json);
   const auto table = recall_table(store, r.id);
-  nlohmann::json j{{"id", r.id}, {"name", r.name}, {"status", to_string(r.status)},
-                   {"message", r.status_message}, {"device", r.device}, {"git_rev", r.git_rev},
-                   {"created", iso_time(r.created_at_ms)}, {"started", iso_time(r.started_at_ms)},
-                   {"finished", iso_time(r.finished_at_ms)}, {"best_epoch", r.best_epoch},
-                   {"gamma", config.loss_gamma}, {"gbar", to_string(config.loss_gbar)},
+  nlohmann::json j{{"id", r.id},
+                   {"name", r.name},
+                   {"status", to_string(r.status)},
+                   {"message", r.status_message},
+                   {"device", r.device},
+                   {"git_rev", r.git_rev},
+                   {"created", iso_time(r.created_at_ms)},
+                   {"started", iso_time(r.started_at_ms)},
+                   {"finished", iso_time(r.finished_at_ms)},
+                   {"best_epoch", r.best_epoch},
+                   {"gamma", config.loss_gamma},
+                   {"gbar", to_string(config.loss_gbar)},
                    {"epochs", config.epochs}};
   if (auto it = table.find(r.best_epoch); it != table.end()) {
     j["best"] = nlohmann::json::object();
@@ -50,7 +57,7 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
     }
   }
   if (full) {
-    j["config"] = nlohmann::json::parse(r.config_json, nullptr, false);  // as stored
+    j["config"] = nlohmann::json::parse(r.config_json, nullptr, false);      // as stored
     j["data"] = nlohmann::json::parse(r.data_summary_json, nullptr, false);  // {} for older runs
     nlohmann::json epochs = nlohmann::json::array();
     for (const auto& [epoch, dirs] : table) {
@@ -65,13 +72,17 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
     j["evaluations"] = epochs;
     nlohmann::json ckpts = nlohmann::json::array();
     for (const auto& c : store.checkpoints(r.id))
-      ckpts.push_back({{"epoch", c.epoch}, {"step", c.step}, {"path", c.path}, {"mean_r1", c.mean_r1}});
+      ckpts.push_back(
+          {{"epoch", c.epoch}, {"step", c.step}, {"path", c.path}, {"mean_r1", c.mean_r1}});
     j["checkpoints"] = ckpts;
     j["steps"] = store.step_metrics(r.id).size();
     nlohmann::json snaps = nlohmann::json::array();
     for (const auto& g : store.gbar_snapshots(r.id)) {
-      snaps.push_back({{"epoch", g.epoch}, {"batch", g.batch}, {"size", g.captions.size()},
-                       {"max_value", g.max_value}, {"max_pair", {g.captions[g.max_i], g.captions[g.max_j]}}});
+      snaps.push_back({{"epoch", g.epoch},
+                       {"batch", g.batch},
+                       {"size", g.captions.size()},
+                       {"max_value", g.max_value},
+                       {"max_pair", {g.captions[g.max_i], g.captions[g.max_j]}}});
     }
     j["gbar_snapshots"] = snaps;
   }
@@ -101,16 +112,18 @@ CommandAction add_runs_command(CLI::App& app) {
       std::cout << arr.dump() << std::endl;
       return kExitOk;
     }
-    std::printf("%5s  %-20s %-11s %6s %-10s %6s %5s %8s %8s  %s\n", "id", "name", "status", "gamma", "gbar",
-                "epochs", "best", "t2i R@1", "i2t R@1", "created");
+    std::printf("%5s  %-20s %-11s %6s %-10s %6s %5s %8s %8s  %s\n", "id", "name", "status", "gamma",
+                "gbar", "epochs", "best", "t2i R@1", "i2t R@1", "created");
     for (const auto& r : runs) {
       const auto j = run_json(store, r, false);
       const bool has = j.contains("best");
-      std::printf("%5lld  %-20.20s %-11s %6s %-10s %6d %5d %8s %8s  %s\n", static_cast<long long>(r.id),
-                  r.name.c_str(), to_string(r.status).c_str(), fixed(j["gamma"].get<double>()).c_str(),
-                  j["gbar"].get<std::string>().c_str(), j["epochs"].get<int>(), r.best_epoch,
+      std::printf("%5lld  %-20.20s %-11s %6s %-10s %6d %5d %8s %8s  %s\n",
+                  static_cast<long long>(r.id), r.name.c_str(), to_string(r.status).c_str(),
+                  fixed(j["gamma"].get<double>()).c_str(), j["gbar"].get<std::string>().c_str(),
+                  j["epochs"].get<int>(), r.best_epoch,
                   has ? fixed(j["best"]["t2i"].value("R@1", 0.0)).c_str() : "-",
-                  has ? fixed(j["best"]["i2t"].value("R@1", 0.0)).c_str() : "-", j["created"].get<std::string>().c_str());
+                  has ? fixed(j["best"]["i2t"].value("R@1", 0.0)).c_str() : "-",
+                  j["created"].get<std::string>().c_str());
     }
     return kExitOk;
   };
@@ -122,7 +135,8 @@ CommandAction add_show_command(CLI::App& app) {
     int64_t id = 0;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("show", "show one run: config, status, recall per epoch, checkpoints");
+  auto* cmd =
+      app.add_subcommand("show", "show one run: config, status, recall per epoch, checkpoints");
   take_last_value(cmd);
   cmd->add_option("id", o->id, "run id")->required();
   add_common_options(cmd, o->common);
@@ -130,7 +144,8 @@ CommandAction add_show_command(CLI::App& app) {
     RunStore store(o->common.paths().database);
     store.mark_dead_runs_interrupted();
     const auto run = store.find_run(o->id);
-    if (!run) throw UsageError("run " + std::to_string(o->id) + " does not exist in " + store.path());
+    if (!run)
+      throw UsageError("run " + std::to_string(o->id) + " does not exist in " + store.path());
     const auto j = run_json(store, *run, true);
     if (o->common.json) {
       std::cout << j.dump() << std::endl;
@@ -138,20 +153,25 @@ CommandAction add_show_command(CLI::App& app) {
     }
     std::cout << "run " << run->id << " '" << run->name << "': " << to_string(run->status)
               << (run->status_message.empty() ? "" : " (" + run->status_message + ")") << "\n"
-              << "  device " << run->device << ", created " << j["created"].get<std::string>() << ", git "
-              << run->git_rev << ", " << j["steps"].get<size_t>() << " steps recorded\n"
+              << "  device " << run->device << ", created " << j["created"].get<std::string>()
+              << ", git " << run->git_rev << ", " << j["steps"].get<size_t>() << " steps recorded\n"
               << "  config " << j["config"].dump() << "\n"
-              << (j["data"].contains("splits") ? "  data " + describe_benchmark_summary(j["data"]) + "\n" : "")
+              << (j["data"].contains("splits")
+                      ? "  data " + describe_benchmark_summary(j["data"]) + "\n"
+                      : "")
               << "  epoch   t2i R@1   R@5  R@10 | i2t R@1   R@5  R@10\n";
     for (const auto& e : j["evaluations"]) {
-      auto r = [&](const char* d, const char* k) { return e.contains(d) ? fixed(e[d].value(k, 0.0)) : std::string("-"); };
+      auto r = [&](const char* d, const char* k) {
+        return e.contains(d) ? fixed(e[d].value(k, 0.0)) : std::string("-");
+      };
       std::printf("  %5d %s %9s %5s %5s | %7s %5s %5s\n", e["epoch"].get<int>(),
                   e["epoch"].get<int>() == run->best_epoch ? "*" : " ", r("t2i", "R@1").c_str(),
                   r("t2i", "R@5").c_str(), r("t2i", "R@10").c_str(), r("i2t", "R@1").c_str(),
                   r("i2t", "R@5").c_str(), r("i2t", "R@10").c_str());
     }
     for (const auto& c : j["checkpoints"])
-      std::cout << "  checkpoint epoch " << c["epoch"] << ": " << c["path"].get<std::string>() << "\n";
+      std::cout << "  checkpoint epoch " << c["epoch"] << ": " << c["path"].get<std::string>()
+                << "\n";
     return kExitOk;
   };
 }

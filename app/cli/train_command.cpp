@@ -10,8 +10,8 @@
 #include "common_options.h"
 #include "job/training_job.h"
 #include "job/workbench_paths.h"
-#include "progress_printer.h"
 #include "model/peft.h"
+#include "progress_printer.h"
 #include "train/checkpoint.h"
 
 namespace hnclip::cli {
@@ -39,40 +39,75 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
   add_benchmark_options(cmd, c.benchmark, c.benchmark_size, c.benchmark_root, c.data_seed);
   cmd->add_option("--train-split", c.train_split, "split to train on")->capture_default_str();
   cmd->add_option("--test-split", c.test_split, "split to evaluate on")->capture_default_str();
-  cmd->add_option("--model", c.model, "model preset: tiny, ViT-B/32, ViT-B/16, ViT-L/14 (default: the --init checkpoint's shape, else tiny)");
-  cmd->add_option("--context-length", c.context_length, "word tokenizer context (without --init)")->capture_default_str();
-  cmd->add_option("--gamma", c.loss_gamma, "HN margin strength γ >= 0 (0 = plain InfoNCE)")->capture_default_str();
+  cmd->add_option("--model", c.model,
+                  "model preset: tiny, ViT-B/32, ViT-B/16, ViT-L/14 (default: the --init "
+                  "checkpoint's shape, else tiny)");
+  cmd->add_option("--context-length", c.context_length, "word tokenizer context (without --init)")
+      ->capture_default_str();
+  cmd->add_option("--gamma", c.loss_gamma, "HN margin strength γ >= 0 (0 = plain InfoNCE)")
+      ->capture_default_str();
   add_choice_option(cmd, "--gbar", c.loss_gbar, {"recomputed", "frozen"},
                     "caption similarity Ḡ: recomputed (live text encoder) or frozen");
-  cmd->add_option("--token-weight", c.loss_token_weight, "weight λtok of the token-level term")->capture_default_str();
-  cmd->add_option("--logit-scale", c.logit_scale, "starting logit scale s (<= 100); 0 = keep the checkpoint's")->capture_default_str();
-  cmd->add_flag("--fixed-scale", c.fixed_scale, "do not learn s (Long-CLIP fine-tuning fixes s = 100)");
+  cmd->add_option("--token-weight", c.loss_token_weight, "weight λtok of the token-level term")
+      ->capture_default_str();
+  cmd->add_option("--logit-scale", c.logit_scale,
+                  "starting logit scale s (<= 100); 0 = keep the checkpoint's")
+      ->capture_default_str();
+  cmd->add_flag("--fixed-scale", c.fixed_scale,
+                "do not learn s (Long-CLIP fine-tuning fixes s = 100)");
   cmd->add_option("--epochs", c.epochs, "epochs")->capture_default_str();
   cmd->add_option("--batch", c.batch_size, "batch size (>= 2)")->capture_default_str();
   cmd->add_option("--lr", c.lr, "peak learning rate (AdamW)")->capture_default_str();
-  cmd->add_option("--weight-decay", c.weight_decay, "AdamW weight decay (not on gains, biases, embeddings, s)")->capture_default_str();
-  cmd->add_option("--warmup", c.warmup_fraction, "fraction of steps of linear warm-up before cosine decay")->capture_default_str();
-  cmd->add_option("--grad-clip", c.grad_clip, "clip the global gradient norm (0 = off)")->capture_default_str();
-  cmd->add_option("--gbar-snapshots", c.gbar_snapshots, "fixed training batches whose Ḡ is stored per epoch (heatmaps)")->capture_default_str();
-  cmd->add_option("--probe-every", c.probe_every, "gradient probe (standard vs boosted loss) every K steps; 0 = off")->capture_default_str();
-  cmd->add_option("--seed", c.seed, "seed of data order, subset and initial weights")->capture_default_str();
-  cmd->add_option("--data-fraction", c.data_fraction, "train on this fraction of the split (same subset per seed)")->capture_default_str();
+  cmd->add_option("--weight-decay", c.weight_decay,
+                  "AdamW weight decay (not on gains, biases, embeddings, s)")
+      ->capture_default_str();
+  cmd->add_option("--warmup", c.warmup_fraction,
+                  "fraction of steps of linear warm-up before cosine decay")
+      ->capture_default_str();
+  cmd->add_option("--grad-clip", c.grad_clip, "clip the global gradient norm (0 = off)")
+      ->capture_default_str();
+  cmd->add_option("--gbar-snapshots", c.gbar_snapshots,
+                  "fixed training batches whose Ḡ is stored per epoch (heatmaps)")
+      ->capture_default_str();
+  cmd->add_option("--probe-every", c.probe_every,
+                  "gradient probe (standard vs boosted loss) every K steps; 0 = off")
+      ->capture_default_str();
+  cmd->add_option("--seed", c.seed, "seed of data order, subset and initial weights")
+      ->capture_default_str();
+  cmd->add_option("--data-fraction", c.data_fraction,
+                  "train on this fraction of the split (same subset per seed)")
+      ->capture_default_str();
   cmd->add_option_function<std::string>(
-         "--device", [&c](const std::string& s) { from_string(s, c.device); }, "auto | cpu | cuda | cuda:N")
+         "--device", [&c](const std::string& s) { from_string(s, c.device); },
+         "auto | cpu | cuda | cuda:N")
       ->check(std::function<std::string(const std::string&)>(device_word))
       ->default_str(to_string(c.device));
-  cmd->add_option("--threads", c.threads, "LibTorch intra-op threads (OpenBLAS is held to 1 so the two do not oversubscribe)")->capture_default_str();
-  cmd->add_option("--loader-workers", c.loader_workers, "batch loader threads")->capture_default_str();
-  cmd->add_option("--init", c.init, "checkpoint to start from: a workbench checkpoint ('pretrained' = the committed tiny one) or an OpenAI CLIP / Long-CLIP ViT state dict (.pt)");
-  cmd->add_option("--vocab", c.vocab, "CLIP BPE vocabulary (bpe_simple_vocab_16e6.txt.gz), needed with an OpenAI / Long-CLIP --init");
-  cmd->add_flag("--long-clip", c.long_clip, "start Long-CLIP from a 77-position CLIP --init: positions stretched to 248, the first 20 frozen");
+  cmd->add_option(
+         "--threads", c.threads,
+         "LibTorch intra-op threads (OpenBLAS is held to 1 so the two do not oversubscribe)")
+      ->capture_default_str();
+  cmd->add_option("--loader-workers", c.loader_workers, "batch loader threads")
+      ->capture_default_str();
+  cmd->add_option("--init", c.init,
+                  "checkpoint to start from: a workbench checkpoint ('pretrained' = the committed "
+                  "tiny one) or an OpenAI CLIP / Long-CLIP ViT state dict (.pt)");
+  cmd->add_option("--vocab", c.vocab,
+                  "CLIP BPE vocabulary (bpe_simple_vocab_16e6.txt.gz), needed with an OpenAI / "
+                  "Long-CLIP --init");
+  cmd->add_flag("--long-clip", c.long_clip,
+                "start Long-CLIP from a 77-position CLIP --init: positions stretched to 248, the "
+                "first 20 frozen");
   cmd->add_option("--name", c.name, "run name");
   add_choice_option(cmd, "--peft", c.peft, {"none", "lora", "dora"},
-                    "parameter-efficient fine-tuning: none (all weights train), lora or dora (only adapters train)");
-  cmd->add_option("--rank", c.peft_rank, "adapter rank r (--peft lora|dora)")->capture_default_str();
-  cmd->add_option("--alpha", c.peft_alpha, "adapter scale α; updates are scaled by α/r")->capture_default_str();
+                    "parameter-efficient fine-tuning: none (all weights train), lora or dora (only "
+                    "adapters train)");
+  cmd->add_option("--rank", c.peft_rank, "adapter rank r (--peft lora|dora)")
+      ->capture_default_str();
+  cmd->add_option("--alpha", c.peft_alpha, "adapter scale α; updates are scaled by α/r")
+      ->capture_default_str();
   cmd->add_option("--peft-towers", c.peft_towers, "towers that get adapters: image, text or both")
-      ->check(CLI::IsMember({"image", "text", "both"}))->capture_default_str();
+      ->check(CLI::IsMember({"image", "text", "both"}))
+      ->capture_default_str();
   add_choice_option(cmd, "--precision", c.precision, {"auto", "fp32", "bf16"},
                     "auto (bf16 autocast on CUDA, fp32 on CPU), fp32 or bf16");
 }
@@ -101,14 +136,15 @@ int run_job(TrainingJob& job, bool json, TrainResult* result_out = nullptr) {
     if (!result.message.empty()) out["message"] = result.message;
     std::cout << out.dump() << std::endl;
   } else if (have_best) {
-    std::cout << "run " << job.run_id() << " " << result.status << "; best epoch " << result.best_epoch
-              << " on " << job.test_images() << " test images:\n";
+    std::cout << "run " << job.run_id() << " " << result.status << "; best epoch "
+              << result.best_epoch << " on " << job.test_images() << " test images:\n";
     for (const auto* r : {&result.best_eval.t2i, &result.best_eval.i2t}) {
       std::cout << "  " << r->direction << ":";
       for (const auto& [k, v] : r->recall) std::cout << "  R@" << k << " " << v;
       std::cout << "\n";
     }
-    std::cout << "  " << result.train_seconds << " s of training, " << ips << " images/s" << std::endl;
+    std::cout << "  " << result.train_seconds << " s of training, " << ips << " images/s"
+              << std::endl;
   } else {
     std::cout << "run " << job.run_id() << " " << result.status
               << (result.message.empty() ? "" : ": " + result.message) << std::endl;
@@ -126,7 +162,8 @@ CommandAction add_train_command(CLI::App& app) {
   take_last_value(cmd);
   add_config_options(cmd, o->config);
   add_common_options(cmd, o->common);
-  cmd->add_option("--resume", o->resume, "continue an interrupted or stopped run (same id) from its last checkpoint");
+  cmd->add_option("--resume", o->resume,
+                  "continue an interrupted or stopped run (same id) from its last checkpoint");
   return [o, cmd]() {
     const auto log = [](const std::string& m) { std::cerr << m << std::endl; };
     std::unique_ptr<TrainingJob> job;
@@ -134,8 +171,10 @@ CommandAction add_train_command(CLI::App& app) {
       // A resumed run keeps its stored config; only --db/--cache-dir/--json apply.
       for (const auto* opt : cmd->get_options()) {
         const auto& n = opt->get_name();
-        if (opt->count() > 0 && n != "--resume" && n != "--db" && n != "--cache-dir" && n != "--json") {
-          throw UsageError("--resume continues a run with its stored configuration; " + n + " cannot be changed");
+        if (opt->count() > 0 && n != "--resume" && n != "--db" && n != "--cache-dir" &&
+            n != "--json") {
+          throw UsageError("--resume continues a run with its stored configuration; " + n +
+                           " cannot be changed");
         }
       }
       job = TrainingJob::resume(o->resume, o->common.paths(), log);
@@ -159,11 +198,15 @@ CommandAction add_pretrain_command(CLI::App& app) {
   c.loss_gamma = 0;
   c.warmup_fraction = 0.02;
   c.name = "pretrain";
-  auto* cmd = app.add_subcommand("pretrain", "train the tiny model from scratch on the broad synthetic split and save the starting checkpoint");
+  auto* cmd = app.add_subcommand("pretrain",
+                                 "train the tiny model from scratch on the broad synthetic split "
+                                 "and save the starting checkpoint");
   take_last_value(cmd);
   add_config_options(cmd, c);
   add_common_options(cmd, o->common);
-  cmd->add_option("--out", *out_path, "where to write the pretrained checkpoint (weights + tokenizer)")->required();
+  cmd->add_option("--out", *out_path,
+                  "where to write the pretrained checkpoint (weights + tokenizer)")
+      ->required();
   return [o, out_path]() {
     const auto log = [](const std::string& m) { std::cerr << m << std::endl; };
     TrainingJob job(o->config, o->common.paths(), log);
@@ -171,8 +214,9 @@ CommandAction add_pretrain_command(CLI::App& app) {
     const int code = run_job(job, o->common.json, &result);
     if (code != kExitOk) return code;
     // Export the last epoch's weights without optimiser state: the committed file stays small.
-    const auto ckpt_dir = std::filesystem::path(run_checkpoint_dir(o->common.paths().database, job.run_id())) /
-                          ("epoch-" + std::to_string(o->config.epochs) + ".pt");
+    const auto ckpt_dir =
+        std::filesystem::path(run_checkpoint_dir(o->common.paths().database, job.run_id())) /
+        ("epoch-" + std::to_string(o->config.epochs) + ".pt");
     auto meta = read_checkpoint_meta(ckpt_dir.string());
     ClipModel model(meta.model);
     load_checkpoint_weights(ckpt_dir.string(), model);

@@ -46,68 +46,88 @@ int main(int argc, char** argv) {
   QApplication::setDesktopFileName(QStringLiteral("io.github.hnclip.Workbench"));
 
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Fine-tune CLIP-style dual encoders with HN-CLIP margins"));
+  parser.setApplicationDescription(
+      QStringLiteral("Fine-tune CLIP-style dual encoders with HN-CLIP margins"));
   parser.addHelpOption();
-  const QCommandLineOption db({QStringLiteral("db")}, QStringLiteral("Run database (SQLite)."), QStringLiteral("path"),
+  const QCommandLineOption db({QStringLiteral("db")}, QStringLiteral("Run database (SQLite)."),
+                              QStringLiteral("path"),
                               QString::fromStdString(hnclip::default_database_path()));
-  const QCommandLineOption cache({QStringLiteral("cache-dir")}, QStringLiteral("Folder for generated benchmarks."),
-                                 QStringLiteral("path"), QString::fromStdString(hnclip::default_cache_dir()));
-  const QCommandLineOption config({QStringLiteral("config")},
-                                  QStringLiteral("Run configuration as JSON (TrainConfig keys) to put in the form."),
-                                  QStringLiteral("json"));
-  const QCommandLineOption autostart({QStringLiteral("autostart")}, QStringLiteral("Press Start once the window is up."));
+  const QCommandLineOption cache(
+      {QStringLiteral("cache-dir")}, QStringLiteral("Folder for generated benchmarks."),
+      QStringLiteral("path"), QString::fromStdString(hnclip::default_cache_dir()));
+  const QCommandLineOption config(
+      {QStringLiteral("config")},
+      QStringLiteral("Run configuration as JSON (TrainConfig keys) to put in the form."),
+      QStringLiteral("json"));
+  const QCommandLineOption autostart({QStringLiteral("autostart")},
+                                     QStringLiteral("Press Start once the window is up."));
   const QCommandLineOption quit_after({QStringLiteral("quit-after-epochs")},
-                                      QStringLiteral("Stop the run and quit after this epoch."), QStringLiteral("n"));
-  const QCommandLineOption screenshot({QStringLiteral("screenshot")},
-                                      QStringLiteral("Save a picture of the window after the first epoch."),
-                                      QStringLiteral("png"));
-  const QCommandLineOption latency({QStringLiteral("latency-report")},
-                                   QStringLiteral("Write event-loop latency percentiles (JSON) at exit."),
-                                   QStringLiteral("json"));
+                                      QStringLiteral("Stop the run and quit after this epoch."),
+                                      QStringLiteral("n"));
+  const QCommandLineOption screenshot(
+      {QStringLiteral("screenshot")},
+      QStringLiteral("Save a picture of the window after the first epoch."), QStringLiteral("png"));
+  const QCommandLineOption latency(
+      {QStringLiteral("latency-report")},
+      QStringLiteral("Write event-loop latency percentiles (JSON) at exit."),
+      QStringLiteral("json"));
   const QCommandLineOption dark({QStringLiteral("dark")}, QStringLiteral("Use a dark palette."));
   parser.addOptions({db, cache, config, autostart, quit_after, screenshot, latency, dark});
-  const QCommandLineOption show_tab({QStringLiteral("show-tab")}, QStringLiteral("Show this tab first (train, runs, captions; captions/overview for one of its pages)."),
-                                    QStringLiteral("name"));
-  const QCommandLineOption select_caption({QStringLiteral("select-caption")},
-                                          QStringLiteral("Captions tab: show caption N of the split once its geometry is in."),
-                                          QStringLiteral("n"));
-  const QCommandLineOption screenshot_detail({QStringLiteral("screenshot-detail")},
-                                             QStringLiteral("With --select-caption: save its detail view, then quit."),
-                                             QStringLiteral("png"));
-  const QCommandLineOption screenshot_captions({QStringLiteral("screenshot-captions-window")},
-                                               QStringLiteral("With --select-caption: save the window, then quit."),
-                                               QStringLiteral("png"));
-  const QCommandLineOption caption_timing({QStringLiteral("caption-timing")},
-                                          QStringLiteral("With --select-caption: write how long its images took to show "
-                                                         "(first and again from memory) as JSON, then quit."),
-                                          QStringLiteral("json"));
-  const QCommandLineOption caption_encoder({QStringLiteral("caption-encoder")},
-                                           QStringLiteral("Captions tab: text encoder (run:ID, ckpt:PATH, init:pretrained)."),
-                                           QStringLiteral("encoder"));
-  const QCommandLineOption caption_overlay({QStringLiteral("caption-overlay")},
-                                           QStringLiteral("Captions tab: a second encoder drawn over the first."),
-                                           QStringLiteral("encoder"));
-  parser.addOptions({show_tab, select_caption, screenshot_detail, screenshot_captions, caption_timing, caption_encoder,
-                     caption_overlay});
-  const QCommandLineOption retrieval_runs({QStringLiteral("retrieval-runs")},
-                                          QStringLiteral("Open the Retrieval tab comparing these two runs."),
-                                          QStringLiteral("A,B"));
-  const QCommandLineOption retrieval_direction({QStringLiteral("retrieval-direction")},
-                                               QStringLiteral("Retrieval tab direction: t2i or i2t."),
-                                               QStringLiteral("dir"));
-  const QCommandLineOption retrieval_largest({QStringLiteral("select-largest-diff")},
-                                             QStringLiteral("Retrieval tab: show the query the two runs rank most differently."));
-  const QCommandLineOption retrieval_shot({QStringLiteral("screenshot-retrieval")},
-                                          QStringLiteral("Save a picture of the window once the Retrieval view is painted, then quit."),
-                                          QStringLiteral("png"));
+  const QCommandLineOption show_tab(
+      {QStringLiteral("show-tab")},
+      QStringLiteral(
+          "Show this tab first (train, runs, captions; captions/overview for one of its pages)."),
+      QStringLiteral("name"));
+  const QCommandLineOption select_caption(
+      {QStringLiteral("select-caption")},
+      QStringLiteral("Captions tab: show caption N of the split once its geometry is in."),
+      QStringLiteral("n"));
+  const QCommandLineOption screenshot_detail(
+      {QStringLiteral("screenshot-detail")},
+      QStringLiteral("With --select-caption: save its detail view, then quit."),
+      QStringLiteral("png"));
+  const QCommandLineOption screenshot_captions(
+      {QStringLiteral("screenshot-captions-window")},
+      QStringLiteral("With --select-caption: save the window, then quit."), QStringLiteral("png"));
+  const QCommandLineOption caption_timing(
+      {QStringLiteral("caption-timing")},
+      QStringLiteral("With --select-caption: write how long its images took to show "
+                     "(first and again from memory) as JSON, then quit."),
+      QStringLiteral("json"));
+  const QCommandLineOption caption_encoder(
+      {QStringLiteral("caption-encoder")},
+      QStringLiteral("Captions tab: text encoder (run:ID, ckpt:PATH, init:pretrained)."),
+      QStringLiteral("encoder"));
+  const QCommandLineOption caption_overlay(
+      {QStringLiteral("caption-overlay")},
+      QStringLiteral("Captions tab: a second encoder drawn over the first."),
+      QStringLiteral("encoder"));
+  parser.addOptions({show_tab, select_caption, screenshot_detail, screenshot_captions,
+                     caption_timing, caption_encoder, caption_overlay});
+  const QCommandLineOption retrieval_runs(
+      {QStringLiteral("retrieval-runs")},
+      QStringLiteral("Open the Retrieval tab comparing these two runs."), QStringLiteral("A,B"));
+  const QCommandLineOption retrieval_direction(
+      {QStringLiteral("retrieval-direction")},
+      QStringLiteral("Retrieval tab direction: t2i or i2t."), QStringLiteral("dir"));
+  const QCommandLineOption retrieval_largest(
+      {QStringLiteral("select-largest-diff")},
+      QStringLiteral("Retrieval tab: show the query the two runs rank most differently."));
+  const QCommandLineOption retrieval_shot(
+      {QStringLiteral("screenshot-retrieval")},
+      QStringLiteral("Save a picture of the window once the Retrieval view is painted, then quit."),
+      QStringLiteral("png"));
   parser.addOptions({retrieval_runs, retrieval_direction, retrieval_largest, retrieval_shot});
-  const QCommandLineOption gbar_run({QStringLiteral("gbar-run")},
-                                    QStringLiteral("Captions tab: show the Ḡ heatmaps of run ID (its last snapshot, the "
-                                                   "largest entry's pair selected)."),
-                                    QStringLiteral("ID"));
-  const QCommandLineOption gbar_shot({QStringLiteral("screenshot-heatmap")},
-                                     QStringLiteral("With --gbar-run: save the heatmaps page once the pair's images are in, then quit."),
-                                     QStringLiteral("PNG"));
+  const QCommandLineOption gbar_run(
+      {QStringLiteral("gbar-run")},
+      QStringLiteral("Captions tab: show the Ḡ heatmaps of run ID (its last snapshot, the "
+                     "largest entry's pair selected)."),
+      QStringLiteral("ID"));
+  const QCommandLineOption gbar_shot(
+      {QStringLiteral("screenshot-heatmap")},
+      QStringLiteral(
+          "With --gbar-run: save the heatmaps page once the pair's images are in, then quit."),
+      QStringLiteral("PNG"));
   parser.addOptions({gbar_run, gbar_shot});
   parser.process(app);
 
@@ -121,7 +141,8 @@ int main(int argc, char** argv) {
   if (parser.isSet(quit_after)) {
     script.quit_after_epochs = parser.value(quit_after).toInt(&ok);
     if (!ok || script.quit_after_epochs < 1) {
-      qCritical("--quit-after-epochs: '%s' is not a positive number", qPrintable(parser.value(quit_after)));
+      qCritical("--quit-after-epochs: '%s' is not a positive number",
+                qPrintable(parser.value(quit_after)));
       return 2;
     }
   }
@@ -131,7 +152,8 @@ int main(int argc, char** argv) {
   if (parser.isSet(select_caption)) {
     script.select_caption = parser.value(select_caption).toLongLong(&ok);
     if (!ok || script.select_caption < 0) {
-      qCritical("--select-caption: '%s' is not a caption index (0, 1, ...)", qPrintable(parser.value(select_caption)));
+      qCritical("--select-caption: '%s' is not a caption index (0, 1, ...)",
+                qPrintable(parser.value(select_caption)));
       return 2;
     }
   }
@@ -143,16 +165,20 @@ int main(int argc, char** argv) {
   if (parser.isSet(retrieval_runs)) {
     const QStringList ids = parser.value(retrieval_runs).split(QLatin1Char(','));
     bool ok_a = false, ok_b = false;
-    if (ids.size() == 2) options.retrieval_runs = {ids[0].toLongLong(&ok_a), ids[1].toLongLong(&ok_b)};
+    if (ids.size() == 2)
+      options.retrieval_runs = {ids[0].toLongLong(&ok_a), ids[1].toLongLong(&ok_b)};
     if (!ok_a || !ok_b) {
-      qCritical("--retrieval-runs: '%s' is not two run ids A,B", qPrintable(parser.value(retrieval_runs)));
+      qCritical("--retrieval-runs: '%s' is not two run ids A,B",
+                qPrintable(parser.value(retrieval_runs)));
       return 2;
     }
   }
   options.retrieval_direction = parser.value(retrieval_direction);
-  if (!options.retrieval_direction.isEmpty() && options.retrieval_direction != QStringLiteral("t2i") &&
+  if (!options.retrieval_direction.isEmpty() &&
+      options.retrieval_direction != QStringLiteral("t2i") &&
       options.retrieval_direction != QStringLiteral("i2t")) {
-    qCritical("--retrieval-direction: '%s' is neither t2i nor i2t", qPrintable(options.retrieval_direction));
+    qCritical("--retrieval-direction: '%s' is neither t2i nor i2t",
+              qPrintable(options.retrieval_direction));
     return 2;
   }
   script.retrieval_select_largest_diff = parser.isSet(retrieval_largest);

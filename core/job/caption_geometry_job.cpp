@@ -68,10 +68,10 @@ void check_tokenizer_fits(const Tokenizer& tokenizer, const std::vector<std::str
   if (share > kMaxUnknownWordShare) {
     char pct[32];
     std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * share);
-    throw ConfigError("--encoder " + encoder.key + ": its tokenizer does not fit " + dataset_key + ": " + pct +
-                      " of the caption words (" + std::to_string(unknown) + " of " + std::to_string(total) +
-                      ") are unknown to the word tokenizer of checkpoint " + encoder.checkpoint +
-                      " (at most 5% allowed)");
+    throw ConfigError("--encoder " + encoder.key + ": its tokenizer does not fit " + dataset_key +
+                      ": " + pct + " of the caption words (" + std::to_string(unknown) + " of " +
+                      std::to_string(total) + ") are unknown to the word tokenizer of checkpoint " +
+                      encoder.checkpoint + " (at most 5% allowed)");
   }
 }
 }  // namespace
@@ -109,7 +109,8 @@ ResolvedEncoder resolve_caption_encoder(const std::string& encoder, const std::s
     const auto run = store.find_run(id);
     if (!run) throw ConfigError("--encoder " + value + ": no such run in " + database);
     const auto checkpoints = store.checkpoints(id);
-    if (checkpoints.empty()) throw ConfigError("--encoder " + value + ": the run has no checkpoint yet");
+    if (checkpoints.empty())
+      throw ConfigError("--encoder " + value + ": the run has no checkpoint yet");
     auto chosen = checkpoints.back();  // the best epoch's checkpoint, else the last
     for (const auto& c : checkpoints)
       if (c.epoch == run->best_epoch) chosen = c;
@@ -119,10 +120,12 @@ ResolvedEncoder resolve_caption_encoder(const std::string& encoder, const std::s
   throw ConfigError("--encoder must be run:ID, ckpt:PATH or init:PATH (got '" + value + "')");
 }
 
-CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& request, const JobPaths& paths,
-                                            const JobLog& log) {
-  if (request.batch_size < 2) throw ConfigError("--batch must be >= 2 (got " + std::to_string(request.batch_size) + ")");
-  if (request.neighbors < 1) throw ConfigError("-k must be >= 1 (got " + std::to_string(request.neighbors) + ")");
+CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& request,
+                                            const JobPaths& paths, const JobLog& log) {
+  if (request.batch_size < 2)
+    throw ConfigError("--batch must be >= 2 (got " + std::to_string(request.batch_size) + ")");
+  if (request.neighbors < 1)
+    throw ConfigError("-k must be >= 1 (got " + std::to_string(request.neighbors) + ")");
   CaptionGeometryOutcome out;
   out.encoder = resolve_caption_encoder(request.encoder, paths.database);
   out.dataset_key = caption_dataset_key(request.benchmark, request.split);
@@ -130,9 +133,10 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   if (!request.recompute) {
     RunStore store(paths.database);
     if (auto stored = store.caption_geometry(out.dataset_key, out.encoder.key)) {
-      const bool enough = stored->stats.captions < 2 ||
-                          static_cast<int64_t>(stored->neighbors.size()) >=
-                              stored->stats.captions * std::min(request.neighbors, stored->stats.captions - 1);
+      const bool enough =
+          stored->stats.captions < 2 ||
+          static_cast<int64_t>(stored->neighbors.size()) >=
+              stored->stats.captions * std::min(request.neighbors, stored->stats.captions - 1);
       if (enough) {
         out.record = std::move(*stored);
         return out;
@@ -160,7 +164,8 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   config.train_split = request.split;
   config.threads = request.threads;
   configure_threads(config.threads);
-  const std::string cache_dir = request.benchmark.cache_dir.empty() ? paths.cache_dir : request.benchmark.cache_dir;
+  const std::string cache_dir =
+      request.benchmark.cache_dir.empty() ? paths.cache_dir : request.benchmark.cache_dir;
   auto assets = build_run_assets(config, cache_dir, out.encoder.checkpoint, log);
   const auto splits = assets.benchmark->splits();
   const auto count_images = [&](const std::string& name) -> int64_t {
@@ -170,7 +175,9 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
 
   const auto& data = *assets.test;
   const int64_t n = data.num_captions();
-  if (n < 2) throw ConfigError("--split " + request.split + ": needs at least two captions (has " + std::to_string(n) + ")");
+  if (n < 2)
+    throw ConfigError("--split " + request.split + ": needs at least two captions (has " +
+                      std::to_string(n) + ")");
   std::vector<std::string> captions;
   captions.reserve(static_cast<size_t>(n));
   for (int64_t c = 0; c < n; ++c) captions.push_back(data.caption_text(c));
@@ -189,12 +196,16 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
       std::vector<int64_t> ids;
       for (int64_t c = start; c < std::min(n, start + encode_batch); ++c) ids.push_back(c);
       auto f = assets.model->encode_text(data.load_tokens(ids).to(device)).pooled;
-      parts.push_back(torch::nn::functional::normalize(f, torch::nn::functional::NormalizeFuncOptions().dim(-1)));
-      report(kEncodeProgressShare * static_cast<double>(std::min(n, start + encode_batch)) / static_cast<double>(n));
+      parts.push_back(torch::nn::functional::normalize(
+          f, torch::nn::functional::NormalizeFuncOptions().dim(-1)));
+      report(kEncodeProgressShare * static_cast<double>(std::min(n, start + encode_batch)) /
+             static_cast<double>(n));
     }
     features = torch::cat(parts, 0);
   }
-  if (log) log("encoded " + std::to_string(n) + " captions of " + out.dataset_key + " with " + out.encoder.key);
+  if (log)
+    log("encoded " + std::to_string(n) + " captions of " + out.dataset_key + " with " +
+        out.encoder.key);
 
   CaptionGeometryOptions options;
   options.neighbors = k;
@@ -202,7 +213,9 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   options.batch_size = request.batch_size;
   if (request.cancel || request.progress) {
     options.max_chunk_elements = kCancellableChunkElements;
-    options.on_chunk = [&](double done) { report(kEncodeProgressShare + (1.0 - kEncodeProgressShare) * done); };
+    options.on_chunk = [&](double done) {
+      report(kEncodeProgressShare + (1.0 - kEncodeProgressShare) * done);
+    };
   }
   const auto g = compute_caption_geometry(features, options);
 
@@ -226,9 +239,10 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   for (int64_t c = 0; c < n; ++c) {
     int rank = 0;
     for (const auto& nb : g.neighbors[static_cast<size_t>(c)]) {
-      out.record.neighbors.push_back({c, ++rank, nb.index, nb.cosine,
-                                      shared_content_words(captions[static_cast<size_t>(c)],
-                                                           captions[static_cast<size_t>(nb.index)])});
+      out.record.neighbors.push_back(
+          {c, ++rank, nb.index, nb.cosine,
+           shared_content_words(captions[static_cast<size_t>(c)],
+                                captions[static_cast<size_t>(nb.index)])});
     }
   }
   int rank = 0;

@@ -26,7 +26,8 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
   // Checkpoint problems are found before the (possibly long) benchmark generation. --init may be
   // a workbench checkpoint or an OpenAI / Long-CLIP state dict (then --vocab is needed).
   std::optional<ModelSource> init_source;
-  if (!init.empty()) init_source = open_model_source(init, config.vocab, "--init", true, config.long_clip);
+  if (!init.empty())
+    init_source = open_model_source(init, config.vocab, "--init", true, config.long_clip);
   std::optional<CheckpointMeta> meta;
   if (!shape_checkpoint.empty()) meta = read_checkpoint_meta(shape_checkpoint);
 
@@ -47,14 +48,16 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
       wanted.frozen_positions = shape.frozen_positions;
       const auto diff = describe_differences(shape, wanted);
       if (!diff.empty()) {
-        throw CheckpointError("checkpoint " + meta_source + " does not fit --model " + config.model +
-                              " (checkpoint vs preset: " + diff + ")");
+        throw CheckpointError("checkpoint " + meta_source + " does not fit --model " +
+                              config.model + " (checkpoint vs preset: " + diff + ")");
       }
     }
   } else {
     std::vector<std::string> captions;
-    for (const auto& s : train_samples) captions.insert(captions.end(), s.captions.begin(), s.captions.end());
-    a.tokenizer = std::make_shared<WordTokenizer>(WordTokenizer::build(captions, config.context_length));
+    for (const auto& s : train_samples)
+      captions.insert(captions.end(), s.captions.begin(), s.captions.end());
+    a.tokenizer =
+        std::make_shared<WordTokenizer>(WordTokenizer::build(captions, config.context_length));
     shape = clip_preset(config.model.empty() ? "tiny" : config.model, a.tokenizer->vocab_size(),
                         a.tokenizer->context_length());
   }

@@ -16,8 +16,8 @@ namespace {
 constexpr int64_t kEvalBatch = 256;
 }
 
-StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which, const JobPaths& paths,
-                                     const JobLog& log) {
+StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
+                                     const JobPaths& paths, const JobLog& log) {
   RunStore store(paths.database);
   const auto [run, chosen] = choose_run_checkpoint(store, paths.database, run_id, which);
   TrainConfig config;
@@ -29,8 +29,10 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which, c
   const auto device = resolve_device(to_string(config.device));
   assets.model->to(device);
   const int workers = config.loader_workers;
-  Evaluator evaluator(*assets.test, [workers](const PairedData& d) { return std::make_unique<BatchLoader>(d, workers); },
-                      kEvalBatch);
+  Evaluator evaluator(
+      *assets.test,
+      [workers](const PairedData& d) { return std::make_unique<BatchLoader>(d, workers); },
+      kEvalBatch);
   StoredEvaluation out;
   out.run_id = run_id;
   out.checkpoint = chosen.path;
@@ -40,7 +42,8 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which, c
   out.eval.split = config.test_split;
   out.test_images = assets.test->num_images();
   out.test_captions = assets.test->num_captions();
-  store.write_epoch_eval(run_id, out.eval.epoch, out.eval.step, out.eval.split, out.eval.t2i, out.eval.i2t);
+  store.write_epoch_eval(run_id, out.eval.epoch, out.eval.step, out.eval.split, out.eval.t2i,
+                         out.eval.i2t);
   return out;
 }
 

@@ -27,7 +27,8 @@ namespace {
 // Keeps runs.best_epoch current while training, so a GUI or `hnclip runs` sees it live.
 class BestEpochTracker : public TrainObserver {
  public:
-  BestEpochTracker(RunStore& store, int64_t run, double best) : store_(store), run_(run), best_(best) {}
+  BestEpochTracker(RunStore& store, int64_t run, double best)
+      : store_(store), run_(run), best_(best) {}
   void on_eval(const EvalEvent& e) override {
     if (e.epoch >= 1 && e.mean_r1() > best_) {
       best_ = e.mean_r1();
@@ -72,7 +73,8 @@ struct TrainingJob::Impl {
     data_summary["train_split"] = config.train_split;
     data_summary["test_split"] = config.test_split;
     say("data: " + describe_benchmark_summary(data_summary));
-    if (config.loss_gamma > 0 && config.loss_gbar == GbarMode::kFrozen && !weights_checkpoint.empty()) {
+    if (config.loss_gamma > 0 && config.loss_gbar == GbarMode::kFrozen &&
+        !weights_checkpoint.empty()) {
       // Resuming: the model takes the checkpoint's weights when training starts, but frozen Ḡ
       // must keep coming from the true starting point — which is what `model` still holds now.
       frozen_reference = make_clip_model(model->config(), config.seed);
@@ -91,7 +93,8 @@ TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLo
   s.config = config;
   // Stored absolute, so that a resume from another working directory finds the same data.
   if (!s.config.benchmark_root.empty()) {
-    s.config.benchmark_root = std::filesystem::absolute(s.config.benchmark_root).lexically_normal().string();
+    s.config.benchmark_root =
+        std::filesystem::absolute(s.config.benchmark_root).lexically_normal().string();
   }
   s.paths = paths;
   s.log = std::move(log);
@@ -115,7 +118,8 @@ TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLo
   s.run_id = s.store->create_run(record);
 }
 
-std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths& paths, JobLog log) {
+std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths& paths,
+                                                 JobLog log) {
   auto impl = std::make_unique<Impl>();
   auto& s = *impl;
   s.paths = paths;
@@ -123,10 +127,11 @@ std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths&
   s.store = std::make_unique<RunStore>(paths.database);
   s.store->mark_dead_runs_interrupted();
   const auto run = s.store->find_run(run_id);
-  if (!run) throw ConfigError("--resume " + std::to_string(run_id) + ": no such run in " + paths.database);
+  if (!run)
+    throw ConfigError("--resume " + std::to_string(run_id) + ": no such run in " + paths.database);
   if (run->status != RunStatus::Interrupted && run->status != RunStatus::Stopped) {
-    throw ConfigError("--resume " + std::to_string(run_id) + ": the run is " + to_string(run->status) +
-                      "; only interrupted or stopped runs can be resumed");
+    throw ConfigError("--resume " + std::to_string(run_id) + ": the run is " +
+                      to_string(run->status) + "; only interrupted or stopped runs can be resumed");
   }
   from_json(nlohmann::json::parse(run->config_json), s.config);
   s.run_id = run_id;
@@ -161,7 +166,8 @@ std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths&
   s.store->delete_epoch_evals_after(run_id, last ? last->epoch : -1);
   s.store->delete_gbar_snapshots_after(run_id, last ? last->epoch : -1);
   s.say("resuming run " + std::to_string(run_id) + " after epoch " +
-        std::to_string(s.start.completed_epochs) + " (step " + std::to_string(s.start.completed_steps) + ")");
+        std::to_string(s.start.completed_epochs) + " (step " +
+        std::to_string(s.start.completed_steps) + ")");
   return std::unique_ptr<TrainingJob>(new TrainingJob(std::move(impl)));
 }
 
@@ -172,8 +178,8 @@ const TrainConfig& TrainingJob::config() const { return impl_->config; }
 int64_t TrainingJob::test_images() const { return impl_->test_data->num_images(); }
 int64_t TrainingJob::test_captions() const { return impl_->test_data->num_captions(); }
 
-TrainResult TrainingJob::run(const std::atomic<bool>& stop, const std::vector<TrainObserver*>& observers,
-                             PauseGate* pause) {
+TrainResult TrainingJob::run(const std::atomic<bool>& stop,
+                             const std::vector<TrainObserver*>& observers, PauseGate* pause) {
   auto& s = *impl_;
   configure_threads(s.config.threads);
   const int workers = s.config.loader_workers;
@@ -184,10 +190,12 @@ TrainResult TrainingJob::run(const std::atomic<bool>& stop, const std::vector<Tr
   BestEpochTracker best(*s.store, s.run_id, s.start.best_mean_r1);
   try {
     Trainer trainer(s.model, s.config, *s.train_data, *s.test_data, loaders,
-                    run_checkpoint_dir(s.paths.database, s.run_id), s.tokenizer->to_json(), s.run_id);
+                    run_checkpoint_dir(s.paths.database, s.run_id), s.tokenizer->to_json(),
+                    s.run_id);
     if (s.frozen_reference) trainer.set_frozen_reference(s.frozen_reference);
     trainer.set_pause_gate(pause);
-    s.store->set_started(s.run_id, ::getpid(), current_host_name(), trainer.device().str(), unix_time_ms());
+    s.store->set_started(s.run_id, ::getpid(), current_host_name(), trainer.device().str(),
+                         unix_time_ms());
     trainer.add_observer(&recorder);
     trainer.add_observer(&best);
     for (auto* o : observers) trainer.add_observer(o);

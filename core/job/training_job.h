@@ -32,7 +32,8 @@ class TrainingJob {
   TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLog log = {});
   // Continues an `interrupted` or `stopped` run under the same id from its last checkpoint; the
   // step metrics and evaluations after that checkpoint are dropped so the curves continue.
-  static std::unique_ptr<TrainingJob> resume(int64_t run_id, const JobPaths& paths, JobLog log = {});
+  static std::unique_ptr<TrainingJob> resume(int64_t run_id, const JobPaths& paths,
+                                             JobLog log = {});
   ~TrainingJob();
 
   int64_t run_id() const;

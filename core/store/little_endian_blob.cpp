@@ -9,7 +9,8 @@ namespace hnclip {
 namespace {
 template <typename Bits>
 void put(std::vector<unsigned char>& blob, Bits bits) {
-  for (std::size_t b = 0; b < sizeof(Bits); ++b) blob.push_back(static_cast<unsigned char>((bits >> (8 * b)) & 0xFFu));
+  for (std::size_t b = 0; b < sizeof(Bits); ++b)
+    blob.push_back(static_cast<unsigned char>((bits >> (8 * b)) & 0xFFu));
 }
 
 template <typename Bits>
@@ -48,14 +49,17 @@ std::vector<unsigned char> encode_float32_blob(const std::vector<float>& values)
   return blob;
 }
 
-std::vector<int64_t> decode_int64_blob(const std::vector<unsigned char>& blob, const std::string& context) {
+std::vector<int64_t> decode_int64_blob(const std::vector<unsigned char>& blob,
+                                       const std::string& context) {
   check_size(blob, 8, "int64", context);
   std::vector<int64_t> values(blob.size() / 8);
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int64_t>(get<uint64_t>(blob, i));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<int64_t>(get<uint64_t>(blob, i));
   return values;
 }
 
-std::vector<float> decode_float32_blob(const std::vector<unsigned char>& blob, const std::string& context) {
+std::vector<float> decode_float32_blob(const std::vector<unsigned char>& blob,
+                                       const std::string& context) {
   check_size(blob, 4, "float32", context);
   std::vector<float> values(blob.size() / 4);
   for (std::size_t i = 0; i < values.size(); ++i) {

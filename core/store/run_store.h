@@ -25,7 +25,7 @@ namespace hnclip {
 int64_t unix_time_ms();
 
 enum class RunStatus { Queued, Running, Finished, Failed, Stopped, Interrupted };
-std::string to_string(RunStatus s);                 // "queued", "running", ...
+std::string to_string(RunStatus s);                      // "queued", "running", ...
 RunStatus run_status_from_string(const std::string& s);  // throws StoreError on an unknown name
 
 struct RunRecord {
@@ -33,16 +33,16 @@ struct RunRecord {
   std::string name;
   RunStatus status = RunStatus::Queued;
   std::string status_message;
-  std::string config_json;       // the full TrainConfig as JSON text
-  std::string device;            // "cpu", "cuda:0", ...
+  std::string config_json;  // the full TrainConfig as JSON text
+  std::string device;       // "cpu", "cuda:0", ...
   std::string git_rev;
-  int64_t created_at_ms = 0;     // Unix epoch milliseconds; create_run stores "now" for 0
-  int64_t started_at_ms = 0;     // 0 = not yet
-  int64_t finished_at_ms = 0;    // 0 = not yet
-  int64_t pid = 0;               // process that runs it while status is running
-  std::string host;              // host name of that process
-  int best_epoch = -1;           // -1 = none yet
-  std::string tags;              // comma-separated, as the user typed them (schema v5)
+  int64_t created_at_ms = 0;             // Unix epoch milliseconds; create_run stores "now" for 0
+  int64_t started_at_ms = 0;             // 0 = not yet
+  int64_t finished_at_ms = 0;            // 0 = not yet
+  int64_t pid = 0;                       // process that runs it while status is running
+  std::string host;                      // host name of that process
+  int best_epoch = -1;                   // -1 = none yet
+  std::string tags;                      // comma-separated, as the user typed them (schema v5)
   std::string data_summary_json = "{}";  // what the reader counted per split (schema v5)
 };
 
@@ -82,16 +82,16 @@ struct GbarSnapshotRow {
 struct EpochEvalRow {
   int epoch = 0;
   int64_t step = 0;
-  std::string split;       // "test"
-  std::string direction;   // "t2i" | "i2t"
+  std::string split;      // "test"
+  std::string direction;  // "t2i" | "i2t"
   int k = 0;
-  double recall = 0;       // percent
+  double recall = 0;  // percent
 };
 
 struct QueryRankRow {
-  int64_t query = 0;               // caption index (t2i) or image index (i2t) in the split
-  int64_t rank = 0;                // 1-based rank of the best ground truth
-  std::vector<int64_t> topk;       // best candidates first (stored compactly, e.g. as a blob)
+  int64_t query = 0;          // caption index (t2i) or image index (i2t) in the split
+  int64_t rank = 0;           // 1-based rank of the best ground truth
+  std::vector<int64_t> topk;  // best candidates first (stored compactly, e.g. as a blob)
 };
 
 struct CheckpointRow {
@@ -99,7 +99,7 @@ struct CheckpointRow {
   int64_t step = 0;
   std::string path;
   double mean_r1 = 0;
-  int64_t created_at_ms = 0;     // add_checkpoint stores "now" for 0
+  int64_t created_at_ms = 0;  // add_checkpoint stores "now" for 0
 };
 
 class RunStore {

@@ -60,8 +60,8 @@ Statement& Statement::bind_blob(int index, const std::vector<unsigned char>& val
   // would store NULL, which NOT NULL columns refuse.
   const int rc = value.empty()
                      ? sqlite3_bind_zeroblob(stmt_, index, 0)
-                     : sqlite3_bind_blob(stmt_, index, value.data(),
-                                         static_cast<int>(value.size()), SQLITE_TRANSIENT);
+                     : sqlite3_bind_blob(stmt_, index, value.data(), static_cast<int>(value.size()),
+                                         SQLITE_TRANSIENT);
   if (rc != SQLITE_OK) throw_sqlite_error(db_, path_, operation_ + " (bind)", rc);
   return *this;
 }

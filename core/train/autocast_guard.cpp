@@ -65,7 +65,8 @@ bool AutocastGuard::is_enabled(c10::DeviceType device) {
 #if HNCLIP_AUTOCAST_BY_DEVICE
   return at::autocast::is_autocast_enabled(device);
 #else
-  return device == c10::DeviceType::CUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+  return device == c10::DeviceType::CUDA ? at::autocast::is_enabled()
+                                         : at::autocast::is_cpu_enabled();
 #endif
 }
 
@@ -102,7 +103,8 @@ bool use_bf16_autocast(const std::string& precision, c10::DeviceType device) {
     // LibTorch 1.13's CPU autocast leaves layer_norm out of its fp32 list and the CPU kernel takes
     // no bf16 input with fp32 weights, so the encoders cannot run under it.
     if (device != c10::DeviceType::CUDA) {
-      throw std::invalid_argument("--precision bf16 needs a CUDA device (--device cuda); the CPU trains in fp32");
+      throw std::invalid_argument(
+          "--precision bf16 needs a CUDA device (--device cuda); the CPU trains in fp32");
     }
     return true;
   }

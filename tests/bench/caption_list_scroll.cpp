@@ -23,16 +23,20 @@ namespace {
 using hnclip::gui::CaptionListModel;
 
 std::vector<QString> make_captions(int n, std::mt19937& rng) {
-  static const char* words[] = {"this", "image", "shows", "three", "objects", "on", "a", "white", "background",
-                                "large", "small", "red", "blue", "green", "circle", "square", "triangle",
-                                "cross", "hollow", "solid", "filled", "outlined", "top", "left", "corner",
-                                "in", "the", "middle", "bottom", "right", "there", "is", "that", "only"};
-  std::uniform_int_distribution<int> length(60, 100), word(0, static_cast<int>(std::size(words)) - 1);
+  static const char* words[] = {"this",   "image", "shows",      "three",    "objects",  "on",
+                                "a",      "white", "background", "large",    "small",    "red",
+                                "blue",   "green", "circle",     "square",   "triangle", "cross",
+                                "hollow", "solid", "filled",     "outlined", "top",      "left",
+                                "corner", "in",    "the",        "middle",   "bottom",   "right",
+                                "there",  "is",    "that",       "only"};
+  std::uniform_int_distribution<int> length(60, 100),
+      word(0, static_cast<int>(std::size(words)) - 1);
   std::vector<QString> out;
   out.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
     QString text;
-    for (int w = length(rng); w > 0; --w) text += QLatin1String(words[word(rng)]) + QLatin1Char(' ');
+    for (int w = length(rng); w > 0; --w)
+      text += QLatin1String(words[word(rng)]) + QLatin1Char(' ');
     out.push_back(text.trimmed());
   }
   return out;
@@ -73,7 +77,8 @@ Timing measure(int n, int frames) {
   std::vector<double> ms;
   for (int f = 0; f < frames; ++f) {
     clock.restart();
-    bar->setValue(static_cast<int>(static_cast<long long>(bar->maximum()) * f / std::max(1, frames - 1)));
+    bar->setValue(
+        static_cast<int>(static_cast<long long>(bar->maximum()) * f / std::max(1, frames - 1)));
     view.viewport()->repaint();
     ms.push_back(static_cast<double>(clock.nsecsElapsed()) / 1e6);
   }
@@ -107,8 +112,8 @@ int main(int argc, char** argv) {
   const Timing large = measure(10000, frames);
   std::printf("captions  fill_ms  frame_mean_ms  frame_p99_ms  sort_ms  filter_ms\n");
   for (const auto& [n, t] : {std::pair<int, Timing>{1000, small}, {10000, large}}) {
-    std::printf("%8d  %7.1f  %13.2f  %12.2f  %7.1f  %9.1f\n", n, t.fill_ms, t.frame_mean_ms, t.frame_p99_ms,
-                t.sort_ms, t.filter_ms);
+    std::printf("%8d  %7.1f  %13.2f  %12.2f  %7.1f  %9.1f\n", n, t.fill_ms, t.frame_mean_ms,
+                t.frame_p99_ms, t.sort_ms, t.filter_ms);
   }
   std::printf("frame time 10k / 1k: %.2f (1 = virtualised: only visible rows are painted)\n",
               large.frame_mean_ms / small.frame_mean_ms);

@@ -25,7 +25,7 @@ double threadCpuSeconds() {  // this thread's CPU time: the machine may be share
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
-constexpr int kWidth = 1400;   // a maximised window's share for the plots
+constexpr int kWidth = 1400;  // a maximised window's share for the plots
 constexpr int kHeight = 1100;
 
 hnclip::StepEvent makeStep(int64_t step, double noise) {
@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
       p.loss_boosted = p.loss_standard * 3;
       p.grad_norm_standard = i % 97 == 0 ? 0.0 : std::abs(noise()) + 1e-3;
       p.grad_norm_boosted = std::abs(noise()) + 0.5;
-      p.grad_ratio = p.grad_norm_standard == 0 ? INFINITY : p.grad_norm_boosted / p.grad_norm_standard;
+      p.grad_ratio =
+          p.grad_norm_standard == 0 ? INFINITY : p.grad_norm_boosted / p.grad_norm_standard;
       p.grad_cosine = noise();
       panel.appendProbe(run, p);
       hnclip::EvalEvent e;
@@ -102,9 +103,10 @@ int main(int argc, char** argv) {
     graphs += p->graphCount();
     for (int g = 0; g < p->graphCount(); ++g) total += p->graph(g)->data()->size();
   }
-  std::printf("platform %s, panel %dx%d, %d runs x %d points per curve: %d graphs, %lld points in all\n",
-              qPrintable(QGuiApplication::platformName()), kWidth, kHeight, runs, points, graphs,
-              static_cast<long long>(total));
+  std::printf(
+      "platform %s, panel %dx%d, %d runs x %d points per curve: %d graphs, %lld points in all\n",
+      qPrintable(QGuiApplication::platformName()), kWidth, kHeight, runs, points, graphs,
+      static_cast<long long>(total));
   std::printf("fill: %.2f s (%.0f events/s, each step + probe + evaluation)\n", fill_s,
               3.0 * runs * points / fill_s);
 
@@ -127,11 +129,16 @@ int main(int argc, char** argv) {
   for (int c = 0; c < charts.size(); ++c) {
     const double ms = per_chart_ms[static_cast<size_t>(c)] / replots;
     worst = std::max(worst, ms);
-    std::printf("  %-16s %7.2f ms/replot  (%6.1f replots/s)\n", qPrintable(charts[c]), ms, 1000.0 / ms);
+    std::printf("  %-16s %7.2f ms/replot  (%6.1f replots/s)\n", qPrintable(charts[c]), ms,
+                1000.0 / ms);
   }
-  std::printf("whole panel (all %lld charts): %.1f replots/s (%.1f ms each, wall clock); slowest chart %.1f replots/s\n",
-              static_cast<long long>(charts.size()), replots / all_s, 1000.0 * all_s / replots, 1000.0 / worst);
-  std::printf("whole panel by this thread's CPU time: %.1f replots/s (%.1f ms each); CPU/wall %.2f\n",
-              replots / cpu_s, 1000.0 * cpu_s / replots, cpu_s / all_s);
+  std::printf(
+      "whole panel (all %lld charts): %.1f replots/s (%.1f ms each, wall clock); slowest chart "
+      "%.1f replots/s\n",
+      static_cast<long long>(charts.size()), replots / all_s, 1000.0 * all_s / replots,
+      1000.0 / worst);
+  std::printf(
+      "whole panel by this thread's CPU time: %.1f replots/s (%.1f ms each); CPU/wall %.2f\n",
+      replots / cpu_s, 1000.0 * cpu_s / replots, cpu_s / all_s);
   return 0;
 }

@@ -32,7 +32,9 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 std::string json_string(const std::string& s) { return nlohmann::json(s).dump(); }
 
@@ -40,7 +42,8 @@ std::string json_string(const std::string& s) { return nlohmann::json(s).dump();
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: retrieval_query_latency WORK_DIR [--images N] [--queries Q] [--k K] [--threads T]\n";
+    std::cerr << "usage: retrieval_query_latency WORK_DIR [--images N] [--queries Q] [--k K] "
+                 "[--threads T]\n";
     return 2;
   }
   const fs::path work = fs::absolute(argv[1]);
@@ -49,10 +52,14 @@ int main(int argc, char** argv) {
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const long long v = std::stoll(argv[i + 1]);
-    if (flag == "--images") images = v;
-    else if (flag == "--queries") queries = v;
-    else if (flag == "--k") k = v;
-    else if (flag == "--threads") threads = static_cast<int>(v);
+    if (flag == "--images")
+      images = v;
+    else if (flag == "--queries")
+      queries = v;
+    else if (flag == "--k")
+      k = v;
+    else if (flag == "--threads")
+      threads = static_cast<int>(v);
     else {
       std::cerr << "unknown flag " << flag << "\n";
       return 2;
@@ -78,7 +85,8 @@ int main(int argc, char** argv) {
       const fs::path link = work / "img" / (std::to_string(i) + ".png");
       if (!fs::exists(fs::symlink_status(link))) fs::create_symlink(src.image, link);
       m << R"({"image": )" << json_string("img/" + std::to_string(i) + ".png") << R"(, "caption": )"
-        << json_string(src.captions.front()) << R"(, "split": ")" << (i < images ? "test" : "train") << "\"}\n";
+        << json_string(src.captions.front()) << R"(, "split": ")" << (i < images ? "test" : "train")
+        << "\"}\n";
     }
   }
 
@@ -120,7 +128,8 @@ int main(int argc, char** argv) {
   }
 
   std::vector<std::string> texts;
-  for (int64_t i = 0; i < queries + 1; ++i) texts.push_back(pool[static_cast<size_t>(i * 7) % pool.size()].captions.front());
+  for (int64_t i = 0; i < queries + 1; ++i)
+    texts.push_back(pool[static_cast<size_t>(i * 7) % pool.size()].captions.front());
   warm->query_text(texts[0], k);  // warm-up
   std::vector<double> ms;
   for (int64_t i = 1; i <= queries; ++i) {
@@ -131,13 +140,17 @@ int main(int argc, char** argv) {
   }
   std::sort(ms.begin(), ms.end());
   const auto& we = warm->embeddings();
-  std::printf("split: %lld images, %lld captions, dim %lld; threads %d\n", static_cast<long long>(we.num_images),
-              static_cast<long long>(we.num_captions), static_cast<long long>(we.dim), threads);
-  std::printf("open with cold cache (load checkpoint + encode split + write cache): %.2f s\n", cold_s);
+  std::printf("split: %lld images, %lld captions, dim %lld; threads %d\n",
+              static_cast<long long>(we.num_images), static_cast<long long>(we.num_captions),
+              static_cast<long long>(we.dim), threads);
+  std::printf("open with cold cache (load checkpoint + encode split + write cache): %.2f s\n",
+              cold_s);
   std::printf("open with warm cache (load checkpoint + read cache): %.3f s\n", warm_s);
-  std::printf("ad-hoc query (encode caption + score %lld images + top-%lld): median %.2f ms, p90 %.2f ms, max %.2f ms over %zu\n",
-              static_cast<long long>(we.num_images), static_cast<long long>(k), ms[ms.size() / 2], ms[ms.size() * 9 / 10],
-              ms.back(), ms.size());
+  std::printf(
+      "ad-hoc query (encode caption + score %lld images + top-%lld): median %.2f ms, p90 %.2f ms, "
+      "max %.2f ms over %zu\n",
+      static_cast<long long>(we.num_images), static_cast<long long>(k), ms[ms.size() / 2],
+      ms[ms.size() * 9 / 10], ms.back(), ms.size());
   std::printf("cache file: %s (%lld bytes)\n", warm->cache_file().c_str(),
               static_cast<long long>(fs::file_size(warm->cache_file())));
   return 0;

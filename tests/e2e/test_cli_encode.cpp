@@ -20,8 +20,8 @@
 
 namespace {
 
-using nlohmann::json;
 using hnclip::test::run_hnclip;
+using nlohmann::json;
 
 constexpr int kImageSize = 32;        // the reference model's input side
 constexpr int64_t kBpeVocab = 49408;  // CLIP's BPE vocabulary size
@@ -36,8 +36,9 @@ void write_png(const std::string& path, uint64_t seed) {
   for (int y = 0; y < kImageSize; ++y) {
     for (int x = 0; x < kImageSize; ++x) {
       const uint64_t r = rng();
-      img.at<cv::Vec3b>(y, x) = cv::Vec3b(static_cast<uint8_t>(r), static_cast<uint8_t>((x * 8 + (r >> 8) % 32) % 256),
-                                          static_cast<uint8_t>((y * 8) % 256));
+      img.at<cv::Vec3b>(y, x) =
+          cv::Vec3b(static_cast<uint8_t>(r), static_cast<uint8_t>((x * 8 + (r >> 8) % 32) % 256),
+                    static_cast<uint8_t>((y * 8) % 256));
     }
   }
   ASSERT_TRUE(cv::imwrite(path, img));
@@ -79,9 +80,9 @@ TEST(CliEncode, OpenAiStateDictMatchesPyTorch) {
   ASSERT_EQ(hnclip::test::run_command(cmd, &out, &err), 0) << "reference script failed: " << err;
   const auto want = json::parse(hnclip::test::read_text_file(dir / "reference.json"));
 
-  const auto r = run_hnclip("encode --checkpoint " + (dir / "clip.pt").string() + " --vocab " + vocab_path() +
-                            " --text '" + texts[0] + "' --text '" + texts[1] + "' --image " + png_a +
-                            " --image " + png_b + " --json");
+  const auto r = run_hnclip("encode --checkpoint " + (dir / "clip.pt").string() + " --vocab " +
+                            vocab_path() + " --text '" + texts[0] + "' --text '" + texts[1] +
+                            "' --image " + png_a + " --image " + png_b + " --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto got = json::parse(r.out);
   expect_close(got.at("image"), want.at("image"), "image features");
@@ -94,10 +95,12 @@ TEST(CliEncode, ImagesAloneNeedNoVocabulary) {
   write_png(png, 3);
   std::string out, err;
   const std::string cmd = std::string(HNCLIP_REFERENCE_PYTHON) + " " + HNCLIP_TEST_SOURCE_DIR +
-                          "/core/reference/tiny_clip_reference.py " + dir.path().string() + " --image " + png;
+                          "/core/reference/tiny_clip_reference.py " + dir.path().string() +
+                          " --image " + png;
   ASSERT_EQ(hnclip::test::run_command(cmd, &out, &err), 0) << "reference script failed: " << err;
   const auto want = json::parse(hnclip::test::read_text_file(dir / "reference.json"));
-  const auto r = run_hnclip("encode --checkpoint " + (dir / "clip.pt").string() + " --image " + png + " --json");
+  const auto r = run_hnclip("encode --checkpoint " + (dir / "clip.pt").string() + " --image " +
+                            png + " --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto got = json::parse(r.out);
   expect_close(got.at("image"), want.at("image"), "image features");
@@ -105,14 +108,16 @@ TEST(CliEncode, ImagesAloneNeedNoVocabulary) {
 
   // Text from a CLIP file without its vocabulary: a usage error naming --vocab.
   hnclip::test::expect_one_line_error(
-      run_hnclip("encode --checkpoint " + (dir / "clip.pt").string() + " --text cat --json"), 2, "--vocab");
+      run_hnclip("encode --checkpoint " + (dir / "clip.pt").string() + " --text cat --json"), 2,
+      "--vocab");
 }
 
 TEST(CliEncode, UsageErrorsNameTheFlag) {
   hnclip::test::expect_one_line_error(run_hnclip("encode --json"), 2, "--checkpoint");
   hnclip::test::ScratchDir dir;
   hnclip::test::expect_one_line_error(
-      run_hnclip("encode --checkpoint pretrained --image " + (dir / "missing.png").string()), 2, "--image");
+      run_hnclip("encode --checkpoint pretrained --image " + (dir / "missing.png").string()), 2,
+      "--image");
 }
 
 TEST(CliEncode, TrainStartsFromAClipStateDictAndEncodesItsCheckpoint) {
@@ -122,9 +127,11 @@ TEST(CliEncode, TrainStartsFromAClipStateDictAndEncodesItsCheckpoint) {
                           "/core/reference/tiny_clip_reference.py " + dir.path().string() +
                           " --vocab-size " + std::to_string(kBpeVocab) + " --tokens 49406,49407";
   ASSERT_EQ(hnclip::test::run_command(cmd, &out, &err), 0) << "reference script failed: " << err;
-  const std::string common = " --db " + (dir / "runs.db").string() + " --cache-dir " + (dir / "cache").string();
-  const std::string train = "train --benchmark-size small --epochs 1 --batch 32 --threads 1 --probe-every 0 --init " +
-                            (dir / "clip.pt").string();
+  const std::string common =
+      " --db " + (dir / "runs.db").string() + " --cache-dir " + (dir / "cache").string();
+  const std::string train =
+      "train --benchmark-size small --epochs 1 --batch 32 --threads 1 --probe-every 0 --init " +
+      (dir / "clip.pt").string();
   // An OpenAI file carries no tokenizer: without --vocab the run is refused before anything runs.
   hnclip::test::expect_one_line_error(run_hnclip(train + common), 2, "--vocab");
 
@@ -137,7 +144,8 @@ TEST(CliEncode, TrainStartsFromAClipStateDictAndEncodesItsCheckpoint) {
     if (e.path().extension() == ".pt") checkpoint = e.path().string();
   }
   ASSERT_FALSE(checkpoint.empty());
-  const auto enc = run_hnclip("encode --checkpoint " + checkpoint + " --text 'a red circle' --json");
+  const auto enc =
+      run_hnclip("encode --checkpoint " + checkpoint + " --text 'a red circle' --json");
   ASSERT_EQ(enc.code, 0) << enc.err;
   const auto got = json::parse(enc.out);
   ASSERT_EQ(got.at("text").size(), 1u);
@@ -145,7 +153,8 @@ TEST(CliEncode, TrainStartsFromAClipStateDictAndEncodesItsCheckpoint) {
 
   // --long-clip: the 77-position file stretched to Long-CLIP's 248 positions (20 frozen); the
   // run's checkpoint keeps that shape.
-  const auto long_run = run_hnclip(train + " --long-clip --vocab " + vocab_path() + " --json" + common);
+  const auto long_run =
+      run_hnclip(train + " --long-clip --vocab " + vocab_path() + " --json" + common);
   ASSERT_EQ(long_run.code, 0) << long_run.err;
   EXPECT_EQ(json::parse(long_run.out).at("config").at("long_clip"), true);
   std::string long_checkpoint;
@@ -153,14 +162,16 @@ TEST(CliEncode, TrainStartsFromAClipStateDictAndEncodesItsCheckpoint) {
     if (e.path().extension() == ".pt") long_checkpoint = e.path().string();
   }
   ASSERT_FALSE(long_checkpoint.empty());
-  const auto described = run_hnclip("encode --checkpoint " + long_checkpoint + " --text 'a red circle'");
+  const auto described =
+      run_hnclip("encode --checkpoint " + long_checkpoint + " --text 'a red circle'");
   ASSERT_EQ(described.code, 0) << described.err;
   EXPECT_NE(described.out.find("context 248"), std::string::npos) << described.out;
   EXPECT_NE(described.out.find("(Long-CLIP)"), std::string::npos) << described.out;
   // A workbench checkpoint cannot be stretched: a usage error naming the flag.
   hnclip::test::expect_one_line_error(
-      run_hnclip("train --benchmark-size small --epochs 1 --long-clip --init " + checkpoint + common), 2,
-      "--long-clip");
+      run_hnclip("train --benchmark-size small --epochs 1 --long-clip --init " + checkpoint +
+                 common),
+      2, "--long-clip");
 }
 
 }  // namespace

@@ -16,9 +16,9 @@
 #include "model/make_clip_model.h"
 #include "model/state_dict_file.h"
 #include "store/run_store.h"
-#include "train/checkpoint.h"
 #include "support/cli_runner.h"
 #include "support/test_dirs.h"
+#include "train/checkpoint.h"
 
 namespace {
 
@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 
 using hnclip::test::expect_one_line_error;
 
-const std::string kScript = std::string(HNCLIP_TEST_SOURCE_DIR) + "/core/reference/state_dict_files.py";
+const std::string kScript =
+    std::string(HNCLIP_TEST_SOURCE_DIR) + "/core/reference/state_dict_files.py";
 
 struct PyEntry {
   std::string dtype, shape;
@@ -37,8 +38,8 @@ struct PyEntry {
 // What Python's torch.load sees: key → dtype, shape, sum; and the keys in file order.
 std::vector<std::pair<std::string, PyEntry>> python_view(const std::string& path) {
   std::string out, err;
-  const int code = hnclip::test::run_command(std::string(HNCLIP_REFERENCE_PYTHON) + " " + kScript + " checksum " + path,
-                                             &out, &err);
+  const int code = hnclip::test::run_command(
+      std::string(HNCLIP_REFERENCE_PYTHON) + " " + kScript + " checksum " + path, &out, &err);
   EXPECT_EQ(code, 0) << err;
   std::vector<std::pair<std::string, PyEntry>> entries;
   std::istringstream lines(out);
@@ -53,15 +54,17 @@ class CliExport : public ::testing::Test {
   // One trained run for the whole suite: training is the slow part.
   static void SetUpTestSuite() {
     dir_ = std::make_unique<hnclip::test::ScratchDir>();
-    auto r = hnclip::test::run_hnclip("train --benchmark-size small --epochs 1 --batch 32 --lr 1e-3 --threads 1 --json" +
-                                      common());
+    auto r = hnclip::test::run_hnclip(
+        "train --benchmark-size small --epochs 1 --batch 32 --lr 1e-3 --threads 1 --json" +
+        common());
     ASSERT_EQ(r.code, 0) << r.err;
     run_id_ = json::parse(r.out)["run_id"].get<int64_t>();
   }
   static void TearDownTestSuite() { dir_.reset(); }
 
   static std::string common() {
-    return " --db " + (dir_->path() / "runs.db").string() + " --cache-dir " + (dir_->path() / "cache").string();
+    return " --db " + (dir_->path() / "runs.db").string() + " --cache-dir " +
+           (dir_->path() / "cache").string();
   }
   static std::string run_flag() { return " --run " + std::to_string(run_id_); }
 
@@ -75,7 +78,8 @@ int64_t CliExport::run_id_ = 0;
 
 TEST_F(CliExport, RunExportLoadsInPythonWithOpenAINamesAndTheSameChecksum) {
   const auto out = (out_dir / "clip.pt").string();
-  auto r = hnclip::test::run_hnclip("export" + run_flag() + " --format state-dict --json" + common() + " " + out);
+  auto r = hnclip::test::run_hnclip("export" + run_flag() + " --format state-dict --json" +
+                                    common() + " " + out);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = json::parse(r.out);
   EXPECT_EQ(j["run_id"], run_id_);
@@ -85,9 +89,10 @@ TEST_F(CliExport, RunExportLoadsInPythonWithOpenAINamesAndTheSameChecksum) {
   const auto py = python_view(out);
   ASSERT_EQ(py.size(), j["tensors"].get<size_t>());
   std::map<std::string, PyEntry> by_key(py.begin(), py.end());
-  for (const char* key : {"visual.conv1.weight", "visual.class_embedding", "visual.proj", "token_embedding.weight",
-                          "positional_embedding", "transformer.resblocks.0.attn.in_proj_weight", "ln_final.weight",
-                          "text_projection", "logit_scale"}) {
+  for (const char* key :
+       {"visual.conv1.weight", "visual.class_embedding", "visual.proj", "token_embedding.weight",
+        "positional_embedding", "transformer.resblocks.0.attn.in_proj_weight", "ln_final.weight",
+        "text_projection", "logit_scale"}) {
     EXPECT_TRUE(by_key.count(key)) << key;
   }
   double total = 0;
@@ -110,7 +115,10 @@ TEST_F(CliExport, EpochAndCheckpointFlagsExportTheSameWeights) {
   const auto by_epoch = (out_dir / "epoch1.pt").string();
   const auto by_file = (out_dir / "file.pt").string();
   ASSERT_EQ(hnclip::test::run_hnclip("export" + run_flag() + common() + " " + by_run).code, 0);
-  ASSERT_EQ(hnclip::test::run_hnclip("export" + run_flag() + " --epoch 1" + common() + " " + by_epoch).code, 0);
+  ASSERT_EQ(
+      hnclip::test::run_hnclip("export" + run_flag() + " --epoch 1" + common() + " " + by_epoch)
+          .code,
+      0);
   auto show = hnclip::test::run_hnclip("show " + std::to_string(run_id_) + " --json" + common());
   ASSERT_EQ(show.code, 0) << show.err;
   const auto ckpt = json::parse(show.out)["checkpoints"][0]["path"].get<std::string>();
@@ -140,15 +148,20 @@ TEST_F(CliExport, EpochAndCheckpointFlagsExportTheSameWeights) {
 
 TEST_F(CliExport, BadFlagsExitTwoNamingTheFlagAndWriteNothing) {
   const auto out = (out_dir / "never.pt").string();
-  expect_one_line_error(hnclip::test::run_hnclip("export --run 999" + common() + " " + out), 2, "--run 999");
-  expect_one_line_error(hnclip::test::run_hnclip("export" + run_flag() + " --format onnx" + common() + " " + out), 2,
-                        "--format onnx");
-  expect_one_line_error(hnclip::test::run_hnclip("export" + run_flag() + " --epoch 7" + common() + " " + out), 2,
-                        "--epoch 7");
-  expect_one_line_error(hnclip::test::run_hnclip("export" + common() + " " + out), 2, "--run or --checkpoint");
+  expect_one_line_error(hnclip::test::run_hnclip("export --run 999" + common() + " " + out), 2,
+                        "--run 999");
   expect_one_line_error(
-      hnclip::test::run_hnclip("export --checkpoint " + (out_dir / "nope.pt").string() + common() + " " + out), 2,
-      "--checkpoint");
+      hnclip::test::run_hnclip("export" + run_flag() + " --format onnx" + common() + " " + out), 2,
+      "--format onnx");
+  expect_one_line_error(
+      hnclip::test::run_hnclip("export" + run_flag() + " --epoch 7" + common() + " " + out), 2,
+      "--epoch 7");
+  expect_one_line_error(hnclip::test::run_hnclip("export" + common() + " " + out), 2,
+                        "--run or --checkpoint");
+  expect_one_line_error(
+      hnclip::test::run_hnclip("export --checkpoint " + (out_dir / "nope.pt").string() + common() +
+                               " " + out),
+      2, "--checkpoint");
   {
     // A run that has not written a checkpoint yet (queued).
     hnclip::RunStore store((dir_->path() / "runs.db").string());
@@ -156,8 +169,9 @@ TEST_F(CliExport, BadFlagsExitTwoNamingTheFlagAndWriteNothing) {
     queued.name = "queued";
     queued.config_json = "{}";
     const auto id = store.create_run(queued);
-    expect_one_line_error(hnclip::test::run_hnclip("export --run " + std::to_string(id) + common() + " " + out), 2,
-                          "no checkpoint");
+    expect_one_line_error(
+        hnclip::test::run_hnclip("export --run " + std::to_string(id) + common() + " " + out), 2,
+        "no checkpoint");
   }
   EXPECT_FALSE(fs::exists(out));
 }

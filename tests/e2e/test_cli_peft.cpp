@@ -11,14 +11,14 @@
 #include "model/make_clip_model.h"
 #include "model/peft.h"
 #include "model/state_dict_file.h"
-#include "train/checkpoint.h"
 #include "support/cli_runner.h"
 #include "support/test_dirs.h"
+#include "train/checkpoint.h"
 
 namespace {
 
-using nlohmann::json;
 using hnclip::test::expect_one_line_error;
+using nlohmann::json;
 
 class CliPeft : public ::testing::Test {
  protected:
@@ -32,7 +32,8 @@ class CliPeft : public ::testing::Test {
 };
 
 TEST_F(CliPeft, LoraRunStoresItsAdaptersAndEvaluates) {
-  auto r = hnclip::test::run_hnclip(small_train() + " --peft lora --rank 4 --alpha 8 --json" + common());
+  auto r =
+      hnclip::test::run_hnclip(small_train() + " --peft lora --rank 4 --alpha 8 --json" + common());
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = json::parse(r.out);
   EXPECT_EQ(j["status"], "finished");
@@ -80,13 +81,20 @@ TEST_F(CliPeft, LoraRunStoresItsAdaptersAndEvaluates) {
 }
 
 TEST_F(CliPeft, BadAdapterFlagsNameTheFlag) {
-  expect_one_line_error(hnclip::test::run_hnclip(small_train() + " --peft qlora" + common()), 2, "--peft");
-  expect_one_line_error(hnclip::test::run_hnclip(small_train() + " --peft lora --rank 0" + common()), 2, "--rank");
-  expect_one_line_error(hnclip::test::run_hnclip(small_train() + " --peft dora --alpha -1" + common()), 2, "--alpha");
-  expect_one_line_error(hnclip::test::run_hnclip(small_train() + " --peft-towers audio" + common()), 2, "--peft-towers");
-  expect_one_line_error(hnclip::test::run_hnclip(small_train() + " --precision fp16" + common()), 2, "--precision");
+  expect_one_line_error(hnclip::test::run_hnclip(small_train() + " --peft qlora" + common()), 2,
+                        "--peft");
+  expect_one_line_error(
+      hnclip::test::run_hnclip(small_train() + " --peft lora --rank 0" + common()), 2, "--rank");
+  expect_one_line_error(
+      hnclip::test::run_hnclip(small_train() + " --peft dora --alpha -1" + common()), 2, "--alpha");
+  expect_one_line_error(hnclip::test::run_hnclip(small_train() + " --peft-towers audio" + common()),
+                        2, "--peft-towers");
+  expect_one_line_error(hnclip::test::run_hnclip(small_train() + " --precision fp16" + common()), 2,
+                        "--precision");
   // This machine trains on the CPU, where bf16 autocast is refused before anything is stored.
-  expect_one_line_error(hnclip::test::run_hnclip(small_train() + " --device cpu --precision bf16" + common()), 2, "--precision");
+  expect_one_line_error(
+      hnclip::test::run_hnclip(small_train() + " --device cpu --precision bf16" + common()), 2,
+      "--precision");
 }
 
 }  // namespace

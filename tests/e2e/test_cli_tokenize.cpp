@@ -13,8 +13,8 @@
 
 namespace {
 
-using nlohmann::json;
 using hnclip::test::expect_one_line_error;
+using nlohmann::json;
 using Result = hnclip::test::CliResult;
 using Ids = std::vector<int64_t>;
 
@@ -64,19 +64,22 @@ TEST(CliTokenize, DoubleDashLetsATextStartWithADash) {
   const auto nl = r.out.find('\n');
   ASSERT_NE(nl, std::string::npos);
   EXPECT_EQ(r.out.substr(0, nl + 1), r.out.substr(nl + 1));
-  EXPECT_EQ(std::count(r.out.begin(), r.out.begin() + static_cast<long>(nl), ' '), 4) << r.out;  // 5 ids
+  EXPECT_EQ(std::count(r.out.begin(), r.out.begin() + static_cast<long>(nl), ' '), 4)
+      << r.out;  // 5 ids
 }
 
 TEST(CliTokenize, UsageErrorsNameTheFlag) {
   expect_one_line_error(tokenize("'a dog'"), 2, "--vocab");
-  expect_one_line_error(tokenize("--vocab /nonexistent/bpe.txt.gz 'a dog'"), 2, "/nonexistent/bpe.txt.gz");
+  expect_one_line_error(tokenize("--vocab /nonexistent/bpe.txt.gz 'a dog'"), 2,
+                        "/nonexistent/bpe.txt.gz");
   expect_one_line_error(tokenize("--vocab /nonexistent/bpe.txt.gz 'a dog'"), 2, "--vocab");
   expect_one_line_error(tokenize("--vocab " + kVocab + " --context 1 'a dog'"), 2, "--context");
   expect_one_line_error(tokenize("--vocab " + kVocab + " --context x 'a dog'"), 2, "--context");
   expect_one_line_error(tokenize("--vocab " + kVocab), 2, "text");
   hnclip::test::ScratchDir dir;
   hnclip::test::write_text_file(dir / "plain.txt", "#version: 0.2\na b\n");
-  expect_one_line_error(tokenize("--vocab " + (dir / "plain.txt").string() + " 'a dog'"), 2, "gzip");
+  expect_one_line_error(tokenize("--vocab " + (dir / "plain.txt").string() + " 'a dog'"), 2,
+                        "gzip");
 }
 
 }  // namespace

@@ -16,7 +16,8 @@ constexpr int kNeighborEdge = 128;  // each neighbour's image
 const QString kLinkScheme = QStringLiteral("caption:");
 }  // namespace
 
-CaptionDetailView::CaptionDetailView(ThumbnailCache* cache, QWidget* parent) : QWidget(parent), cache_(cache) {
+CaptionDetailView::CaptionDetailView(ThumbnailCache* cache, QWidget* parent)
+    : QWidget(parent), cache_(cache) {
   setObjectName(QStringLiteral("captionDetail"));
   auto* layout = new QVBoxLayout(this);
   auto* top = new QHBoxLayout;
@@ -31,23 +32,30 @@ CaptionDetailView::CaptionDetailView(ThumbnailCache* cache, QWidget* parent) : Q
   main_text_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   top->addWidget(main_text_, 1);
   layout->addLayout(top);
-  auto* heading = new QLabel(tr("<b>Nearest other captions</b> (shared content words highlighted)"), this);
+  auto* heading =
+      new QLabel(tr("<b>Nearest other captions</b> (shared content words highlighted)"), this);
   layout->addWidget(heading);
   grid_ = new QGridLayout;
   grid_->setColumnStretch(1, 1);
   layout->addLayout(grid_);
   layout->addStretch(1);
   // Queued: runs after every ThumbnailLabel has taken the image from the same `ready`.
-  if (cache_) connect(cache_, &ThumbnailCache::ready, this, &CaptionDetailView::checkImagesShown, Qt::QueuedConnection);
+  if (cache_)
+    connect(cache_, &ThumbnailCache::ready, this, &CaptionDetailView::checkImagesShown,
+            Qt::QueuedConnection);
   setCaption({}, {});
 }
 
 ThumbnailLabel* CaptionDetailView::neighborThumbnail(int i) const {
-  return i >= 0 && i < static_cast<int>(neighbor_images_.size()) ? neighbor_images_[static_cast<size_t>(i)] : nullptr;
+  return i >= 0 && i < static_cast<int>(neighbor_images_.size())
+             ? neighbor_images_[static_cast<size_t>(i)]
+             : nullptr;
 }
 
 QLabel* CaptionDetailView::neighborText(int i) const {
-  return i >= 0 && i < static_cast<int>(neighbor_texts_.size()) ? neighbor_texts_[static_cast<size_t>(i)] : nullptr;
+  return i >= 0 && i < static_cast<int>(neighbor_texts_.size())
+             ? neighbor_texts_[static_cast<size_t>(i)]
+             : nullptr;
 }
 
 void CaptionDetailView::clearNeighbors() {
@@ -94,7 +102,8 @@ void CaptionDetailView::setCaption(const Item& selected, const std::vector<Item>
                       .arg(n.cosine, 0, 'f', 3)
                       .arg(shared_words_html(n.text, selected.text)));
     connect(text, &QLabel::linkActivated, this, [this](const QString& link) {
-      if (link.startsWith(kLinkScheme)) emit captionActivated(link.mid(kLinkScheme.size()).toLongLong());
+      if (link.startsWith(kLinkScheme))
+        emit captionActivated(link.mid(kLinkScheme.size()).toLongLong());
     });
     grid_->addWidget(image, row, 0, Qt::AlignTop);
     grid_->addWidget(text, row, 1);

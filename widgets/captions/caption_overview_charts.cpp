@@ -10,21 +10,22 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "qcustomplot.h"
 #include "widgets/common/plot_export.h"
 #include "widgets/common/plot_style.h"
-#include "qcustomplot.h"
 
 namespace hnclip::gui {
 namespace {
 
 constexpr int kMinChartHeight = 220;
-constexpr int kExportWidth = 800;    // export size when the chart is not on screen
+constexpr int kExportWidth = 800;  // export size when the chart is not on screen
 constexpr int kExportHeight = 500;
 constexpr double kPenWidth = 1.6;
 // The five hardness buckets of core/eval/caption_geometry.h (that header is LibTorch's side).
 const char* const kBucketNames[] = {"<0.5", "0.5-0.7", "0.7-0.8", "0.8-0.9", "\u22650.9"};
-const QColor kBucketColors[] = {QColor(0x9c, 0xa3, 0xaf), QColor(0x60, 0xa5, 0xfa), QColor(0xfb, 0xbf, 0x24),
-                                QColor(0xf9, 0x73, 0x16), QColor(0xdc, 0x26, 0x26)};
+const QColor kBucketColors[] = {QColor(0x9c, 0xa3, 0xaf), QColor(0x60, 0xa5, 0xfa),
+                                QColor(0xfb, 0xbf, 0x24), QColor(0xf9, 0x73, 0x16),
+                                QColor(0xdc, 0x26, 0x26)};
 
 QString chart_title(const QString& name) {
   if (name == QLatin1String("pairwise")) return QObject::tr("All pairwise caption cosines");
@@ -42,21 +43,24 @@ CaptionOverviewCharts::CaptionOverviewCharts(QWidget* parent) : QWidget(parent) 
   for (const QString& name : chartNames()) {
     auto* box = new QVBoxLayout;
     auto* header = new QHBoxLayout;
-    auto* title = new QLabel(QStringLiteral("<b>%1</b>").arg(chart_title(name).toHtmlEscaped()), this);
+    auto* title =
+        new QLabel(QStringLiteral("<b>%1</b>").arg(chart_title(name).toHtmlEscaped()), this);
     header->addWidget(title, 1);
     auto* export_button = new QToolButton(this);
     export_button->setText(tr("Export"));
     export_button->setPopupMode(QToolButton::InstantPopup);
     export_button->setObjectName(QStringLiteral("export_") + name);
     auto* menu = new QMenu(export_button);
-    for (const QString& format : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+    for (const QString& format :
+         {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
       menu->addAction(tr("%1…").arg(format.toUpper()), this, [this, name, format] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(chart_title(name)),
-                                                          QStringLiteral("%1.%2").arg(name, format),
-                                                          QStringLiteral("%1 (*.%2)").arg(format.toUpper(), format));
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export %1").arg(chart_title(name)), QStringLiteral("%1.%2").arg(name, format),
+            QStringLiteral("%1 (*.%2)").arg(format.toUpper(), format));
         if (path.isEmpty()) return;
         QString error;
-        if (!exportChart(name, path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+        if (!exportChart(name, path, &error))
+          QMessageBox::warning(this, tr("Export failed"), error);
       });
     }
     export_button->setMenu(menu);
@@ -68,9 +72,12 @@ CaptionOverviewCharts::CaptionOverviewCharts(QWidget* parent) : QWidget(parent) 
     styleAxes(plot);
     box->addWidget(plot, 1);
     grid->addLayout(box, 0, column++);
-    if (name == QLatin1String("pairwise")) pairwise_ = plot;
-    else if (name == QLatin1String("hardest")) hardest_ = plot;
-    else buckets_ = plot;
+    if (name == QLatin1String("pairwise"))
+      pairwise_ = plot;
+    else if (name == QLatin1String("hardest"))
+      hardest_ = plot;
+    else
+      buckets_ = plot;
   }
   table_ = new QLabel(this);
   table_->setObjectName(QStringLiteral("tableA1"));
@@ -110,8 +117,9 @@ void CaptionOverviewCharts::setEntries(const std::vector<Entry>& entries) {
   drawHistogram(pairwise_, false);
   drawHistogram(hardest_, true);
   drawBuckets();
-  table_->setText(tableRowText().isEmpty() ? tr("<i>No geometry loaded.</i>")
-                                           : QStringLiteral("<pre>%1</pre>").arg(tableRowText().toHtmlEscaped()));
+  table_->setText(tableRowText().isEmpty()
+                      ? tr("<i>No geometry loaded.</i>")
+                      : QStringLiteral("<pre>%1</pre>").arg(tableRowText().toHtmlEscaped()));
 }
 
 void CaptionOverviewCharts::drawHistogram(QCustomPlot* plot, bool hardest) {
@@ -191,11 +199,13 @@ void CaptionOverviewCharts::drawBuckets() {
   // The hard buckets are thin slivers next to "<0.5": the legend states their sizes.
   for (int b = 0; b < 5; ++b) {
     if (per_bucket[static_cast<size_t>(b)].isEmpty()) continue;
-    layers[static_cast<size_t>(b)]->setName(QStringLiteral("%1: %2").arg(QString::fromUtf8(kBucketNames[b]),
-                                                                        per_bucket[static_cast<size_t>(b)].join(QStringLiteral(" / "))));
+    layers[static_cast<size_t>(b)]->setName(QStringLiteral("%1: %2").arg(
+        QString::fromUtf8(kBucketNames[b]),
+        per_bucket[static_cast<size_t>(b)].join(QStringLiteral(" / "))));
   }
   buckets_->xAxis->setTicker(ticker);
-  buckets_->xAxis->setRange(-0.6, std::max<double>(1.0, static_cast<double>(entries_.size())) - 0.4);
+  buckets_->xAxis->setRange(-0.6,
+                            std::max<double>(1.0, static_cast<double>(entries_.size())) - 0.4);
   buckets_->yAxis->setLabel(batch > 0 ? tr("expected negatives per batch (B=%1)").arg(batch)
                                       : tr("expected negatives per batch"));
   buckets_->yAxis->setScaleType(QCPAxis::stLinear);
@@ -208,29 +218,44 @@ QString CaptionOverviewCharts::tableRowText() const {
   QStringList rows;
   if (entries_.empty()) return {};
   rows << tr("%1 %2 %3 %4 %5 %6 %7 %8  %9")
-              .arg(tr("train img"), 9).arg(tr("test img"), 9).arg(tr("captions"), 9).arg(tr("words"), 6)
-              .arg(tr("pairwise"), 9).arg(tr("hardest"), 8).arg(tr("median"), 7)
-              .arg(tr("\u22650.9 share"), 11).arg(tr("encoder"));
+              .arg(tr("train img"), 9)
+              .arg(tr("test img"), 9)
+              .arg(tr("captions"), 9)
+              .arg(tr("words"), 6)
+              .arg(tr("pairwise"), 9)
+              .arg(tr("hardest"), 8)
+              .arg(tr("median"), 7)
+              .arg(tr("\u22650.9 share"), 11)
+              .arg(tr("encoder"));
   for (const auto& e : entries_) {
     const auto& s = e.stats;
     const double top_share = s.bucket_fractions.size() >= 5 ? s.bucket_fractions[4] : 0.0;
     rows << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8  %9")
-                .arg(s.train_images, 9).arg(s.test_images, 9).arg(s.captions, 9).arg(s.mean_words, 6, 'f', 1)
-                .arg(s.mean_pairwise, 9, 'f', 3).arg(s.mean_hardest, 8, 'f', 3).arg(s.median_hardest, 7, 'f', 3)
-                .arg(top_share, 11, 'e', 2).arg(e.label);
+                .arg(s.train_images, 9)
+                .arg(s.test_images, 9)
+                .arg(s.captions, 9)
+                .arg(s.mean_words, 6, 'f', 1)
+                .arg(s.mean_pairwise, 9, 'f', 3)
+                .arg(s.mean_hardest, 8, 'f', 3)
+                .arg(s.median_hardest, 7, 'f', 3)
+                .arg(top_share, 11, 'e', 2)
+                .arg(e.label);
   }
   return rows.join(QLatin1Char('\n'));
 }
 
-bool CaptionOverviewCharts::exportChart(const QString& name, const QString& path, QString* error) const {
+bool CaptionOverviewCharts::exportChart(const QString& name, const QString& path,
+                                        QString* error) const {
   QCustomPlot* p = chart(name);
   if (!p) {
-    if (error) *error = tr("unknown chart '%1' (known: %2)").arg(name, chartNames().join(QStringLiteral(", ")));
+    if (error)
+      *error =
+          tr("unknown chart '%1' (known: %2)").arg(name, chartNames().join(QStringLiteral(", ")));
     return false;
   }
   const bool on_screen = p->isVisible() && p->width() >= 200;
-  return save_plot(p, path, on_screen ? p->width() : kExportWidth, on_screen ? p->height() : kExportHeight,
-                   chart_title(name), error);
+  return save_plot(p, path, on_screen ? p->width() : kExportWidth,
+                   on_screen ? p->height() : kExportHeight, chart_title(name), error);
 }
 
 }  // namespace hnclip::gui

@@ -25,18 +25,19 @@ class CaptionOverviewCharts : public QWidget {
 
  public:
   struct Entry {
-    QString label;                     // the encoder as the user chose it
+    QString label;  // the encoder as the user chose it
     hnclip::CaptionStatsRow stats;
     QColor color;
   };
 
   explicit CaptionOverviewCharts(QWidget* parent = nullptr);
 
-  void setEntries(const std::vector<Entry>& entries);  // first = the selected encoder, then the overlay
+  void setEntries(
+      const std::vector<Entry>& entries);  // first = the selected encoder, then the overlay
   const std::vector<Entry>& entries() const { return entries_; }
-  QString tableRowText() const;                        // the Table-A1 rows as plain text
+  QString tableRowText() const;  // the Table-A1 rows as plain text
 
-  static QStringList chartNames();                     // "pairwise", "hardest", "buckets"
+  static QStringList chartNames();  // "pairwise", "hardest", "buckets"
   QCustomPlot* chart(const QString& name) const;
   // PNG/SVG/PDF by extension (plot_export.h); false with `error` for an unknown chart or format.
   bool exportChart(const QString& name, const QString& path, QString* error = nullptr) const;

@@ -26,7 +26,8 @@ std::vector<const hnclip::CaptionNeighborRow*> CaptionViewData::neighbors(int64_
 
 CaptionViewData load_caption_view(const CaptionSource& source, const std::string& database,
                                   const std::string& cache_dir, bool with_catalog,
-                                  const std::function<void(double)>& progress, const std::atomic<bool>* cancel) {
+                                  const std::function<void(double)>& progress,
+                                  const std::atomic<bool>* cancel) {
   const auto check_cancel = [cancel] {
     if (cancel && cancel->load()) throw CaptionLoadCancelled{};
   };
@@ -38,8 +39,8 @@ CaptionViewData load_caption_view(const CaptionSource& source, const std::string
   if (with_catalog) {
     // Opening may generate the built-in benchmark; its progress messages (every few thousand
     // images) are where a cancel can stop that (the half-written folder is removed).
-    out.catalog = std::make_shared<const hnclip::SplitCatalog>(
-        hnclip::SplitCatalog::open(spec, source.split, [&](const std::string&) { check_cancel(); }));
+    out.catalog = std::make_shared<const hnclip::SplitCatalog>(hnclip::SplitCatalog::open(
+        spec, source.split, [&](const std::string&) { check_cancel(); }));
     out.texts.reserve(static_cast<size_t>(out.catalog->num_captions()));
     for (int64_t c = 0; c < out.catalog->num_captions(); ++c) {
       out.texts.push_back(QString::fromStdString(out.catalog->caption_text(c)));
@@ -80,7 +81,8 @@ CaptionViewData load_caption_view(const CaptionSource& source, const std::string
   return out;
 }
 
-std::vector<CaptionRunChoice> load_caption_run_choices(const std::string& database, const std::string& cache_dir) {
+std::vector<CaptionRunChoice> load_caption_run_choices(const std::string& database,
+                                                       const std::string& cache_dir) {
   std::vector<CaptionRunChoice> out;
   hnclip::RunStore store(database);
   for (const auto& run : store.list_runs()) {

@@ -30,12 +30,12 @@ struct CaptionViewData {
   std::shared_ptr<const hnclip::SplitCatalog> catalog;  // null when only the geometry was asked for
   std::vector<QString> texts;                           // caption texts (with the catalog)
   hnclip::CaptionGeometryRecord record;
-  std::vector<double> hardest;      // per caption: its rank-1 neighbour's cosine
+  std::vector<double> hardest;         // per caption: its rank-1 neighbour's cosine
   std::vector<size_t> first_neighbor;  // per caption: index of its first row in record.neighbors
   std::string dataset_key;
   std::string encoder_key;
-  std::string encoder;              // as asked for (run:ID, ...)
-  bool computed = false;            // false: read from the store
+  std::string encoder;    // as asked for (run:ID, ...)
+  bool computed = false;  // false: read from the store
 
   // One caption's stored neighbours, nearest first (empty when out of range).
   std::vector<const hnclip::CaptionNeighborRow*> neighbors(int64_t caption) const;
@@ -48,7 +48,8 @@ struct CaptionLoadCancelled {};
 // CaptionLoadCancelled, or what the core throws (ConfigError, DataError, ...) naming the problem.
 CaptionViewData load_caption_view(const CaptionSource& source, const std::string& database,
                                   const std::string& cache_dir, bool with_catalog,
-                                  const std::function<void(double)>& progress, const std::atomic<bool>* cancel);
+                                  const std::function<void(double)>& progress,
+                                  const std::atomic<bool>* cancel);
 
 struct CaptionRunChoice {
   int64_t id = 0;
@@ -60,6 +61,7 @@ struct CaptionRunChoice {
 
 // Stored runs, newest first, with the benchmark each trained on. Reads the store: call off the
 // GUI thread.
-std::vector<CaptionRunChoice> load_caption_run_choices(const std::string& database, const std::string& cache_dir);
+std::vector<CaptionRunChoice> load_caption_run_choices(const std::string& database,
+                                                       const std::string& cache_dir);
 
 }  // namespace hnclip::gui

@@ -1,12 +1,8 @@
 #include "widgets/captions/captions_panel.h"
 
-#include <atomic>
-#include <exception>
-
 #include <QAction>
 #include <QComboBox>
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -29,56 +25,52 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "job/run_benchmark_spec.h"
 #include "widgets/captions/caption_detail_view.h"
+#include "widgets/captions/caption_geometry_loader.h"
 #include "widgets/captions/caption_list_model.h"
 #include "widgets/captions/caption_overview_charts.h"
 #include "widgets/captions/near_duplicate_pairs_csv.h"
-#include "job/run_benchmark_spec.h"
 #include "widgets/common/run_colors.h"
 #include "widgets/common/thumbnail_cache.h"
 
 namespace hnclip::gui {
 namespace {
 
-constexpr int kProgressPollMs = 100;            // progress bar refresh while loading
-constexpr int kProgressSteps = 1000;
+constexpr int kProgressPollMs = 100;  // progress bar refresh while loading
 const QString kPretrained = QStringLiteral("init:pretrained");
 const QString kChooseFile = QStringLiteral("?file");  // the "Checkpoint file…" entry
-const QColor kPrimaryColor(0x25, 0x63, 0xeb);  // the selected encoder in the overview
-const QColor kOverlayColor(0xea, 0x58, 0x0c);  // the overlaid one
+const QColor kPrimaryColor(0x25, 0x63, 0xeb);         // the selected encoder in the overview
+const QColor kOverlayColor(0xea, 0x58, 0x0c);         // the overlaid one
 
 QString spec_text(const hnclip::BenchmarkSpec& spec) {
-  if (spec.name == "synthetic") return QStringLiteral("synthetic %1 (seed %2)").arg(QString::fromStdString(spec.size)).arg(spec.seed);
-  return QStringLiteral("%1 %2").arg(QString::fromStdString(spec.name), QFileInfo(QString::fromStdString(spec.root)).fileName());
+  if (spec.name == "synthetic")
+    return QStringLiteral("synthetic %1 (seed %2)")
+        .arg(QString::fromStdString(spec.size))
+        .arg(spec.seed);
+  return QStringLiteral("%1 %2").arg(QString::fromStdString(spec.name),
+                                     QFileInfo(QString::fromStdString(spec.root)).fileName());
 }
 
 }  // namespace
 
-struct CaptionsPanel::LoadTicket {
-  std::atomic<bool> cancel{false};
-  std::atomic<int> progress{0};  // of kProgressSteps
-  QString key;
-  QElapsedTimer timer;
-};
-
-struct CaptionsPanel::LoadResult {
-  std::shared_ptr<CaptionViewData> main;
-  std::shared_ptr<CaptionViewData> overlay;
-  bool cancelled = false;
-  QString error;
-};
-
-CaptionsPanel::CaptionsPanel(QString database, QString cache_dir, ThumbnailCache* thumbnails, QWidget* parent)
-    : QWidget(parent), database_(std::move(database)), cache_dir_(std::move(cache_dir)), thumbs_(thumbnails) {
+CaptionsPanel::CaptionsPanel(QString database, QString cache_dir, ThumbnailCache* thumbnails,
+                             QWidget* parent)
+    : QWidget(parent),
+      database_(std::move(database)),
+      cache_dir_(std::move(cache_dir)),
+      thumbs_(thumbnails) {
   setObjectName(QStringLiteral("captionsPanel"));
-  if (!thumbs_) thumbs_ = new ThumbnailCache(QDir(cache_dir_).filePath(QStringLiteral("thumbnails")), 64LL << 20, this);
+  if (!thumbs_)
+    thumbs_ = new ThumbnailCache(QDir(cache_dir_).filePath(QStringLiteral("thumbnails")),
+                                 64LL << 20, this);
+  loader_ = new CaptionGeometryLoader(database_, cache_dir_, this);
+  connect(loader_, &CaptionGeometryLoader::finished, this, &CaptionsPanel::applyResult);
   buildUi();
   setFormConfig(form_config_);
 }
 
-CaptionsPanel::~CaptionsPanel() {
-  if (loading_) loading_->cancel = true;  // the worker holds its own ticket; it ends within a second
-}
+CaptionsPanel::~CaptionsPanel() = default;  // the loader cancels a load in flight
 
 void CaptionsPanel::buildUi() {
   auto* layout = new QVBoxLayout(this);
@@ -94,7 +86,8 @@ void CaptionsPanel::buildUi() {
   overlay_ = new QComboBox(this);
   overlay_->setObjectName(QStringLiteral("captionOverlay"));
   encoder_->setToolTip(tr("Text encoder whose caption cosines are shown"));
-  overlay_->setToolTip(tr("A second encoder drawn over the first in the overview (e.g. before vs after fine-tuning)"));
+  overlay_->setToolTip(tr(
+      "A second encoder drawn over the first in the overview (e.g. before vs after fine-tuning)"));
   bar->addWidget(new QLabel(tr("Benchmark:"), this));
   bar->addWidget(benchmark_);
   bar->addWidget(new QLabel(tr("Split:"), this));
@@ -104,7 +97,7 @@ void CaptionsPanel::buildUi() {
   bar->addWidget(new QLabel(tr("Overlay:"), this));
   bar->addWidget(overlay_);
   progress_ = new QProgressBar(this);
-  progress_->setRange(0, kProgressSteps);
+  progress_->setRange(0, CaptionGeometryLoader::kProgressSteps);
   progress_->setMaximumWidth(180);
   progress_->setVisible(false);
   cancel_ = new QPushButton(tr("Cancel"), this);
@@ -132,10 +125,11 @@ void CaptionsPanel::buildUi() {
   auto* pairs = new QPushButton(tr("Near-duplicate pairs as CSV…"), overview);
   pairs->setObjectName(QStringLiteral("exportPairs"));
   connect(pairs, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Near-duplicate pairs"), QStringLiteral("near-duplicates.csv"),
-                                                      tr("CSV (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Near-duplicate pairs"), QStringLiteral("near-duplicates.csv"), tr("CSV (*.csv)"));
     QString error;
-    if (!path.isEmpty() && !exportPairsCsv(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+    if (!path.isEmpty() && !exportPairsCsv(path, &error))
+      QMessageBox::warning(this, tr("Export failed"), error);
   });
   auto* pairs_row = new QHBoxLayout;
   pairs_row->addWidget(pairs);
@@ -164,10 +158,11 @@ void CaptionsPanel::buildUi() {
   CaptionListModel::configureView(table_);
   ls->addWidget(table_, 1);
   connect(search_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
-  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
-    if (syncing_selection_ || !current.isValid()) return;
-    selectCaption(current.data(CaptionListModel::CaptionIdRole).toLongLong());
-  });
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            if (syncing_selection_ || !current.isValid()) return;
+            selectCaption(current.data(CaptionListModel::CaptionIdRole).toLongLong());
+          });
 
   auto* detail_side = new QWidget(captions);
   auto* ds = new QVBoxLayout(detail_side);
@@ -186,10 +181,12 @@ void CaptionsPanel::buildUi() {
   auto* save_view = new QPushButton(tr("Save view as PNG…"), detail_side);
   save_view->setObjectName(QStringLiteral("saveDetail"));
   connect(save_view, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save detail view"),
-                                                      QStringLiteral("caption-%1.png").arg(currentCaption()), tr("PNG (*.png)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save detail view"), QStringLiteral("caption-%1.png").arg(currentCaption()),
+        tr("PNG (*.png)"));
     QString error;
-    if (!path.isEmpty() && !saveDetailPng(path, &error)) QMessageBox::warning(this, tr("Save failed"), error);
+    if (!path.isEmpty() && !saveDetailPng(path, &error))
+      QMessageBox::warning(this, tr("Save failed"), error);
   });
   nav->addWidget(back_);
   nav->addWidget(forward_);
@@ -224,7 +221,7 @@ void CaptionsPanel::buildUi() {
   poll_ = new QTimer(this);
   poll_->setInterval(kProgressPollMs);
   connect(poll_, &QTimer::timeout, this, [this] {
-    if (loading_) progress_->setValue(loading_->progress.load());
+    if (loader_->busy()) progress_->setValue(loader_->progress());
   });
   connect(cancel_, &QPushButton::clicked, this, &CaptionsPanel::cancel);
 
@@ -264,7 +261,8 @@ void CaptionsPanel::fillEncoderChoices() {
     combo->addItem(tr("Pretrained starting checkpoint"), kPretrained);
     for (const auto& run : runs_) {
       if (!run.has_checkpoint) continue;
-      combo->addItem(tr("Run %1: %2").arg(run.id).arg(run.name), QStringLiteral("run:%1").arg(run.id));
+      combo->addItem(tr("Run %1: %2").arg(run.id).arg(run.name),
+                     QStringLiteral("run:%1").arg(run.id));
     }
     if (current.startsWith(QLatin1String("ckpt:"))) combo->addItem(current.mid(5), current);
     combo->addItem(tr("Checkpoint file…"), kChooseFile);
@@ -274,8 +272,9 @@ void CaptionsPanel::fillEncoderChoices() {
 }
 
 void CaptionsPanel::chooseCheckpointFile(QComboBox* combo) {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Text encoder checkpoint"), QString(),
-                                                    tr("Checkpoints (*.pt *.pth *.bin);;All files (*)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Text encoder checkpoint"), QString(),
+                                   tr("Checkpoints (*.pt *.pth *.bin);;All files (*)"));
   if (path.isEmpty()) {
     combo->setCurrentIndex(0);
     return;
@@ -287,12 +286,14 @@ void CaptionsPanel::chooseCheckpointFile(QComboBox* combo) {
 
 void CaptionsPanel::setEncoder(const QString& encoder) {
   if (encoder.isEmpty()) return;
-  if (encoder_->findData(encoder) < 0) encoder_->insertItem(encoder_->count() - 1, encoder, encoder);
+  if (encoder_->findData(encoder) < 0)
+    encoder_->insertItem(encoder_->count() - 1, encoder, encoder);
   encoder_->setCurrentIndex(encoder_->findData(encoder));
 }
 
 void CaptionsPanel::setOverlayEncoder(const QString& encoder) {
-  if (overlay_->findData(encoder) < 0) overlay_->insertItem(overlay_->count() - 1, encoder, encoder);
+  if (overlay_->findData(encoder) < 0)
+    overlay_->insertItem(overlay_->count() - 1, encoder, encoder);
   overlay_->setCurrentIndex(overlay_->findData(encoder));
 }
 
@@ -303,12 +304,16 @@ void CaptionsPanel::setFormConfig(const hnclip::TrainConfig& config) {
   form_config_ = config;
   const auto spec = hnclip::run_benchmark_spec(config, cache_dir_.toStdString());
   const QString text = tr("As in the Train form: %1").arg(spec_text(spec));
-  if (benchmark_->count() == 0) benchmark_->addItem(text, qint64(-1));
-  else benchmark_->setItemText(0, text);
+  if (benchmark_->count() == 0)
+    benchmark_->addItem(text, qint64(-1));
+  else
+    benchmark_->setItemText(0, text);
   if (benchmark_->currentIndex() == 0) {
     const int at = split_->findText(QString::fromStdString(config.test_split));
-    if (at >= 0) split_->setCurrentIndex(at);
-    else split_->addItem(QString::fromStdString(config.test_split));
+    if (at >= 0)
+      split_->setCurrentIndex(at);
+    else
+      split_->addItem(QString::fromStdString(config.test_split));
     split_->setCurrentIndex(split_->findText(QString::fromStdString(config.test_split)));
   }
 }
@@ -323,7 +328,9 @@ void CaptionsPanel::refreshRuns() {
     QSignalBlocker block(benchmark_);
     while (benchmark_->count() > 1) benchmark_->removeItem(1);
     for (const auto& run : runs_) {
-      benchmark_->addItem(tr("As run %1 (%2): %3").arg(run.id).arg(run.name, spec_text(run.benchmark)), qint64(run.id));
+      benchmark_->addItem(
+          tr("As run %1 (%2): %3").arg(run.id).arg(run.name, spec_text(run.benchmark)),
+          qint64(run.id));
     }
     const int at = benchmark_->findData(current);
     benchmark_->setCurrentIndex(at >= 0 ? at : 0);
@@ -349,21 +356,25 @@ CaptionSource CaptionsPanel::currentSource(const QString& encoder) const {
   return source;
 }
 
-bool CaptionsPanel::busy() const { return loading_ != nullptr; }
+bool CaptionsPanel::busy() const { return loader_->busy(); }
 
 void CaptionsPanel::cancel() {
-  if (!loading_) return;
-  loading_->cancel = true;
+  if (!loader_->busy()) return;
+  loader_->cancel();
   reload_pending_ = false;
   setStatus(tr("Cancelling…"));
 }
 
+QString CaptionsPanel::choicesKey() const {
+  return QStringLiteral("%1|%2|%3|%4")
+      .arg(benchmark_->currentText(), split_->currentText(), encoder(), overlayEncoder());
+}
+
 void CaptionsPanel::reload() {
-  const QString key = QStringLiteral("%1|%2|%3|%4")
-                          .arg(benchmark_->currentText(), split_->currentText(), encoder(), overlayEncoder());
-  if (loading_) {
-    if (loading_->key == key) return;
-    loading_->cancel = true;  // superseded: start again once it has stopped
+  const QString key = choicesKey();
+  if (loader_->busy()) {
+    if (loader_->key() == key) return;
+    loader_->cancel();  // superseded: start again once it has stopped
     reload_pending_ = true;
     return;
   }
@@ -373,51 +384,19 @@ void CaptionsPanel::reload() {
 
 void CaptionsPanel::startLoad() {
   reload_pending_ = false;
-  auto ticket = std::make_shared<LoadTicket>();
-  ticket->key = QStringLiteral("%1|%2|%3|%4")
-                    .arg(benchmark_->currentText(), split_->currentText(), encoder(), overlayEncoder());
-  ticket->timer.start();
-  loading_ = ticket;
   const CaptionSource source = currentSource(encoder());
-  const bool overlay = !overlayEncoder().isEmpty();
-  const CaptionSource overlay_source = currentSource(overlayEncoder());
-  const std::string db = database_.toStdString(), cache = cache_dir_.toStdString();
+  std::optional<CaptionSource> overlay;
+  if (!overlayEncoder().isEmpty()) overlay = currentSource(overlayEncoder());
   progress_->setValue(0);
   progress_->setVisible(true);
   cancel_->setVisible(true);
   poll_->start();
   setStatus(tr("Loading the caption geometry of %1 under %2…")
                 .arg(QString::fromStdString(source.split), QString::fromStdString(source.encoder)));
-
-  auto* watcher = new QFutureWatcher<LoadResult>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, ticket] {
-    watcher->deleteLater();
-    applyResult(ticket, watcher->result());
-  });
-  watcher->setFuture(QtConcurrent::run([ticket, source, overlay, overlay_source, db, cache] {
-    LoadResult r;
-    const double main_share = overlay ? 0.5 : 1.0;
-    try {
-      r.main = std::make_shared<CaptionViewData>(load_caption_view(
-          source, db, cache, true,
-          [&](double f) { ticket->progress = static_cast<int>(kProgressSteps * main_share * f); }, &ticket->cancel));
-      if (overlay) {
-        r.overlay = std::make_shared<CaptionViewData>(load_caption_view(
-            overlay_source, db, cache, false,
-            [&](double f) { ticket->progress = static_cast<int>(kProgressSteps * (0.5 + 0.5 * f)); }, &ticket->cancel));
-      }
-    } catch (const CaptionLoadCancelled&) {
-      r.cancelled = true;
-    } catch (const std::exception& e) {
-      r.error = QString::fromStdString(e.what());
-    }
-    return r;
-  }));
+  loader_->start(choicesKey(), source, overlay);
 }
 
-void CaptionsPanel::applyResult(const std::shared_ptr<LoadTicket>& ticket, LoadResult result) {
-  if (ticket != loading_) return;
-  loading_.reset();
+void CaptionsPanel::applyResult(const CaptionLoadOutcome& result) {
   poll_->stop();
   progress_->setVisible(false);
   cancel_->setVisible(false);
@@ -435,10 +414,11 @@ void CaptionsPanel::applyResult(const std::shared_ptr<LoadTicket>& ticket, LoadR
     return;
   }
   data_ = result.main;
-  loaded_key_ = ticket->key;
+  loaded_key_ = result.key;
   std::vector<CaptionOverviewCharts::Entry> entries;
   entries.push_back({encoder_->currentText(), data_->record.stats, kPrimaryColor});
-  if (result.overlay) entries.push_back({overlay_->currentText(), result.overlay->record.stats, kOverlayColor});
+  if (result.overlay)
+    entries.push_back({overlay_->currentText(), result.overlay->record.stats, kOverlayColor});
   charts_->setEntries(entries);
   model_->setCaptions(data_->texts, data_->hardest);
   history_.clear();
@@ -447,9 +427,10 @@ void CaptionsPanel::applyResult(const std::shared_ptr<LoadTicket>& ticket, LoadR
   updateHistoryButtons();
   setStatus(tr("%1 captions of %2 under %3 — %4 in %5 s")
                 .arg(data_->record.stats.captions)
-                .arg(QString::fromStdString(data_->dataset_key), QString::fromStdString(data_->encoder_key))
+                .arg(QString::fromStdString(data_->dataset_key),
+                     QString::fromStdString(data_->encoder_key))
                 .arg(data_->computed ? tr("computed and stored") : tr("read from the store"))
-                .arg(ticket->timer.elapsed() / 1000.0, 0, 'f', 1));
+                .arg(result.elapsed_ms / 1000.0, 0, 'f', 1));
   emit geometryLoaded();
   if (pending_caption_ >= 0) {
     const qint64 c = pending_caption_;
@@ -459,8 +440,9 @@ void CaptionsPanel::applyResult(const std::shared_ptr<LoadTicket>& ticket, LoadR
 }
 
 void CaptionsPanel::setStatus(const QString& text, bool error) {
-  status_->setText(error ? QStringLiteral("<span style=\"color:#dc2626\">%1</span>").arg(text.toHtmlEscaped())
-                         : text.toHtmlEscaped());
+  status_->setText(
+      error ? QStringLiteral("<span style=\"color:#dc2626\">%1</span>").arg(text.toHtmlEscaped())
+            : text.toHtmlEscaped());
   status_->setProperty("plainText", text);
 }
 
@@ -495,12 +477,14 @@ void CaptionsPanel::showCaption(qint64 caption) {
   shown_caption_ = caption;
   const auto& catalog = *data_->catalog;
   CaptionDetailView::Item selected{caption, data_->texts[static_cast<size_t>(caption)],
-                                   QString::fromStdString(catalog.caption_image_path(caption)), 1.0};
+                                   QString::fromStdString(catalog.caption_image_path(caption)),
+                                   1.0};
   std::vector<CaptionDetailView::Item> neighbors;
   for (const auto* row : data_->neighbors(caption)) {
     if (row->neighbor < 0 || row->neighbor >= catalog.num_captions()) continue;
     neighbors.push_back({row->neighbor, data_->texts[static_cast<size_t>(row->neighbor)],
-                         QString::fromStdString(catalog.caption_image_path(row->neighbor)), row->cosine});
+                         QString::fromStdString(catalog.caption_image_path(row->neighbor)),
+                         row->cosine});
   }
   detail_->setCaption(selected, neighbors);
   selectRow(caption);
@@ -512,7 +496,8 @@ void CaptionsPanel::selectRow(qint64 caption) {
   const QModelIndex index = proxy_->mapFromSource(source);
   if (!index.isValid()) return;  // filtered out: the detail still shows it
   syncing_selection_ = true;
-  table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  table_->selectionModel()->setCurrentIndex(
+      index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   table_->scrollTo(index);
   syncing_selection_ = false;
 }
@@ -585,13 +570,18 @@ QString CaptionsPanel::exportInteractive() {
     const QString name = CaptionOverviewCharts::chartNames().at(which);
     const QString path = QFileDialog::getSaveFileName(this, item, name + QStringLiteral(".png"),
                                                       tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
-    if (!path.isEmpty() && !exportChart(name, path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+    if (!path.isEmpty() && !exportChart(name, path, &error))
+      QMessageBox::warning(this, tr("Export failed"), error);
   } else if (which == charts) {
-    const QString path = QFileDialog::getSaveFileName(this, item, QStringLiteral("near-duplicates.csv"), tr("CSV (*.csv)"));
-    if (!path.isEmpty() && !exportPairsCsv(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+    const QString path = QFileDialog::getSaveFileName(
+        this, item, QStringLiteral("near-duplicates.csv"), tr("CSV (*.csv)"));
+    if (!path.isEmpty() && !exportPairsCsv(path, &error))
+      QMessageBox::warning(this, tr("Export failed"), error);
   } else {
-    const QString path = QFileDialog::getSaveFileName(this, item, QStringLiteral("caption.png"), tr("PNG (*.png)"));
-    if (!path.isEmpty() && !saveDetailPng(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+    const QString path =
+        QFileDialog::getSaveFileName(this, item, QStringLiteral("caption.png"), tr("PNG (*.png)"));
+    if (!path.isEmpty() && !saveDetailPng(path, &error))
+      QMessageBox::warning(this, tr("Export failed"), error);
   }
   return {};  // failures were shown; success is visible in the file chosen
 }

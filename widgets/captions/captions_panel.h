@@ -17,10 +17,10 @@
 
 #include <functional>
 
+#include "train/train_config.h"
 #include "widgets/captions/caption_history.h"
 #include "widgets/captions/caption_view_data.h"
 #include "widgets/common/workbench_tab.h"
-#include "train/train_config.h"
 
 class QComboBox;
 class QLabel;
@@ -36,6 +36,8 @@ class QToolButton;
 namespace hnclip::gui {
 
 class CaptionDetailView;
+class CaptionGeometryLoader;
+struct CaptionLoadOutcome;
 class CaptionListModel;
 class CaptionOverviewCharts;
 class ThumbnailCache;
@@ -46,7 +48,8 @@ class CaptionsPanel : public QWidget, public WorkbenchTab {
  public:
   // `thumbnails`: a cache shared with other tabs; null = the panel makes its own, on disk under
   // <cache_dir>/thumbnails.
-  CaptionsPanel(QString database, QString cache_dir, ThumbnailCache* thumbnails = nullptr, QWidget* parent = nullptr);
+  CaptionsPanel(QString database, QString cache_dir, ThumbnailCache* thumbnails = nullptr,
+                QWidget* parent = nullptr);
   ~CaptionsPanel() override;
 
   // WorkbenchTab: activation rereads the Train form's configuration (through the source set
@@ -56,7 +59,9 @@ class CaptionsPanel : public QWidget, public WorkbenchTab {
   bool focusSearch() override;
   void saveState(QSettings&) const override {}
   void restoreState(QSettings&) override {}
-  void setFormConfigSource(std::function<hnclip::TrainConfig()> source) { form_config_source_ = std::move(source); }
+  void setFormConfigSource(std::function<hnclip::TrainConfig()> source) {
+    form_config_source_ = std::move(source);
+  }
 
   void addPage(QWidget* page, const QString& title);
   QTabWidget* pages() const { return pages_; }
@@ -107,14 +112,13 @@ class CaptionsPanel : public QWidget, public WorkbenchTab {
   void detailImagesShown(qint64 caption, qint64 elapsed_ms);
 
  private:
-  struct LoadTicket;
-  struct LoadResult;
   void buildUi();
   void fillEncoderChoices();
   void chooseCheckpointFile(QComboBox* combo);
   CaptionSource currentSource(const QString& encoder) const;
   void startLoad();
-  void applyResult(const std::shared_ptr<LoadTicket>& ticket, LoadResult result);
+  void applyResult(const CaptionLoadOutcome& result);
+  QString choicesKey() const;  // what the benchmark, split and encoder choices name
   void showCaption(qint64 caption);
   void selectRow(qint64 caption);
   void updateHistoryButtons();
@@ -146,11 +150,11 @@ class CaptionsPanel : public QWidget, public WorkbenchTab {
   QTimer* poll_ = nullptr;
 
   std::shared_ptr<const CaptionViewData> data_;
-  QString loaded_key_;                    // what data_ shows (source + overlay)
-  std::shared_ptr<LoadTicket> loading_;   // the load in flight, if any
-  bool reload_pending_ = false;           // choices changed while loading
+  QString loaded_key_;                       // what data_ shows (source + overlay)
+  CaptionGeometryLoader* loader_ = nullptr;  // the geometry load, one at a time
+  bool reload_pending_ = false;              // choices changed while loading
   CaptionHistory history_;
-  qint64 pending_caption_ = -1;           // asked for before the geometry arrived
+  qint64 pending_caption_ = -1;  // asked for before the geometry arrived
   qint64 shown_caption_ = -1;
   bool syncing_selection_ = false;
 };

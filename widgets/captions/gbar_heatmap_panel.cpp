@@ -1,11 +1,11 @@
 #include "widgets/captions/gbar_heatmap_panel.h"
 
+#include "widgets/captions/gbar_pair_view.h"
+
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QGridLayout>
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
@@ -23,19 +23,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "widgets/common/plot_export.h"
-#include "widgets/common/plot_style.h"
 #include "qcustomplot.h"
 #include "store/run_store.h"
-#include "widgets/common/thumbnail_cache.h"
-#include "widgets/common/thumbnail_label.h"
 #include "train/train_config.h"
+#include "widgets/common/plot_export.h"
+#include "widgets/common/plot_style.h"
+#include "widgets/common/thumbnail_cache.h"
 
 namespace hnclip::gui {
 
 namespace {
 
-constexpr int kPairEdge = 180;
 constexpr int kTooltipChars = 280;
 
 // Perceptually ordered (viridis-like) stops: equal steps in Ḡ look like equal steps in colour,
@@ -116,12 +114,14 @@ GbarHeatmapPanel::GbarHeatmapPanel(ThumbnailCache* thumbnails, QWidget* parent)
   }
   range_lo_->setValue(0.0);
   range_hi_->setValue(1.0);
-  range_lo_->setToolTip(tr("Colour of the lowest cosine. The range is fixed (not fitted to each matrix), "
-                           "so heatmaps of different batches, epochs and runs compare by eye."));
+  range_lo_->setToolTip(
+      tr("Colour of the lowest cosine. The range is fixed (not fitted to each matrix), "
+         "so heatmaps of different batches, epochs and runs compare by eye."));
   range_hi_->setToolTip(range_lo_->toolTip());
   auto* reload_button = new QToolButton;
   reload_button->setText(tr("Reload"));
-  reload_button->setToolTip(tr("Read the run list and this run's snapshots again (a running run adds one per epoch)"));
+  reload_button->setToolTip(
+      tr("Read the run list and this run's snapshots again (a running run adds one per epoch)"));
   auto* export_button = new QToolButton;
   export_button->setText(tr("Export…"));
   export_button->setToolTip(tr("Save the heatmap as PNG, SVG or PDF"));
@@ -147,7 +147,8 @@ GbarHeatmapPanel::GbarHeatmapPanel(ThumbnailCache* thumbnails, QWidget* parent)
   plot_ = new QCustomPlot;
   plot_->setMinimumSize(360, 320);
   plot_->plotLayout()->insertRow(0);
-  title_ = new QCPTextElement(plot_, tr("No run selected"), QFont(font().family(), 10, QFont::Bold));
+  title_ =
+      new QCPTextElement(plot_, tr("No run selected"), QFont(font().family(), 10, QFont::Bold));
   plot_->plotLayout()->addElement(0, 0, title_);
   map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
   map_->setInterpolate(false);
@@ -188,24 +189,8 @@ GbarHeatmapPanel::GbarHeatmapPanel(ThumbnailCache* thumbnails, QWidget* parent)
   scale_axis->setLabelFont(plot_->xAxis->labelFont());
   splitter->addWidget(plot_);
 
-  auto* pair_box = new QGroupBox(tr("Selected pair"));
-  auto* pair_layout = new QGridLayout(pair_box);
-  pair_title_ = new QLabel(tr("Click a cell to see its two captions side by side."));
-  pair_title_->setWordWrap(true);
-  pair_layout->addWidget(pair_title_, 0, 0, 1, 2);
-  for (int k = 0; k < 2; ++k) {
-    pair_image_[k] = new ThumbnailLabel(thumbnails_, kPairEdge);
-    pair_text_[k] = new QLabel;
-    pair_text_[k]->setWordWrap(true);
-    pair_text_[k]->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    pair_text_[k]->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    pair_text_[k]->setMinimumWidth(kPairEdge);
-    pair_layout->addWidget(pair_image_[k], 1, k, Qt::AlignHCenter);
-    pair_layout->addWidget(pair_text_[k], 2, k);
-  }
-  pair_layout->setRowStretch(3, 1);
-  pair_box->setMaximumWidth(2 * kPairEdge + 120);
-  splitter->addWidget(pair_box);
+  pair_ = new GbarPairView(thumbnails_);
+  splitter->addWidget(pair_);
   splitter->setStretchFactor(0, 1);
   splitter->setStretchFactor(1, 0);
   layout->addWidget(splitter, 1);
@@ -263,11 +248,15 @@ void GbarHeatmapPanel::refreshRuns() {
         try {
           const auto config = parse_train_config(run.config_json);
           extra = QStringLiteral(" (γ=%1").arg(config.loss_gamma);
-          if (config.loss_gamma > 0) extra += QStringLiteral(", Ḡ %1").arg(QString::fromStdString(to_string(config.loss_gbar)));
+          if (config.loss_gamma > 0)
+            extra +=
+                QStringLiteral(", Ḡ %1").arg(QString::fromStdString(to_string(config.loss_gbar)));
           extra += QLatin1Char(')');
         } catch (const std::exception&) {
         }
-        r->runs.push_back({run.id, QStringLiteral("#%1 %2%3").arg(run.id).arg(QString::fromStdString(run.name), extra)});
+        r->runs.push_back(
+            {run.id,
+             QStringLiteral("#%1 %2%3").arg(run.id).arg(QString::fromStdString(run.name), extra)});
       }
     } catch (const std::exception& e) {
       r->error = QString::fromStdString(e.what());
@@ -354,12 +343,14 @@ void GbarHeatmapPanel::onLoaded() {
   filling_ = false;
   if (epochs.empty()) {
     epoch_ = batch_ = -1;
-    setStatus(tr("Run %1 has no Ḡ snapshots stored (they are written at the start and after every epoch).")
+    setStatus(tr("Run %1 has no Ḡ snapshots stored (they are written at the start and after every "
+                 "epoch).")
                   .arg(set_->run_id));
   } else {
     QString note = gbar_source(*set_);
     if (!set_->captions_error.empty()) {
-      note += tr(" — caption texts unavailable: %1").arg(QString::fromStdString(set_->captions_error));
+      note +=
+          tr(" — caption texts unavailable: %1").arg(QString::fromStdString(set_->captions_error));
     }
     setStatus(note, !set_->captions_error.empty());
     // Open on the last epoch — what training ended with, one click away from where it started —
@@ -380,12 +371,14 @@ bool GbarHeatmapPanel::setSnapshot(int epoch, int batch) {
   const auto epochs = set_->epochs();
   const auto batches = set_->batches(epoch);
   filling_ = true;
-  epoch_slider_->setValue(static_cast<int>(std::find(epochs.begin(), epochs.end(), epoch) - epochs.begin()));
+  epoch_slider_->setValue(
+      static_cast<int>(std::find(epochs.begin(), epochs.end(), epoch) - epochs.begin()));
   batch_combo_->clear();
   for (int b : batches) batch_combo_->addItem(QString::number(b), b);
   batch_combo_->setCurrentIndex(batch_combo_->findData(batch));
   filling_ = false;
-  epoch_label_->setText(epoch == 0 ? tr("epoch 0 (start)") : tr("epoch %1 of %2").arg(epoch).arg(epochs.back()));
+  epoch_label_->setText(epoch == 0 ? tr("epoch 0 (start)")
+                                   : tr("epoch %1 of %2").arg(epoch).arg(epochs.back()));
   prev_epoch_->setEnabled(epoch != epochs.front());
   next_epoch_->setEnabled(epoch != epochs.back());
   draw();
@@ -468,13 +461,14 @@ void GbarHeatmapPanel::draw() {
   };
   place(max_mark_, static_cast<double>(s->max_j), static_cast<double>(s->max_i));
   place(max_mirror_, static_cast<double>(s->max_i), static_cast<double>(s->max_j));
-  title_->setText(tr("epoch %1 · batch %2 · %3 captions · max off-diagonal Ḡ %4 at positions (%5, %6)")
-                      .arg(s->epoch)
-                      .arg(s->batch)
-                      .arg(n)
-                      .arg(s->max_value, 0, 'f', 3)
-                      .arg(s->max_i)
-                      .arg(s->max_j));
+  title_->setText(
+      tr("epoch %1 · batch %2 · %3 captions · max off-diagonal Ḡ %4 at positions (%5, %6)")
+          .arg(s->epoch)
+          .arg(s->batch)
+          .arg(n)
+          .arg(s->max_value, 0, 'f', 3)
+          .arg(s->max_i)
+          .arg(s->max_j));
   if (selected_) place(selected_mark_, selected_->col, selected_->row);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -482,12 +476,14 @@ void GbarHeatmapPanel::draw() {
 std::optional<GbarCell> GbarHeatmapPanel::cellAtPixel(const QPoint& pixel) const {
   const GbarSnapshotRow* s = currentSnapshot();
   if (!s || !plot_->axisRect()->rect().contains(pixel)) return std::nullopt;
-  return gbar_cell_at(*s, plot_->xAxis->pixelToCoord(pixel.x()), plot_->yAxis->pixelToCoord(pixel.y()));
+  return gbar_cell_at(*s, plot_->xAxis->pixelToCoord(pixel.x()),
+                      plot_->yAxis->pixelToCoord(pixel.y()));
 }
 
 QString GbarHeatmapPanel::hoverText(const GbarCell& cell) const {
   if (!set_) return {};
-  if (cell.diagonal) return tr("caption %1 against itself (masked: Ḡ's diagonal is 0)").arg(cell.caption_row);
+  if (cell.diagonal)
+    return tr("caption %1 against itself (masked: Ḡ's diagonal is 0)").arg(cell.caption_row);
   return tr("<b>Ḡ = %1</b> (row %2, column %3)<br><b>caption %4:</b> %5<br><b>caption %6:</b> %7")
       .arg(cell.value, 0, 'f', 3)
       .arg(cell.row)
@@ -504,7 +500,10 @@ void GbarHeatmapPanel::onMouseMove(QMouseEvent* event) {
     QToolTip::hideText();
     return;
   }
-  QToolTip::showText(event->globalPosition().toPoint(), QStringLiteral("<p style='white-space:normal; width:420px'>%1</p>").arg(hoverText(*cell)), plot_);
+  QToolTip::showText(
+      event->globalPosition().toPoint(),
+      QStringLiteral("<p style='white-space:normal; width:420px'>%1</p>").arg(hoverText(*cell)),
+      plot_);
 }
 
 void GbarHeatmapPanel::onMousePress(QMouseEvent* event) {
@@ -526,35 +525,18 @@ bool GbarHeatmapPanel::selectCell(int row, int col) {
 
 void GbarHeatmapPanel::showPair() {
   if (!selected_ || !set_) {
-    pair_title_->setText(tr("Click a cell to see its two captions side by side."));
-    for (int k = 0; k < 2; ++k) {
-      pair_image_[k]->setImagePath({});
-      pair_text_[k]->clear();
-    }
+    pair_->clear();
     return;
   }
-  pair_title_->setText(tr("<b>Ḡ = %1</b> between captions %2 and %3 (epoch %4, batch %5)")
-                           .arg(selected_->value, 0, 'f', 3)
-                           .arg(selected_->caption_row)
-                           .arg(selected_->caption_col)
-                           .arg(epoch_)
-                           .arg(batch_));
-  const int64_t ids[2] = {selected_->caption_row, selected_->caption_col};
-  for (int k = 0; k < 2; ++k) {
-    const QString image = QString::fromStdString(set_->caption_image(ids[k]));
-    pair_image_[k]->setImagePath(image);
-    pair_image_[k]->setToolTip(image);
-    pair_text_[k]->setText(QStringLiteral("<b>%1</b><br>%2").arg(ids[k]).arg(
-        QString::fromStdString(set_->caption_text(ids[k])).toHtmlEscaped()));
-  }
+  const auto side = [this](int64_t caption) {
+    return GbarPairView::Side{caption, QString::fromStdString(set_->caption_text(caption)),
+                              QString::fromStdString(set_->caption_image(caption))};
+  };
+  pair_->showPair(selected_->value, epoch_, batch_, side(selected_->caption_row),
+                  side(selected_->caption_col));
 }
 
-bool GbarHeatmapPanel::pairImagesShown() const {
-  if (!selected_) return false;
-  for (const auto* image : pair_image_)
-    if (!image->imagePath().isEmpty() && !image->hasImage()) return false;
-  return true;
-}
+bool GbarHeatmapPanel::pairImagesShown() const { return selected_ && pair_->imagesShown(); }
 
 bool GbarHeatmapPanel::exportChart(const QString& path, QString* error) {
   const bool on_screen = plot_->isVisible() && plot_->width() > 100;
@@ -563,9 +545,10 @@ bool GbarHeatmapPanel::exportChart(const QString& path, QString* error) {
 }
 
 QString GbarHeatmapPanel::exportInteractive() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export heatmap"),
-                                                    QStringLiteral("gbar-run%1-epoch%2-batch%3.png").arg(runId()).arg(epoch_).arg(batch_),
-                                                    tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export heatmap"),
+      QStringLiteral("gbar-run%1-epoch%2-batch%3.png").arg(runId()).arg(epoch_).arg(batch_),
+      tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"));
   if (path.isEmpty()) return {};
   QString error;
   if (exportChart(path, &error)) return tr("Saved %1").arg(path);

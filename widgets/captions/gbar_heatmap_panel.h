@@ -34,8 +34,9 @@ class QToolButton;
 
 namespace hnclip::gui {
 
+class GbarPairView;
+
 class ThumbnailCache;
-class ThumbnailLabel;
 
 class GbarHeatmapPanel : public QWidget, public WorkbenchTab {
   Q_OBJECT
@@ -85,7 +86,7 @@ class GbarHeatmapPanel : public QWidget, public WorkbenchTab {
 
  signals:
   void runsListed();
-  void loaded(int64_t run_id);       // also after a failed load (see statusText)
+  void loaded(int64_t run_id);  // also after a failed load (see statusText)
   void snapshotShown(int epoch, int batch);
   void pairSelected(int64_t caption_a, int64_t caption_b);
 
@@ -125,19 +126,17 @@ class GbarHeatmapPanel : public QWidget, public WorkbenchTab {
   QCPItemRect* max_mirror_ = nullptr;
   QCPItemRect* selected_mark_ = nullptr;
   QLabel* status_ = nullptr;
-  QLabel* pair_title_ = nullptr;
-  ThumbnailLabel* pair_image_[2] = {nullptr, nullptr};
-  QLabel* pair_text_[2] = {nullptr, nullptr};
+  GbarPairView* pair_ = nullptr;
 
   QFutureWatcher<std::shared_ptr<RunsResult>>* runs_watcher_ = nullptr;
   QFutureWatcher<std::shared_ptr<LoadResult>>* set_watcher_ = nullptr;
   std::shared_ptr<GbarSnapshotSet> set_;
   QString load_error_;
-  int64_t wanted_run_ = 0;     // the run asked for (loads of others are dropped)
+  int64_t wanted_run_ = 0;  // the run asked for (loads of others are dropped)
   bool loading_ = false;
   int epoch_ = -1, batch_ = -1;
   std::optional<GbarCell> selected_;
-  bool filling_ = false;       // programmatic control updates: ignore their signals
+  bool filling_ = false;  // programmatic control updates: ignore their signals
 };
 
 }  // namespace hnclip::gui

@@ -34,16 +34,19 @@ const GbarSnapshotRow* GbarSnapshotSet::find(int epoch, int batch) const {
 }
 
 std::string GbarSnapshotSet::caption_text(int64_t caption) const {
-  if (captions && caption >= 0 && caption < captions->num_captions()) return captions->caption_text(caption);
+  if (captions && caption >= 0 && caption < captions->num_captions())
+    return captions->caption_text(caption);
   return "caption " + std::to_string(caption);
 }
 
 std::string GbarSnapshotSet::caption_image(int64_t caption) const {
-  if (captions && caption >= 0 && caption < captions->num_captions()) return captions->caption_image_path(caption);
+  if (captions && caption >= 0 && caption < captions->num_captions())
+    return captions->caption_image_path(caption);
   return {};
 }
 
-GbarSnapshotSet load_gbar_snapshot_set(const std::string& database, const std::string& cache_dir, int64_t run_id) {
+GbarSnapshotSet load_gbar_snapshot_set(const std::string& database, const std::string& cache_dir,
+                                       int64_t run_id) {
   GbarSnapshotSet set;
   set.run_id = run_id;
   TrainConfig config;

@@ -19,12 +19,12 @@ struct GbarSnapshotSet {
   int64_t run_id = 0;
   std::string run_name;
   double gamma = 0;
-  std::string gbar;                    // "recomputed" (live text encoder) | "frozen"
-  std::vector<GbarSnapshotRow> snapshots;  // ordered by epoch, batch
+  std::string gbar;                              // "recomputed" (live text encoder) | "frozen"
+  std::vector<GbarSnapshotRow> snapshots;        // ordered by epoch, batch
   std::shared_ptr<const SplitCatalog> captions;  // the run's training split; null if unreadable
-  std::string captions_error;          // why `captions` is null ("" when it is not)
+  std::string captions_error;                    // why `captions` is null ("" when it is not)
 
-  std::vector<int> epochs() const;     // distinct, ascending
+  std::vector<int> epochs() const;  // distinct, ascending
   std::vector<int> batches(int epoch) const;
   const GbarSnapshotRow* find(int epoch, int batch) const;
   // A snapshot's caption text, or "caption N" when the split could not be read.
@@ -45,7 +45,7 @@ struct GbarCell {
   int row = 0, col = 0;
   int64_t caption_row = 0, caption_col = 0;  // caption ids of the batch
   float value = 0;
-  bool diagonal = false;                     // masked: a caption against itself
+  bool diagonal = false;  // masked: a caption against itself
 };
 std::optional<GbarCell> gbar_cell_at(const GbarSnapshotRow& snapshot, double x, double y);
 

@@ -47,7 +47,8 @@ LatencySummary EventLoopLatencyMonitor::summary() const {
   s.p50_ms = percentile(lateness_ms_, 50);
   s.p95_ms = percentile(lateness_ms_, 95);
   s.p99_ms = percentile(lateness_ms_, 99);
-  s.max_ms = lateness_ms_.empty() ? 0.0 : *std::max_element(lateness_ms_.begin(), lateness_ms_.end());
+  s.max_ms =
+      lateness_ms_.empty() ? 0.0 : *std::max_element(lateness_ms_.begin(), lateness_ms_.end());
   return s;
 }
 

@@ -19,7 +19,8 @@ bool save_plot(QCustomPlot* plot, const QString& path, int width, int height, co
   if (suffix == QLatin1String("png")) {
     ok = plot->savePng(path, width, height);
   } else if (suffix == QLatin1String("pdf")) {
-    ok = plot->savePdf(path, width, height, QCP::epAllowCosmetic, QStringLiteral("HN-CLIP Workbench"), title);
+    ok = plot->savePdf(path, width, height, QCP::epAllowCosmetic,
+                       QStringLiteral("HN-CLIP Workbench"), title);
   } else if (suffix == QLatin1String("svg")) {
     QSvgGenerator svg;
     svg.setFileName(path);
@@ -36,9 +37,11 @@ bool save_plot(QCustomPlot* plot, const QString& path, int width, int height, co
       ok = painter.end();
     }
   } else {
-    return fail(QObject::tr("%1: unsupported image format '%2' (use .png, .svg or .pdf)").arg(path, suffix));
+    return fail(QObject::tr("%1: unsupported image format '%2' (use .png, .svg or .pdf)")
+                    .arg(path, suffix));
   }
-  if (!ok || QFileInfo(path).size() == 0) return fail(QObject::tr("%1: could not write the chart").arg(path));
+  if (!ok || QFileInfo(path).size() == 0)
+    return fail(QObject::tr("%1: could not write the chart").arg(path));
   return true;
 }
 

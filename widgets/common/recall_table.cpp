@@ -68,10 +68,14 @@ QString RecallTable::toCsv() const {
 QString RecallTable::toLatex() const {
   QString out = QStringLiteral("\\begin{tabular}{lr") + QString(kValueColumns, QLatin1Char('r')) +
                 QStringLiteral("}\n\\toprule\n");
-  out += QStringLiteral(" & & \\multicolumn{%1}{c}{Text$\\to$Image} & \\multicolumn{%1}{c}{Image$\\to$Text} \\\\\n")
+  out += QStringLiteral(
+             " & & \\multicolumn{%1}{c}{Text$\\to$Image} & \\multicolumn{%1}{c}{Image$\\to$Text} "
+             "\\\\\n")
              .arg(kKCount);
   out += QStringLiteral("\\cmidrule(lr){3-%1} \\cmidrule(lr){%2-%3}\n")
-             .arg(2 + kKCount).arg(3 + kKCount).arg(2 + kValueColumns);
+             .arg(2 + kKCount)
+             .arg(3 + kKCount)
+             .arg(2 + kValueColumns);
   out += QStringLiteral("Run & Epoch");
   for (int c = 0; c < kValueColumns; ++c) out += QStringLiteral(" & ") + columnTitle(c);
   out += QStringLiteral(" \\\\\n\\midrule\n");
@@ -81,9 +85,10 @@ QString RecallTable::toLatex() const {
            (row.epoch >= 0 ? QString::number(row.epoch) : QStringLiteral("--"));
     for (int c = 0; c < kValueColumns; ++c) {
       const QString v = formatValue(row.values[c]);
-      out += QStringLiteral(" & ") + (v.isEmpty()                       ? QStringLiteral("--")
-                                      : isBest(static_cast<int>(r), c) ? QStringLiteral("\\textbf{%1}").arg(v)
-                                                                        : v);
+      out += QStringLiteral(" & ") + (v.isEmpty() ? QStringLiteral("--")
+                                      : isBest(static_cast<int>(r), c)
+                                          ? QStringLiteral("\\textbf{%1}").arg(v)
+                                          : v);
     }
     out += QStringLiteral(" \\\\\n");
   }
@@ -95,13 +100,26 @@ QString latex_escape(const QString& text) {
   QString out;
   for (const QChar ch : text) {
     switch (ch.unicode()) {
-      case '\\': out += QStringLiteral("\\textbackslash{}"); break;
-      case '~': out += QStringLiteral("\\textasciitilde{}"); break;
-      case '^': out += QStringLiteral("\\textasciicircum{}"); break;
-      case '&': case '%': case '$': case '#': case '_': case '{': case '}':
+      case '\\':
+        out += QStringLiteral("\\textbackslash{}");
+        break;
+      case '~':
+        out += QStringLiteral("\\textasciitilde{}");
+        break;
+      case '^':
+        out += QStringLiteral("\\textasciicircum{}");
+        break;
+      case '&':
+      case '%':
+      case '$':
+      case '#':
+      case '_':
+      case '{':
+      case '}':
         out += QLatin1Char('\\') + ch;
         break;
-      default: out += ch;
+      default:
+        out += ch;
     }
   }
   return out;

@@ -24,8 +24,8 @@ class RecallTable {
   struct Row {
     int64_t run_id = 0;
     std::string run_name;
-    int epoch = -1;                               // -1 = nothing evaluated
-    std::array<double, kValueColumns> values{};   // percent; NaN = not stored
+    int epoch = -1;                              // -1 = nothing evaluated
+    std::array<double, kValueColumns> values{};  // percent; NaN = not stored
   };
 
   explicit RecallTable(std::vector<Row> rows);

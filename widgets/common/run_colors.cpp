@@ -5,8 +5,8 @@
 namespace hnclip::gui {
 namespace {
 constexpr double kGoldenAngleDegrees = 137.50776405;  // consecutive ids land far apart in hue
-constexpr int kSaturation = 200;  // strong enough to tell apart, not neon
-constexpr int kValue = 210;       // mid brightness: visible on white and on dark grey
+constexpr int kSaturation = 200;                      // strong enough to tell apart, not neon
+constexpr int kValue = 210;  // mid brightness: visible on white and on dark grey
 }  // namespace
 
 QColor run_color(int64_t run_id) {

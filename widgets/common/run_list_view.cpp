@@ -28,7 +28,8 @@ RunListView::RunListView(QAbstractItemModel* run_model, QWidget* parent) : QTree
                            c != RunTableModel::ColBestR1T2I && c != RunTableModel::ColBestR1I2T);
   header()->setStretchLastSection(false);
   header()->setSectionResizeMode(RunTableModel::ColName, QHeaderView::Stretch);
-  connect(selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunListView::onSelection);
+  connect(selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          &RunListView::onSelection);
   // Rows removed by a refresh drop out of the selection without a selectionChanged in every Qt.
   connect(proxy_, &QAbstractItemModel::rowsRemoved, this, &RunListView::onSelection);
   connect(proxy_, &QAbstractItemModel::modelReset, this, &RunListView::onSelection);
@@ -36,7 +37,8 @@ RunListView::RunListView(QAbstractItemModel* run_model, QWidget* parent) : QTree
 
 QList<int64_t> RunListView::selectedRuns() const {
   QModelIndexList rows = selectionModel()->selectedRows(RunTableModel::ColName);
-  std::sort(rows.begin(), rows.end(), [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
+  std::sort(rows.begin(), rows.end(),
+            [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
   QList<int64_t> ids;
   for (const auto& ix : rows) ids.append(ix.data(RunTableModel::RunIdRole).toLongLong());
   return ids;
@@ -52,7 +54,8 @@ void RunListView::selectRuns(const QList<int64_t>& ids) {
     const QModelIndex ix = proxy_->index(r, RunTableModel::ColName);
     if (ids.contains(ix.data(RunTableModel::RunIdRole).toLongLong())) selection.select(ix, ix);
   }
-  selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  selectionModel()->select(selection,
+                           QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
 void RunListView::onSelection() {

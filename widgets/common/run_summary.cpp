@@ -70,7 +70,8 @@ RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> e
   // Best R@1 per direction, and the epoch whose mean R@1 is best (the fallback report epoch).
   std::vector<int> epochs;
   for (const auto& e : s.evals) {
-    if (e.split != kTestSplit || e.k != 1 || (e.direction != "t2i" && e.direction != "i2t")) continue;
+    if (e.split != kTestSplit || e.k != 1 || (e.direction != "t2i" && e.direction != "i2t"))
+      continue;
     double& best = e.direction == "t2i" ? s.best_r1_t2i : s.best_r1_i2t;
     if (std::isnan(best) || e.recall > best) best = e.recall;
     if (epochs.empty() || epochs.back() != e.epoch) epochs.push_back(e.epoch);

@@ -31,12 +31,18 @@ QString format_recall(double v) { return std::isnan(v) ? QString() : QString::nu
 
 QStyle::StandardPixmap status_icon(RunStatus s) {
   switch (s) {
-    case RunStatus::Queued: return QStyle::SP_BrowserReload;
-    case RunStatus::Running: return QStyle::SP_MediaPlay;
-    case RunStatus::Finished: return QStyle::SP_DialogApplyButton;
-    case RunStatus::Failed: return QStyle::SP_MessageBoxCritical;
-    case RunStatus::Stopped: return QStyle::SP_MediaStop;
-    case RunStatus::Interrupted: return QStyle::SP_MessageBoxWarning;
+    case RunStatus::Queued:
+      return QStyle::SP_BrowserReload;
+    case RunStatus::Running:
+      return QStyle::SP_MediaPlay;
+    case RunStatus::Finished:
+      return QStyle::SP_DialogApplyButton;
+    case RunStatus::Failed:
+      return QStyle::SP_MessageBoxCritical;
+    case RunStatus::Stopped:
+      return QStyle::SP_MediaStop;
+    case RunStatus::Interrupted:
+      return QStyle::SP_MessageBoxWarning;
   }
   return QStyle::SP_CustomBase;
 }
@@ -45,8 +51,10 @@ QStyle::StandardPixmap status_icon(RunStatus s) {
 QString format_duration_ms(int64_t ms) {
   if (ms < 0) return {};
   const int64_t s = ms / 1000;
-  if (s >= 3600) return QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0'));
-  if (s >= 60) return QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+  if (s >= 3600)
+    return QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0'));
+  if (s >= 60)
+    return QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
   return QStringLiteral("%1 s").arg(s);
 }
 
@@ -146,18 +154,29 @@ QVariant RunTableModel::display(const RunSummary& s, int column) const {
   const RunRecord& r = s.record;
   const QString unknown = QStringLiteral("?");
   switch (column) {
-    case ColName: return r.name.empty() ? QStringLiteral("run %1").arg(r.id) : qs(r.name);
-    case ColStatus: return qs(to_string(r.status));
-    case ColBenchmark: return s.config_readable ? qs(s.benchmark) : unknown;
-    case ColGamma: return s.config_readable ? QString::number(s.gamma, 'g', 6) : unknown;
-    case ColGbar: return s.config_readable ? qs(s.gbar) : unknown;
-    case ColEpochs: return s.config_readable ? QString::number(s.epochs) : unknown;
-    case ColBestR1T2I: return format_recall(s.best_r1_t2i);
-    case ColBestR1I2T: return format_recall(s.best_r1_i2t);
-    case ColDuration: return format_duration_ms(duration_ms(r));
+    case ColName:
+      return r.name.empty() ? QStringLiteral("run %1").arg(r.id) : qs(r.name);
+    case ColStatus:
+      return qs(to_string(r.status));
+    case ColBenchmark:
+      return s.config_readable ? qs(s.benchmark) : unknown;
+    case ColGamma:
+      return s.config_readable ? QString::number(s.gamma, 'g', 6) : unknown;
+    case ColGbar:
+      return s.config_readable ? qs(s.gbar) : unknown;
+    case ColEpochs:
+      return s.config_readable ? QString::number(s.epochs) : unknown;
+    case ColBestR1T2I:
+      return format_recall(s.best_r1_t2i);
+    case ColBestR1I2T:
+      return format_recall(s.best_r1_i2t);
+    case ColDuration:
+      return format_duration_ms(duration_ms(r));
     case ColCreated:
-      return QLocale().toString(QDateTime::fromMSecsSinceEpoch(r.created_at_ms), QLocale::ShortFormat);
-    case ColTags: return qs(r.tags);
+      return QLocale().toString(QDateTime::fromMSecsSinceEpoch(r.created_at_ms),
+                                QLocale::ShortFormat);
+    case ColTags:
+      return qs(r.tags);
   }
   return {};
 }
@@ -166,42 +185,61 @@ QVariant RunTableModel::sortValue(const RunSummary& s, int column) const {
   const RunRecord& r = s.record;
   // Missing numbers sort below every real one (recall and γ are never negative).
   switch (column) {
-    case ColName: return display(s, column).toString().toLower();
-    case ColStatus: return qs(to_string(r.status));
-    case ColBenchmark: return qs(s.benchmark).toLower();
-    case ColGamma: return s.config_readable ? s.gamma : -1.0;
-    case ColGbar: return qs(s.gbar);
-    case ColEpochs: return s.config_readable ? s.epochs : -1;
-    case ColBestR1T2I: return std::isnan(s.best_r1_t2i) ? -1.0 : s.best_r1_t2i;
-    case ColBestR1I2T: return std::isnan(s.best_r1_i2t) ? -1.0 : s.best_r1_i2t;
-    case ColDuration: return static_cast<qlonglong>(duration_ms(r));
-    case ColCreated: return QDateTime::fromMSecsSinceEpoch(r.created_at_ms);
-    case ColTags: return qs(r.tags).toLower();
+    case ColName:
+      return display(s, column).toString().toLower();
+    case ColStatus:
+      return qs(to_string(r.status));
+    case ColBenchmark:
+      return qs(s.benchmark).toLower();
+    case ColGamma:
+      return s.config_readable ? s.gamma : -1.0;
+    case ColGbar:
+      return qs(s.gbar);
+    case ColEpochs:
+      return s.config_readable ? s.epochs : -1;
+    case ColBestR1T2I:
+      return std::isnan(s.best_r1_t2i) ? -1.0 : s.best_r1_t2i;
+    case ColBestR1I2T:
+      return std::isnan(s.best_r1_i2t) ? -1.0 : s.best_r1_i2t;
+    case ColDuration:
+      return static_cast<qlonglong>(duration_ms(r));
+    case ColCreated:
+      return QDateTime::fromMSecsSinceEpoch(r.created_at_ms);
+    case ColTags:
+      return qs(r.tags).toLower();
   }
   return {};
 }
 
 QVariant RunTableModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    return {};
   const RunSummary& s = runs_[index.row()];
   const int column = index.column();
   switch (role) {
-    case Qt::DisplayRole: return display(s, column);
-    case SortRole: return sortValue(s, column);
-    case RunIdRole: return static_cast<qlonglong>(s.record.id);
-    case StatusRole: return qs(to_string(s.record.status));
+    case Qt::DisplayRole:
+      return display(s, column);
+    case SortRole:
+      return sortValue(s, column);
+    case RunIdRole:
+      return static_cast<qlonglong>(s.record.id);
+    case StatusRole:
+      return qs(to_string(s.record.status));
     case FilterRole:
       if (column != ColName) return {};
-      return QStringList{display(s, ColName).toString(), qs(s.benchmark), qs(to_string(s.record.status)),
-                         qs(s.record.tags)}.join(QLatin1Char(' '));
+      return QStringList{display(s, ColName).toString(), qs(s.benchmark),
+                         qs(to_string(s.record.status)), qs(s.record.tags)}
+          .join(QLatin1Char(' '));
     case Qt::DecorationRole:
       if (column == ColName) return run_color(s.record.id);  // the delegate paints a swatch
-      if (column == ColStatus) return QApplication::style()->standardIcon(status_icon(s.record.status));
+      if (column == ColStatus)
+        return QApplication::style()->standardIcon(status_icon(s.record.status));
       return {};
     case Qt::ForegroundRole:
       // Palette roles only, so dark themes stay readable: live runs stand out, dead ones recede.
       if (column != ColStatus) return {};
-      if (s.record.status == RunStatus::Running) return QApplication::palette().brush(QPalette::Link);
+      if (s.record.status == RunStatus::Running)
+        return QApplication::palette().brush(QPalette::Link);
       if (s.record.status == RunStatus::Interrupted || s.record.status == RunStatus::Stopped ||
           s.record.status == RunStatus::Queued) {
         QColor dim = QApplication::palette().color(QPalette::Text);
@@ -210,21 +248,25 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
       }
       return {};
     case Qt::FontRole:
-      if (column == ColStatus && (s.record.status == RunStatus::Running || s.record.status == RunStatus::Failed)) {
+      if (column == ColStatus &&
+          (s.record.status == RunStatus::Running || s.record.status == RunStatus::Failed)) {
         QFont f;
         f.setBold(true);
         return f;
       }
       return {};
     case Qt::ToolTipRole:
-      if (column == ColStatus && !s.record.status_message.empty()) return qs(s.record.status_message);
+      if (column == ColStatus && !s.record.status_message.empty())
+        return qs(s.record.status_message);
       if (column == ColName)
-        return QStringLiteral("run %1%2").arg(s.record.id).arg(
-            s.report_epoch >= 0 ? QStringLiteral(", best epoch %1").arg(s.report_epoch) : QString());
+        return QStringLiteral("run %1%2")
+            .arg(s.record.id)
+            .arg(s.report_epoch >= 0 ? QStringLiteral(", best epoch %1").arg(s.report_epoch)
+                                     : QString());
       return {};
     case Qt::TextAlignmentRole:
-      if (column == ColGamma || column == ColEpochs || column == ColBestR1T2I || column == ColBestR1I2T ||
-          column == ColDuration)
+      if (column == ColGamma || column == ColEpochs || column == ColBestR1T2I ||
+          column == ColBestR1I2T || column == ColDuration)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
       return {};
   }
@@ -235,25 +277,40 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
   if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
   if (role == Qt::DisplayRole) {
     switch (section) {
-      case ColName: return tr("Run");
-      case ColStatus: return tr("Status");
-      case ColBenchmark: return tr("Benchmark");
-      case ColGamma: return QStringLiteral("γ");
-      case ColGbar: return QStringLiteral("Ḡ mode");
-      case ColEpochs: return tr("Epochs");
-      case ColBestR1T2I: return tr("R@1 t→i");
-      case ColBestR1I2T: return tr("R@1 i→t");
-      case ColDuration: return tr("Duration");
-      case ColCreated: return tr("Created");
-      case ColTags: return tr("Tags");
+      case ColName:
+        return tr("Run");
+      case ColStatus:
+        return tr("Status");
+      case ColBenchmark:
+        return tr("Benchmark");
+      case ColGamma:
+        return QStringLiteral("γ");
+      case ColGbar:
+        return QStringLiteral("Ḡ mode");
+      case ColEpochs:
+        return tr("Epochs");
+      case ColBestR1T2I:
+        return tr("R@1 t→i");
+      case ColBestR1I2T:
+        return tr("R@1 i→t");
+      case ColDuration:
+        return tr("Duration");
+      case ColCreated:
+        return tr("Created");
+      case ColTags:
+        return tr("Tags");
     }
   }
   if (role == Qt::ToolTipRole) {
     switch (section) {
-      case ColGamma: return tr("Margin strength γ (0 = plain InfoNCE)");
-      case ColGbar: return tr("How Ḡ is computed: recomputed every step or frozen");
-      case ColBestR1T2I: return tr("Best text→image R@1 (%) over the evaluated epochs");
-      case ColBestR1I2T: return tr("Best image→text R@1 (%) over the evaluated epochs");
+      case ColGamma:
+        return tr("Margin strength γ (0 = plain InfoNCE)");
+      case ColGbar:
+        return tr("How Ḡ is computed: recomputed every step or frozen");
+      case ColBestR1T2I:
+        return tr("Best text→image R@1 (%) over the evaluated epochs");
+      case ColBestR1I2T:
+        return tr("Best image→text R@1 (%) over the evaluated epochs");
     }
   }
   return {};

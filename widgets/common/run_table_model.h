@@ -18,8 +18,18 @@ class RunTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   enum Column {
-    ColName, ColStatus, ColBenchmark, ColGamma, ColGbar, ColEpochs, ColBestR1T2I, ColBestR1I2T,
-    ColDuration, ColCreated, ColTags, ColumnCount
+    ColName,
+    ColStatus,
+    ColBenchmark,
+    ColGamma,
+    ColGbar,
+    ColEpochs,
+    ColBestR1T2I,
+    ColBestR1I2T,
+    ColDuration,
+    ColCreated,
+    ColTags,
+    ColumnCount
   };
   enum Role {
     SortRole = Qt::UserRole,  // typed value for sorting
@@ -43,7 +53,8 @@ class RunTableModel : public QAbstractTableModel {
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
 
  private:
   QVariant display(const RunSummary& s, int column) const;

@@ -1,5 +1,6 @@
 #include "widgets/common/thumbnail_cache.h"
 
+#include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFileInfo>
@@ -8,7 +9,6 @@
 #include <QPainter>
 #include <QSaveFile>
 #include <QThread>
-#include <QCoreApplication>
 
 #include <algorithm>
 
@@ -16,7 +16,9 @@ namespace hnclip::gui {
 
 namespace {
 
-QString cache_key(const QString& path, int edge) { return path + QLatin1Char('@') + QString::number(edge); }
+QString cache_key(const QString& path, int edge) {
+  return path + QLatin1Char('@') + QString::number(edge);
+}
 
 // The disk file of a thumbnail: named by a hash of the source's absolute path, size, mtime and
 // the edge, so an edited or replaced image is decoded again instead of showing a stale preview.
@@ -39,7 +41,8 @@ struct DecodeResult {
 // thumbnail shows the pixels the model is fed (data/image_pipeline ignores it too).
 DecodeResult decode(const QString& path, int edge, const QString& dir) {
   const QFileInfo info(path);
-  if (!info.exists()) return {ThumbnailCache::placeholder(path, edge, QStringLiteral("missing")), true};
+  if (!info.exists())
+    return {ThumbnailCache::placeholder(path, edge, QStringLiteral("missing")), true};
   if (!info.isFile() || !info.isReadable()) {
     return {ThumbnailCache::placeholder(path, edge, QStringLiteral("not a readable file")), true};
   }
@@ -56,12 +59,15 @@ DecodeResult decode(const QString& path, int edge, const QString& dir) {
   }
   QImage image = reader.read();
   if (image.isNull()) {
-    return {ThumbnailCache::placeholder(path, edge, QStringLiteral("cannot decode: ") + reader.errorString()), true};
+    return {ThumbnailCache::placeholder(path, edge,
+                                        QStringLiteral("cannot decode: ") + reader.errorString()),
+            true};
   }
   if (image.width() > edge || image.height() > edge) {
     image = image.scaled(edge, edge, Qt::KeepAspectRatio, Qt::SmoothTransformation);
   }
-  image = image.convertToFormat(image.hasAlphaChannel() ? QImage::Format_ARGB32_Premultiplied : QImage::Format_RGB32);
+  image = image.convertToFormat(image.hasAlphaChannel() ? QImage::Format_ARGB32_Premultiplied
+                                                        : QImage::Format_RGB32);
   if (!cached.isEmpty() && QDir().mkpath(dir)) {
     QSaveFile out(cached);  // atomic: a concurrent reader never sees half a file
     if (out.open(QIODevice::WriteOnly) && image.save(&out, "PNG")) out.commit();
@@ -92,7 +98,8 @@ QImage ThumbnailCache::thumbnail(const QString& path, int edge) {
   pool_.start([this, key, path, edge, dir] {
     DecodeResult r = decode(path, edge, dir);
     QMetaObject::invokeMethod(
-        this, [this, key, path, edge, r] { finish(key, path, edge, r.image, r.placeholder); }, Qt::QueuedConnection);
+        this, [this, key, path, edge, r] { finish(key, path, edge, r.image, r.placeholder); },
+        Qt::QueuedConnection);
   });
   return {};
 }

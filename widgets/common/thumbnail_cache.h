@@ -32,8 +32,8 @@ class ThumbnailCache : public QObject {
   // True once `path` at `edge` turned out missing or undecodable (its thumbnail is a placeholder).
   bool isPlaceholder(const QString& path, int edge) const;
 
-  qint64 memoryBytes() const;     // bytes of the images held in memory
-  int memoryCount() const;        // images held in memory
+  qint64 memoryBytes() const;  // bytes of the images held in memory
+  int memoryCount() const;     // images held in memory
   qint64 memoryBudget() const;
   QString diskDir() const { return disk_dir_; }
   int pendingCount() const { return pending_.size(); }
@@ -49,10 +49,11 @@ class ThumbnailCache : public QObject {
 
  private:
   struct Decoded;
-  void finish(const QString& key, const QString& path, int edge, const QImage& image, bool placeholder);
+  void finish(const QString& key, const QString& path, int edge, const QImage& image,
+              bool placeholder);
 
   QString disk_dir_;
-  QCache<QString, QImage> memory_;       // cost = bytes
+  QCache<QString, QImage> memory_;  // cost = bytes
   QSet<QString> placeholders_;
   QSet<QString> pending_;
   QThreadPool pool_;

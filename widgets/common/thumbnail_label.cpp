@@ -35,9 +35,10 @@ void ThumbnailLabel::onReady(const QString& path, int edge, const QImage& image)
   if (path != path_ || edge != edge_) return;
   // Small images (the built-in benchmark renders 64 px) are enlarged to the label's edge so that
   // every thumbnail of a row has the same size; large ones arrive already fitted by the cache.
-  const QImage fitted = image.width() == edge_ || image.height() == edge_
-                            ? image
-                            : image.scaled(edge_, edge_, Qt::KeepAspectRatio, Qt::SmoothTransformation);
+  const QImage fitted =
+      image.width() == edge_ || image.height() == edge_
+          ? image
+          : image.scaled(edge_, edge_, Qt::KeepAspectRatio, Qt::SmoothTransformation);
   setPixmap(QPixmap::fromImage(fitted));
   has_image_ = true;
 }
@@ -49,7 +50,8 @@ void ThumbnailLabel::setOutline(const QColor& color, int width) {
 }
 
 void ThumbnailLabel::mouseReleaseEvent(QMouseEvent* event) {
-  if (event->button() == Qt::LeftButton && rect().contains(event->position().toPoint())) emit clicked();
+  if (event->button() == Qt::LeftButton && rect().contains(event->position().toPoint()))
+    emit clicked();
   QLabel::mouseReleaseEvent(event);
 }
 

@@ -19,11 +19,11 @@ class ThumbnailLabel : public QLabel {
  public:
   ThumbnailLabel(ThumbnailCache* cache, int edge, QWidget* parent = nullptr);
 
-  void setImagePath(const QString& path);   // "" clears
+  void setImagePath(const QString& path);  // "" clears
   QString imagePath() const { return path_; }
   void setOutline(const QColor& color, int width = 4);  // invalid colour: no outline
   QColor outline() const { return outline_; }
-  bool hasImage() const { return has_image_; }          // the decoded image (or placeholder) is shown
+  bool hasImage() const { return has_image_; }  // the decoded image (or placeholder) is shown
   int edge() const { return edge_; }
 
  signals:

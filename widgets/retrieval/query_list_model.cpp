@@ -12,7 +12,8 @@ QString rank_text(int64_t rank) { return rank > 0 ? QString::number(rank) : QStr
 
 QueryListModel::QueryListModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void QueryListModel::setRows(std::vector<QueryListRow> rows, const QString& name_a, const QString& name_b) {
+void QueryListModel::setRows(std::vector<QueryListRow> rows, const QString& name_a,
+                             const QString& name_b) {
   beginResetModel();
   rows_ = std::move(rows);
   name_a_ = name_a;
@@ -31,10 +32,14 @@ QueryListCounts QueryListModel::counts() const {
     if (r.rank_a <= 0 || r.rank_b <= 0) continue;
     ++c.queries;
     const bool a = r.rank_a == 1, b = r.rank_b == 1;
-    if (a && b) ++c.both_correct;
-    else if (a) ++c.a_only;
-    else if (b) ++c.b_only;
-    else ++c.both_wrong;
+    if (a && b)
+      ++c.both_correct;
+    else if (a)
+      ++c.a_only;
+    else if (b)
+      ++c.b_only;
+    else
+      ++c.both_wrong;
   }
   return c;
 }
@@ -43,18 +48,26 @@ int QueryListModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());
 }
 
-int QueryListModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int QueryListModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant QueryListModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= static_cast<int>(rows_.size()) || index.column() >= ColumnCount) return {};
+  if (!index.isValid() || index.row() >= static_cast<int>(rows_.size()) ||
+      index.column() >= ColumnCount)
+    return {};
   const auto& r = rows_[static_cast<size_t>(index.row())];
   if (role == QueryIdRole) return QVariant::fromValue<qlonglong>(r.query);
   if (role == Qt::DisplayRole) {
     switch (index.column()) {
-      case QueryColumn: return QString::number(r.query);
-      case TextColumn: return r.text;
-      case RankAColumn: return rank_text(r.rank_a);
-      case RankBColumn: return rank_text(r.rank_b);
+      case QueryColumn:
+        return QString::number(r.query);
+      case TextColumn:
+        return r.text;
+      case RankAColumn:
+        return rank_text(r.rank_a);
+      case RankBColumn:
+        return rank_text(r.rank_b);
       case DiffColumn: {
         const int64_t d = difference(r);
         return d > 0 ? QStringLiteral("+%1").arg(d) : QString::number(d);
@@ -63,11 +76,16 @@ QVariant QueryListModel::data(const QModelIndex& index, int role) const {
   }
   if (role == SortRole) {
     switch (index.column()) {
-      case QueryColumn: return QVariant::fromValue<qlonglong>(r.query);
-      case TextColumn: return r.text;
-      case RankAColumn: return QVariant::fromValue<qlonglong>(r.rank_a);
-      case RankBColumn: return QVariant::fromValue<qlonglong>(r.rank_b);
-      case DiffColumn: return QVariant::fromValue<qlonglong>(difference(r));
+      case QueryColumn:
+        return QVariant::fromValue<qlonglong>(r.query);
+      case TextColumn:
+        return r.text;
+      case RankAColumn:
+        return QVariant::fromValue<qlonglong>(r.rank_a);
+      case RankBColumn:
+        return QVariant::fromValue<qlonglong>(r.rank_b);
+      case DiffColumn:
+        return QVariant::fromValue<qlonglong>(difference(r));
     }
   }
   if (role == Qt::TextAlignmentRole && index.column() != TextColumn) {
@@ -81,18 +99,27 @@ QVariant QueryListModel::headerData(int section, Qt::Orientation orientation, in
   if (orientation != Qt::Horizontal) return {};
   if (role == Qt::DisplayRole) {
     switch (section) {
-      case QueryColumn: return tr("#");
-      case TextColumn: return tr("Query");
-      case RankAColumn: return tr("Rank A");
-      case RankBColumn: return tr("Rank B");
-      case DiffColumn: return tr("A − B");
+      case QueryColumn:
+        return tr("#");
+      case TextColumn:
+        return tr("Query");
+      case RankAColumn:
+        return tr("Rank A");
+      case RankBColumn:
+        return tr("Rank B");
+      case DiffColumn:
+        return tr("A − B");
     }
   }
   if (role == Qt::ToolTipRole) {
     switch (section) {
-      case RankAColumn: return tr("Rank of the ground truth under %1 (1 = retrieved first)").arg(name_a_);
-      case RankBColumn: return tr("Rank of the ground truth under %1").arg(name_b_);
-      case DiffColumn: return tr("Rank under %1 minus rank under %2: positive = %2 ranks it better").arg(name_a_, name_b_);
+      case RankAColumn:
+        return tr("Rank of the ground truth under %1 (1 = retrieved first)").arg(name_a_);
+      case RankBColumn:
+        return tr("Rank of the ground truth under %1").arg(name_b_);
+      case DiffColumn:
+        return tr("Rank under %1 minus rank under %2: positive = %2 ranks it better")
+            .arg(name_a_, name_b_);
     }
   }
   return {};
@@ -122,13 +149,21 @@ bool QueryListFilter::filterAcceptsRow(int source_row, const QModelIndex& source
   const bool a = r.rank_a == 1, b = r.rank_b == 1;
   const bool known = r.rank_a > 0 && r.rank_b > 0;
   switch (mode_) {
-    case Mode::All: break;
-    case Mode::ACorrectBWrong: if (!known || !a || b) return false; break;
-    case Mode::BCorrectAWrong: if (!known || !b || a) return false; break;
-    case Mode::BothWrong: if (!known || a || b) return false; break;
+    case Mode::All:
+      break;
+    case Mode::ACorrectBWrong:
+      if (!known || !a || b) return false;
+      break;
+    case Mode::BCorrectAWrong:
+      if (!known || !b || a) return false;
+      break;
+    case Mode::BothWrong:
+      if (!known || a || b) return false;
+      break;
   }
   if (search_.isEmpty()) return true;
-  return r.text.contains(search_, Qt::CaseInsensitive) || QString::number(r.query) == search_.trimmed();
+  return r.text.contains(search_, Qt::CaseInsensitive) ||
+         QString::number(r.query) == search_.trimmed();
 }
 
 QString QueryListFilter::toCsv() const {
@@ -143,7 +178,8 @@ QString QueryListFilter::toCsv() const {
                .arg(csv_field(r.text))
                .arg(r.rank_a > 0 ? QString::number(r.rank_a) : QString())
                .arg(r.rank_b > 0 ? QString::number(r.rank_b) : QString())
-               .arg(r.rank_a > 0 && r.rank_b > 0 ? QString::number(QueryListModel::difference(r)) : QString());
+               .arg(r.rank_a > 0 && r.rank_b > 0 ? QString::number(QueryListModel::difference(r))
+                                                 : QString());
   }
   return out;
 }

@@ -16,16 +16,16 @@
 namespace hnclip::gui {
 
 struct QueryListRow {
-  int64_t query = 0;      // caption index (t2i) or image index (i2t)
-  QString text;           // the query caption, or the image's file name for i2t
-  int64_t rank_a = 0;     // 1-based; 0 = not stored for this run
+  int64_t query = 0;   // caption index (t2i) or image index (i2t)
+  QString text;        // the query caption, or the image's file name for i2t
+  int64_t rank_a = 0;  // 1-based; 0 = not stored for this run
   int64_t rank_b = 0;
 };
 
 struct QueryListCounts {
   int queries = 0;
-  int a_only = 0;       // A ranks the ground truth first, B does not
-  int b_only = 0;       // B ranks it first, A does not
+  int a_only = 0;  // A ranks the ground truth first, B does not
+  int b_only = 0;  // B ranks it first, A does not
   int both_correct = 0;
   int both_wrong = 0;
 };

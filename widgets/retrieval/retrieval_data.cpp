@@ -36,7 +36,8 @@ RetrievalSplit retrieval_split_of(const std::string& config_json, const std::str
   s.split = c.test_split;
   if (spec.name == "synthetic") {
     s.key = "synthetic|" + spec.size + "|" + std::to_string(spec.seed) + "|" + c.test_split;
-    s.label = "synthetic " + spec.size + " (seed " + std::to_string(spec.seed) + ") / " + c.test_split;
+    s.label =
+        "synthetic " + spec.size + " (seed " + std::to_string(spec.seed) + ") / " + c.test_split;
   } else {
     s.key = spec.name + "|" + spec.root + "|" + c.test_split;
     s.label = spec.name + " " + spec.root + " / " + c.test_split;
@@ -65,7 +66,8 @@ RetrievalQueries load_retrieval_queries(const std::string& database, const std::
   if (cancel && cancel->load()) throw std::runtime_error("cancelled");
   if (!catalog) {
     const TrainConfig c = parse_config(config_json);
-    catalog = std::make_shared<const SplitCatalog>(SplitCatalog::open(run_benchmark_spec(c, cache_dir), c.test_split, progress));
+    catalog = std::make_shared<const SplitCatalog>(
+        SplitCatalog::open(run_benchmark_spec(c, cache_dir), c.test_split, progress));
   }
   q.catalog = std::move(catalog);
 
@@ -77,7 +79,8 @@ RetrievalQueries load_retrieval_queries(const std::string& database, const std::
   {
     // The key `hnclip stats` stores for the default encoder (caption_geometry_job.cpp's form).
     std::error_code ec;
-    const auto init = std::filesystem::weakly_canonical(std::filesystem::absolute(resolve_init_checkpoint("pretrained")), ec);
+    const auto init = std::filesystem::weakly_canonical(
+        std::filesystem::absolute(resolve_init_checkpoint("pretrained")), ec);
     if (!ec) encoders.push_back("init:" + init.string());
   }
   for (const auto& encoder : encoders) {

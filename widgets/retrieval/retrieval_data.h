@@ -18,9 +18,10 @@
 namespace hnclip::gui {
 
 struct RetrievalSplit {
-  std::string key;     // equal for runs evaluated on the same split (benchmark, size, seed, root, split)
-  std::string label;   // for people: "synthetic small (seed 1) / test"
-  std::string split;   // the test split's name
+  std::string
+      key;  // equal for runs evaluated on the same split (benchmark, size, seed, root, split)
+  std::string label;     // for people: "synthetic small (seed 1) / test"
+  std::string split;     // the test split's name
   bool readable = true;  // false: the run's config JSON did not parse (label says why)
 };
 
@@ -28,15 +29,15 @@ struct RetrievalSplit {
 RetrievalSplit retrieval_split_of(const std::string& config_json, const std::string& cache_dir);
 
 struct RetrievalQueries {
-  std::string direction;                 // "t2i" | "i2t"
-  std::vector<QueryRankRow> ranks_a;     // ordered by query
+  std::string direction;              // "t2i" | "i2t"
+  std::vector<QueryRankRow> ranks_a;  // ordered by query
   std::vector<QueryRankRow> ranks_b;
   std::shared_ptr<const SplitCatalog> catalog;
   // Each caption's nearest other captions (nearest first) from the caption geometry store
   // (`hnclip stats` / the Captions tab), under the first encoder found of: run A's and run B's
   // checkpoints at these epochs, the pretrained starting point. Empty when none is stored.
   std::map<int64_t, std::vector<int64_t>> caption_neighbors;
-  std::string neighbors_encoder;         // the encoder key they come from ("" = none)
+  std::string neighbors_encoder;  // the encoder key they come from ("" = none)
 };
 
 // Neighbours kept per caption for near-twin marks.
@@ -47,11 +48,10 @@ constexpr int kNearTwinNeighbors = 5;
 // caption neighbours. Throws StoreError / DataError naming what failed, std::runtime_error
 // ("cancelled") when *cancel is set — checked before the split is opened; generating the
 // built-in benchmark is not interrupted, its messages go to `progress`.
-RetrievalQueries load_retrieval_queries(const std::string& database, const std::string& cache_dir,
-                                        int64_t run_a, int epoch_a, int64_t run_b, int epoch_b,
-                                        const std::string& direction,
-                                        std::shared_ptr<const SplitCatalog> catalog,
-                                        const std::atomic<bool>* cancel = nullptr,
-                                        const std::function<void(const std::string&)>& progress = {});
+RetrievalQueries load_retrieval_queries(
+    const std::string& database, const std::string& cache_dir, int64_t run_a, int epoch_a,
+    int64_t run_b, int epoch_b, const std::string& direction,
+    std::shared_ptr<const SplitCatalog> catalog, const std::atomic<bool>* cancel = nullptr,
+    const std::function<void(const std::string&)>& progress = {});
 
 }  // namespace hnclip::gui

@@ -4,8 +4,9 @@
 
 namespace hnclip::gui {
 
-RetrievalMarks mark_retrieval(const std::vector<int64_t>& retrieved, const std::vector<int64_t>& ground_truth,
-                              int64_t rank, const std::set<int64_t>& near_twins) {
+RetrievalMarks mark_retrieval(const std::vector<int64_t>& retrieved,
+                              const std::vector<int64_t>& ground_truth, int64_t rank,
+                              const std::set<int64_t>& near_twins) {
   RetrievalMarks out;
   out.ground_truth_rank = rank;
   const std::set<int64_t> truth(ground_truth.begin(), ground_truth.end());
@@ -25,7 +26,8 @@ RetrievalMarks mark_retrieval(const std::vector<int64_t>& retrieved, const std::
   return out;
 }
 
-std::set<int64_t> near_twin_candidates(bool query_is_caption, const std::vector<int64_t>& neighbor_captions,
+std::set<int64_t> near_twin_candidates(bool query_is_caption,
+                                       const std::vector<int64_t>& neighbor_captions,
                                        const std::vector<int64_t>& ground_truth,
                                        const std::vector<int64_t>& caption_image) {
   std::set<int64_t> out;

@@ -16,8 +16,9 @@ namespace hnclip::gui {
 namespace {
 
 constexpr int kOutlineWidth = 4;
-constexpr int kCaptionCardWidth = 140;   // i2t results: caption cards; k of them fit next to each other
-constexpr int kTitlePointDelta = 2;      // the query text a little larger than the rest
+constexpr int kCaptionCardWidth =
+    140;                             // i2t results: caption cards; k of them fit next to each other
+constexpr int kTitlePointDelta = 2;  // the query text a little larger than the rest
 
 QLabel* wrapped_label(const QString& text, QWidget* parent) {
   auto* l = new QLabel(text, parent);
@@ -26,7 +27,9 @@ QLabel* wrapped_label(const QString& text, QWidget* parent) {
   return l;
 }
 
-QString score_text(float score) { return std::isnan(score) ? QString() : QString::number(score, 'f', 3); }
+QString score_text(float score) {
+  return std::isnan(score) ? QString() : QString::number(score, 'f', 3);
+}
 
 }  // namespace
 
@@ -45,10 +48,13 @@ RetrievalView::RetrievalView(ThumbnailCache* cache, QWidget* parent)
   setAutoFillBackground(true);
   // Queued: runs after the labels' own (direct) handlers have set the cache's image.
   if (cache_) {
-    connect(cache_, &ThumbnailCache::ready, this, [this](const QString& path) {
-      for (auto* t : findChildren<ThumbnailLabel*>())
-        if (t->imagePath() == path) enlarge(t);
-    }, Qt::QueuedConnection);
+    connect(
+        cache_, &ThumbnailCache::ready, this,
+        [this](const QString& path) {
+          for (auto* t : findChildren<ThumbnailLabel*>())
+            if (t->imagePath() == path) enlarge(t);
+        },
+        Qt::QueuedConnection);
   }
   clear(tr("Pick two runs and a query."));
 }
@@ -69,7 +75,8 @@ void RetrievalView::clear(const QString& message) {
   layout_->addWidget(body_);
 }
 
-void RetrievalView::setContent(const QString& title, const QString& query_text, const QString& query_image,
+void RetrievalView::setContent(const QString& title, const QString& query_text,
+                               const QString& query_image,
                                const std::vector<RetrievalViewRow>& rows) {
   clear();
   layout_->removeWidget(body_);
@@ -113,16 +120,21 @@ void RetrievalView::setContent(const QString& title, const QString& query_text, 
     // The run's name, the ground truth's rank and any note on one line above its results (a
     // column of its own would take the width k results need).
     auto* name = new QLabel(body_);
-    QString header = QStringLiteral("<b><span style='color:%1'>■</span> %2</b>").arg(row.color.name(), row.run_name.toHtmlEscaped());
-    if (!row.rank_text.isEmpty()) header += QStringLiteral(" &nbsp;·&nbsp; ") + row.rank_text.toHtmlEscaped();
-    if (!row.note.isEmpty()) header += QStringLiteral(" &nbsp;·&nbsp; <i>%1</i>").arg(row.note.toHtmlEscaped());
+    QString header = QStringLiteral("<b><span style='color:%1'>■</span> %2</b>")
+                         .arg(row.color.name(), row.run_name.toHtmlEscaped());
+    if (!row.rank_text.isEmpty())
+      header += QStringLiteral(" &nbsp;·&nbsp; ") + row.rank_text.toHtmlEscaped();
+    if (!row.note.isEmpty())
+      header += QStringLiteral(" &nbsp;·&nbsp; <i>%1</i>").arg(row.note.toHtmlEscaped());
     name->setText(header);
     name->setWordWrap(true);
     grid->addWidget(name, grid_row++, 0, 1, -1);
     std::vector<ThumbnailLabel*> labels;
     int col = 0;
     for (const auto& item : row.items) {
-      const QColor outline = item.ground_truth ? kGroundTruthColor : item.near_twin ? kNearTwinColor : QColor();
+      const QColor outline = item.ground_truth ? kGroundTruthColor
+                             : item.near_twin  ? kNearTwinColor
+                                               : QColor();
       if (!item.image_path.isEmpty()) {
         auto* t = new ThumbnailLabel(cache_, kThumbEdge, body_);
         t->setImagePath(item.image_path);
@@ -140,18 +152,24 @@ void RetrievalView::setContent(const QString& title, const QString& query_text, 
         card->setMinimumHeight(kThumbEdge / 2);
         card->setAlignment(Qt::AlignLeft | Qt::AlignTop);
         card->setStyleSheet(outline.isValid()
-                                ? QStringLiteral("border: %1px solid %2; padding: 4px;").arg(kOutlineWidth).arg(outline.name())
+                                ? QStringLiteral("border: %1px solid %2; padding: 4px;")
+                                      .arg(kOutlineWidth)
+                                      .arg(outline.name())
                                 : QStringLiteral("border: 1px solid palette(mid); padding: 4px;"));
         card->setToolTip(item.tooltip);
         grid->addWidget(card, grid_row, col, Qt::AlignTop);
       }
       QString under = score_text(item.score);
-      if (item.ground_truth) under += (under.isEmpty() ? QString() : QStringLiteral("  ")) + tr("✓ ground truth");
-      if (item.near_twin) under += (under.isEmpty() ? QString() : QStringLiteral("  ")) + tr("≈ near-twin");
+      if (item.ground_truth)
+        under += (under.isEmpty() ? QString() : QStringLiteral("  ")) + tr("✓ ground truth");
+      if (item.near_twin)
+        under += (under.isEmpty() ? QString() : QStringLiteral("  ")) + tr("≈ near-twin");
       auto* s = new QLabel(under, body_);
       s->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
-      if (item.ground_truth) s->setStyleSheet(QStringLiteral("color: %1;").arg(kGroundTruthColor.name()));
-      else if (item.near_twin) s->setStyleSheet(QStringLiteral("color: %1;").arg(kNearTwinColor.name()));
+      if (item.ground_truth)
+        s->setStyleSheet(QStringLiteral("color: %1;").arg(kGroundTruthColor.name()));
+      else if (item.near_twin)
+        s->setStyleSheet(QStringLiteral("color: %1;").arg(kNearTwinColor.name()));
       grid->addWidget(s, grid_row + 1, col);
       ++col;
     }

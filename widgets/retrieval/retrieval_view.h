@@ -23,19 +23,19 @@ class ThumbnailCache;
 class ThumbnailLabel;
 
 struct RetrievalViewItem {
-  QString image_path;         // t2i results: the image; empty for caption results
-  QString text;               // i2t results: the caption
-  QString tooltip;            // t2i: the retrieved image's caption(s)
-  float score = NAN;          // NaN: not known (stored ids only, no embeddings yet)
+  QString image_path;  // t2i results: the image; empty for caption results
+  QString text;        // i2t results: the caption
+  QString tooltip;     // t2i: the retrieved image's caption(s)
+  float score = NAN;   // NaN: not known (stored ids only, no embeddings yet)
   bool ground_truth = false;
   bool near_twin = false;
 };
 
 struct RetrievalViewRow {
   QString run_name;
-  QColor color;               // the run's colour (run_colors.h)
-  QString rank_text;          // "rank 1" / "rank 52" / "" (ad-hoc)
-  QString note;               // "ground truth at rank 52", errors, ...
+  QColor color;       // the run's colour (run_colors.h)
+  QString rank_text;  // "rank 1" / "rank 52" / "" (ad-hoc)
+  QString note;       // "ground truth at rank 52", errors, ...
   std::vector<RetrievalViewItem> items;
 };
 

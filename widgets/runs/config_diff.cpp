@@ -39,7 +39,8 @@ ConfigDiff::ConfigDiff(const std::vector<std::string>& labels,
     } catch (const nlohmann::json::exception& e) {
       throw std::invalid_argument("config of " + labels[r] + " is not valid JSON: " + e.what());
     }
-    if (!j.is_object()) throw std::invalid_argument("config of " + labels[r] + " is not a JSON object");
+    if (!j.is_object())
+      throw std::invalid_argument("config of " + labels[r] + " is not a JSON object");
     flatten(j, "", flat[r]);
     for (const auto& kv : flat[r]) keys[kv.first] = true;
   }
@@ -57,7 +58,8 @@ ConfigDiff::ConfigDiff(const std::vector<std::string>& labels,
         first = value;
         first_absent = value == nullptr;
       }
-      const bool differs = r > 0 && ((value == nullptr) != first_absent || (value && *value != *first));
+      const bool differs =
+          r > 0 && ((value == nullptr) != first_absent || (value && *value != *first));
       row.differs_from_first.push_back(differs);
       row.differs = row.differs || differs;
     }

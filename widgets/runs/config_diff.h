@@ -11,7 +11,7 @@
 namespace hnclip::gui {
 
 struct ConfigDiffRow {
-  std::string key;                                // dotted path, e.g. "loss_gamma"
+  std::string key;                                 // dotted path, e.g. "loss_gamma"
   std::vector<std::optional<std::string>> values;  // per run; nullopt = key absent in that run
   bool differs = false;                            // values are not all equal (absent counts)
   // Per run: its value is not run 0's (run 0 is the reference the others are read against).

@@ -14,7 +14,8 @@ std::vector<std::string> delete_runs(const std::string& db_path, const std::vect
   // Validate all first: a refused request must leave every run as it was.
   for (int64_t id : ids) {
     const auto run = store.find_run(id);
-    if (!run) throw RunDeletionRefused("run " + std::to_string(id) + " does not exist in " + db_path);
+    if (!run)
+      throw RunDeletionRefused("run " + std::to_string(id) + " does not exist in " + db_path);
     if (run->status == RunStatus::Running)
       throw RunDeletionRefused("run '" + run->name + "' (id " + std::to_string(id) +
                                ") is running: stop it before deleting it");
@@ -36,7 +37,8 @@ std::vector<std::string> delete_runs(const std::string& db_path, const std::vect
         continue;
       }
       const fs::path parent = file.parent_path();
-      if (!parent.empty() && fs::is_directory(parent, ec) && fs::is_empty(parent, ec)) fs::remove(parent, ec);
+      if (!parent.empty() && fs::is_directory(parent, ec) && fs::is_empty(parent, ec))
+        fs::remove(parent, ec);
     }
   }
   return problems;

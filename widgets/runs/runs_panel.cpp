@@ -9,12 +9,12 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIcon>
-#include <QPixmap>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPixmap>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSettings>
@@ -31,18 +31,18 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "widgets/runs/config_diff.h"
-#include "widgets/runs/config_diff_model.h"
-#include "widgets/runs/delete_runs.h"
+#include "store/run_store.h"
 #include "widgets/common/recall_table_model.h"
 #include "widgets/common/run_colors.h"
 #include "widgets/common/run_table_model.h"
-#include "store/run_store.h"
+#include "widgets/runs/config_diff.h"
+#include "widgets/runs/config_diff_model.h"
+#include "widgets/runs/delete_runs.h"
 
 namespace hnclip::gui {
 namespace {
-constexpr int kClockMs = 1000;             // running runs' duration ticks once a second
-constexpr int kMinCompared = 2;            // the comparison area needs this many selected runs
+constexpr int kClockMs = 1000;   // running runs' duration ticks once a second
+constexpr int kMinCompared = 2;  // the comparison area needs this many selected runs
 
 const char* const kOptHeader = "header";
 const char* const kOptFilter = "filter";
@@ -57,7 +57,8 @@ QIcon run_swatch(int64_t run_id, int size) {
 }
 
 QString run_label(const RunSummary& s) {
-  return s.record.name.empty() ? QStringLiteral("run %1").arg(s.record.id) : QString::fromStdString(s.record.name);
+  return s.record.name.empty() ? QStringLiteral("run %1").arg(s.record.id)
+                               : QString::fromStdString(s.record.name);
 }
 
 // The body of a store edit on a worker: an exception becomes the reason it failed.
@@ -71,7 +72,8 @@ QString guarded(const std::function<void()>& work) {
 }
 }  // namespace
 
-RunsPanel::RunsPanel(QString db_path, QWidget* parent) : QWidget(parent), db_path_(std::move(db_path)) {
+RunsPanel::RunsPanel(QString db_path, QWidget* parent)
+    : QWidget(parent), db_path_(std::move(db_path)) {
   model_ = new RunTableModel(this);
   proxy_ = new QSortFilterProxyModel(this);
   proxy_->setSourceModel(model_);
@@ -110,7 +112,8 @@ RunsPanel::RunsPanel(QString db_path, QWidget* parent) : QWidget(parent), db_pat
   view_->header()->setStretchLastSection(true);
   view_->header()->setSectionsMovable(true);
   connect(view_, &QWidget::customContextMenuRequested, this, &RunsPanel::showContextMenu);
-  connect(view_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsPanel::onSelectionChanged);
+  connect(view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          &RunsPanel::onSelectionChanged);
   // Rows removed by a refresh or hidden by the filter leave the selection without a signal.
   connect(proxy_, &QAbstractItemModel::rowsRemoved, this, &RunsPanel::onSelectionChanged);
   connect(proxy_, &QAbstractItemModel::modelReset, this, &RunsPanel::onSelectionChanged);
@@ -156,7 +159,8 @@ RunsPanel::RunsPanel(QString db_path, QWidget* parent) : QWidget(parent), db_pat
   auto* tabs = new QTabWidget(this);
   tabs->addTab(recall_page, tr("Recall"));
   tabs->addTab(diff_page, tr("Config diff"));
-  auto* hint = new QLabel(tr("Select two or more runs to compare their recall and configurations."), this);
+  auto* hint =
+      new QLabel(tr("Select two or more runs to compare their recall and configurations."), this);
   hint->setAlignment(Qt::AlignCenter);
   hint->setEnabled(false);  // the style greys it out in every palette
   compare_stack_ = new QStackedWidget(this);
@@ -243,7 +247,8 @@ void RunsPanel::onLoaded() {
 
 QList<int64_t> RunsPanel::selectedRuns() const {
   QModelIndexList rows = view_->selectionModel()->selectedRows(RunTableModel::ColName);
-  std::sort(rows.begin(), rows.end(), [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
+  std::sort(rows.begin(), rows.end(),
+            [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
   QList<int64_t> ids;
   for (const auto& ix : rows) ids.append(ix.data(RunTableModel::RunIdRole).toLongLong());
   return ids;
@@ -314,7 +319,8 @@ void RunsPanel::rebuildDiffModel() {
     const ConfigDiff diff(labels, configs);
     const auto rows = diff_only_->isChecked() ? diff.differingRows() : diff.rows();
     std::vector<ConfigDiffColumn> columns;
-    for (const auto& r : runs) columns.push_back({run_label(r), run_swatch(r.record.id, fontMetrics().height() / 2 + 2)});
+    for (const auto& r : runs)
+      columns.push_back({run_label(r), run_swatch(r.record.id, fontMetrics().height() / 2 + 2)});
     fill_config_diff_model(diff_model_, columns, rows, palette(), font());
     diff_view_->resizeColumnsToContents();
   } catch (const std::exception& e) {
@@ -324,8 +330,9 @@ void RunsPanel::rebuildDiffModel() {
 
 void RunsPanel::rebuildRecallModel() {
   const auto runs = selectedSummaries();
-  recall_table_ = RecallTable(static_cast<int>(runs.size()) >= kMinCompared ? RecallTable::fromSummaries(runs)
-                                                                          : RecallTable({}));
+  recall_table_ =
+      RecallTable(static_cast<int>(runs.size()) >= kMinCompared ? RecallTable::fromSummaries(runs)
+                                                                : RecallTable({}));
   fill_recall_model(recall_model_, recall_table_, font());
   const auto& rows = recall_table_.rows();
   for (size_t r = 0; r < rows.size(); ++r) {
@@ -359,11 +366,13 @@ void RunsPanel::setOptions(const QVariantMap& options) {
     auto* header = view_->header();
     header_restored_ = header->restoreState(options.value(kOptHeader).toByteArray());
     // The restored sort indicator alone does not re-sort the proxy.
-    if (header_restored_) view_->sortByColumn(header->sortIndicatorSection(), header->sortIndicatorOrder());
+    if (header_restored_)
+      view_->sortByColumn(header->sortIndicatorSection(), header->sortIndicatorOrder());
   }
   if (options.contains(kOptFilter)) filter_->setText(options.value(kOptFilter).toString());
   if (options.contains(kOptDiffOnly)) diff_only_->setChecked(options.value(kOptDiffOnly).toBool());
-  if (options.contains(kOptSplitter)) splitter_->restoreState(options.value(kOptSplitter).toByteArray());
+  if (options.contains(kOptSplitter))
+    splitter_->restoreState(options.value(kOptSplitter).toByteArray());
 }
 
 void RunsPanel::runStoreEdit(const QString& what, std::function<EditResult()> work) {
@@ -407,16 +416,19 @@ void RunsPanel::deleteRuns(const QList<int64_t>& ids) {
   runStoreEdit(tr("Delete"), [db, v] {
     QString problems;
     try {
-      for (const auto& line : delete_runs(db, v)) problems += QString::fromStdString(line) + QLatin1Char('\n');
+      for (const auto& line : delete_runs(db, v))
+        problems += QString::fromStdString(line) + QLatin1Char('\n');
     } catch (const RunDeletionRefused& e) {
       return EditResult{QString::fromStdString(e.what()), false};  // nothing was deleted
     } catch (const std::exception& e) {
       return EditResult{QString::fromStdString(e.what()), true};  // some runs may be gone
     }
     // The rows are gone either way; files left behind are reported, not hidden.
-    return EditResult{problems.isEmpty() ? QString()
-                                         : QObject::tr("some checkpoint files remain:\n%1").arg(problems.trimmed()),
-                      true};
+    return EditResult{
+        problems.isEmpty()
+            ? QString()
+            : QObject::tr("some checkpoint files remain:\n%1").arg(problems.trimmed()),
+        true};
   });
 }
 
@@ -440,9 +452,11 @@ void RunsPanel::fillContextMenu(QMenu* menu_ptr) {
   QAction* tags = menu.addAction(tr("Tags…"), this, &RunsPanel::promptTags);
   tags->setEnabled(one);
   menu.addSeparator();
-  QAction* resume = menu.addAction(tr("Resume"), this, [this, runs] { emit resumeRequested(runs[0].record.id); });
+  QAction* resume =
+      menu.addAction(tr("Resume"), this, [this, runs] { emit resumeRequested(runs[0].record.id); });
   resume->setEnabled(resumable);
-  QAction* same = menu.addAction(tr("Same as run…"), this, [this, runs] { emit sameAsRequested(runs[0].record.id); });
+  QAction* same = menu.addAction(tr("Same as run…"), this,
+                                 [this, runs] { emit sameAsRequested(runs[0].record.id); });
   same->setEnabled(one);
   menu.addSeparator();
   QAction* del = menu.addAction(tr("Delete…"), this, &RunsPanel::promptDelete);
@@ -450,8 +464,10 @@ void RunsPanel::fillContextMenu(QMenu* menu_ptr) {
   if (any_running) del->setToolTip(tr("A running run cannot be deleted"));
   menu.addSeparator();
   const bool comparing = static_cast<int>(runs.size()) >= kMinCompared;
-  menu.addAction(tr("Export recall as CSV…"), this, [this] { exportRecall(false); })->setEnabled(comparing);
-  menu.addAction(tr("Export recall as LaTeX…"), this, [this] { exportRecall(true); })->setEnabled(comparing);
+  menu.addAction(tr("Export recall as CSV…"), this, [this] { exportRecall(false); })
+      ->setEnabled(comparing);
+  menu.addAction(tr("Export recall as LaTeX…"), this, [this] { exportRecall(true); })
+      ->setEnabled(comparing);
   menu.addSeparator();
   menu.addAction(tr("Refresh"), this, &RunsPanel::refresh);
 }
@@ -460,7 +476,8 @@ void RunsPanel::promptRename() {
   const auto runs = selectedSummaries();
   if (runs.size() != 1) return;
   bool ok = false;
-  const QString name = QInputDialog::getText(this, tr("Rename run"), tr("New name of run %1:").arg(runs[0].record.id),
+  const QString name = QInputDialog::getText(this, tr("Rename run"),
+                                             tr("New name of run %1:").arg(runs[0].record.id),
                                              QLineEdit::Normal, run_label(runs[0]), &ok);
   if (!ok || name.trimmed().isEmpty() || name.trimmed() == run_label(runs[0])) return;
   renameRun(runs[0].record.id, name);
@@ -470,8 +487,9 @@ void RunsPanel::promptTags() {
   const auto runs = selectedSummaries();
   if (runs.size() != 1) return;
   bool ok = false;
-  const QString tags = QInputDialog::getText(this, tr("Tags"), tr("Tags of %1 (comma-separated):").arg(run_label(runs[0])),
-                                             QLineEdit::Normal, QString::fromStdString(runs[0].record.tags), &ok);
+  const QString tags = QInputDialog::getText(
+      this, tr("Tags"), tr("Tags of %1 (comma-separated):").arg(run_label(runs[0])),
+      QLineEdit::Normal, QString::fromStdString(runs[0].record.tags), &ok);
   if (ok) setRunTags(runs[0].record.id, tags);
 }
 
@@ -488,11 +506,12 @@ void RunsPanel::promptDelete() {
     names << QStringLiteral("'%1'").arg(run_label(s));
     ids << s.record.id;
   }
-  const QString text = runs.size() == 1
-                           ? tr("Delete run %1 and its checkpoint files? This cannot be undone.").arg(names[0])
-                           : tr("Delete %1 runs (%2) and their checkpoint files? This cannot be undone.")
-                                 .arg(runs.size())
-                                 .arg(names.join(QStringLiteral(", ")));
+  const QString text =
+      runs.size() == 1
+          ? tr("Delete run %1 and its checkpoint files? This cannot be undone.").arg(names[0])
+          : tr("Delete %1 runs (%2) and their checkpoint files? This cannot be undone.")
+                .arg(runs.size())
+                .arg(names.join(QStringLiteral(", ")));
   if (QMessageBox::question(this, tr("Delete runs"), text, QMessageBox::Yes | QMessageBox::Cancel,
                             QMessageBox::Cancel) == QMessageBox::Yes)
     deleteRuns(ids);
@@ -528,7 +547,8 @@ void RunsPanel::showMessage(const QString& text, bool error) {
 void RunsPanel::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);
   // Custom cell colours are derived from the palette: rebuild them when it changes (dark mode).
-  if (view_ && (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange)) updateComparison();
+  if (view_ && (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange))
+    updateComparison();
 }
 
 QString RunsPanel::exportInteractive() {
@@ -551,7 +571,8 @@ void RunsPanel::saveState(QSettings& s) const {
 void RunsPanel::restoreState(QSettings& s) {
   setOptions(s.value(QStringLiteral("runs/options")).toMap());
   QList<int64_t> selected;
-  for (const auto& v : s.value(QStringLiteral("runs/selected")).toList()) selected << v.toLongLong();
+  for (const auto& v : s.value(QStringLiteral("runs/selected")).toList())
+    selected << v.toLongLong();
   if (selected.isEmpty()) return;
   // The run model fills in asynchronously: select once the first refresh has landed.
   auto* once = new QMetaObject::Connection;
@@ -566,7 +587,8 @@ QList<QPair<int64_t, QString>> RunsPanel::runChoices() {
   QList<QPair<int64_t, QString>> out;
   for (int r = 0; r < model_->rowCount(); ++r) {
     const auto index = model_->index(r, 0);
-    out.append({model_->data(index, RunTableModel::RunIdRole).toLongLong(), model_->data(index, Qt::DisplayRole).toString()});
+    out.append({model_->data(index, RunTableModel::RunIdRole).toLongLong(),
+                model_->data(index, Qt::DisplayRole).toString()});
   }
   return out;
 }

@@ -101,8 +101,8 @@ class RunsPanel : public QWidget, public WorkbenchTab {
   void selectionChanged(QList<int64_t> ids);
   void resumeRequested(int64_t id);
   void sameAsRequested(int64_t id);
-  void runsChanged();                       // this panel changed the store
-  void refreshed();                         // a reload was merged into the model
+  void runsChanged();  // this panel changed the store
+  void refreshed();    // a reload was merged into the model
   void operationFailed(const QString& message);
 
  public:

@@ -30,8 +30,9 @@ QString benchmark_row_text(const hnclip::TrainConfig& config, const std::string&
     const auto benchmark = hnclip::open_benchmark(spec);
     const auto row = hnclip::split_statistics(*benchmark, config.test_split);
     const auto& s = row.similarity;
-    return QObject::tr("Table A1, %1 split: %2 images, %3 captions, %4 words/caption; bag-of-words "
-                       "cosine: pairwise %5, hardest mean %6 / median %7")
+    return QObject::tr(
+               "Table A1, %1 split: %2 images, %3 captions, %4 words/caption; bag-of-words "
+               "cosine: pairwise %5, hardest mean %6 / median %7")
         .arg(QString::fromStdString(row.split))
         .arg(row.images)
         .arg(row.captions)

@@ -2,7 +2,8 @@
 
 namespace hnclip::gui {
 
-std::vector<RunHistory> load_run_histories(const std::string& database, const std::vector<int64_t>& runs) {
+std::vector<RunHistory> load_run_histories(const std::string& database,
+                                           const std::vector<int64_t>& runs) {
   hnclip::RunStore store(database);
   std::vector<RunHistory> out;
   for (const int64_t id : runs) {

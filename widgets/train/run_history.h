@@ -22,6 +22,7 @@ struct RunHistory {
 
 // Opens its own connection (safe on any thread). Runs that do not exist are skipped; a database
 // that cannot be opened throws hnclip::StoreError naming the file.
-std::vector<RunHistory> load_run_histories(const std::string& database, const std::vector<int64_t>& runs);
+std::vector<RunHistory> load_run_histories(const std::string& database,
+                                           const std::vector<int64_t>& runs);
 
 }  // namespace hnclip::gui

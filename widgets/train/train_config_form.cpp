@@ -68,11 +68,13 @@ void TrainConfigForm::buildUi() {
   auto* data_box = new QGroupBox(tr("Benchmark"), this);
   auto* data = new QFormLayout(data_box);
   benchmark_ = new QComboBox(data_box);
-  for (const auto& name : hnclip::benchmark_names()) benchmark_->addItem(QString::fromStdString(name));
+  for (const auto& name : hnclip::benchmark_names())
+    benchmark_->addItem(QString::fromStdString(name));
   benchmark_->setToolTip(tr("synthetic: the built-in procedural dense-caption benchmark"));
   data->addRow(tr("Benchmark"), benchmark_);
   benchmark_size_ = new QComboBox(data_box);
-  benchmark_size_->addItems({QStringLiteral("small"), QStringLiteral("default"), QStringLiteral("large")});
+  benchmark_size_->addItems(
+      {QStringLiteral("small"), QStringLiteral("default"), QStringLiteral("large")});
   data->addRow(tr("Size"), benchmark_size_);
   data_seed_ = new QSpinBox(data_box);
   data_seed_->setRange(0, 1000000);
@@ -119,7 +121,8 @@ void TrainConfigForm::buildUi() {
   auto* vocab_row = new QHBoxLayout;
   vocab_ = new QLineEdit(model_box);
   vocab_->setPlaceholderText(tr("bpe_simple_vocab_16e6.txt.gz"));
-  vocab_->setToolTip(tr("CLIP's BPE vocabulary, needed to start from an OpenAI CLIP or Long-CLIP file"));
+  vocab_->setToolTip(
+      tr("CLIP's BPE vocabulary, needed to start from an OpenAI CLIP or Long-CLIP file"));
   vocab_browse_ = new QPushButton(tr("Browse…"), model_box);
   vocab_row->addWidget(vocab_);
   vocab_row->addWidget(vocab_browse_);
@@ -224,7 +227,8 @@ void TrainConfigForm::buildUi() {
   if (!any_cuda) {
     device_->addItem(tr("CUDA (not available)"), QStringLiteral("cuda"));
     // Greyed out: this build or machine has no CUDA device.
-    if (auto* m = qobject_cast<QStandardItemModel*>(device_->model())) m->item(device_->count() - 1)->setEnabled(false);
+    if (auto* m = qobject_cast<QStandardItemModel*>(device_->model()))
+      m->item(device_->count() - 1)->setEnabled(false);
   }
   opt->addRow(tr("Device"), device_);
   opt->addRow(messageLabel(QStringLiteral("--device")));
@@ -245,33 +249,40 @@ void TrainConfigForm::buildUi() {
     gamma_slider_->setValue(static_cast<int>(std::lround(v / kGammaStep)));
     revalidate();
   });
-  connect(gamma_slider_, &QSlider::valueChanged, this, [this](int v) { gamma_->setValue(v * kGammaStep); });
+  connect(gamma_slider_, &QSlider::valueChanged, this,
+          [this](int v) { gamma_->setValue(v * kGammaStep); });
   connect(data_root_browse_, &QPushButton::clicked, this, [this] {
     const bool manifest = benchmark_->currentText() == QStringLiteral("manifest");
-    const QString path = manifest ? QFileDialog::getOpenFileName(this, tr("Manifest (JSONL or CSV)"),
-                                                                 data_root_->text())
-                                  : QFileDialog::getExistingDirectory(this, tr("Data set folder"),
-                                                                      data_root_->text());
+    const QString path =
+        manifest
+            ? QFileDialog::getOpenFileName(this, tr("Manifest (JSONL or CSV)"), data_root_->text())
+            : QFileDialog::getExistingDirectory(this, tr("Data set folder"), data_root_->text());
     if (!path.isEmpty()) data_root_->setText(path);
   });
   connect(init_browse_, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Starting checkpoint"), init_path_->text(),
-                                                      tr("Checkpoints (*.pt *.pth);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Starting checkpoint"), init_path_->text(),
+                                     tr("Checkpoints (*.pt *.pth);;All files (*)"));
     if (!path.isEmpty()) init_path_->setText(path);
   });
   connect(vocab_browse_, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("CLIP BPE vocabulary"), vocab_->text(),
-                                                      tr("BPE vocabulary (*.txt.gz);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("CLIP BPE vocabulary"), vocab_->text(),
+                                     tr("BPE vocabulary (*.txt.gz);;All files (*)"));
     if (!path.isEmpty()) vocab_->setText(path);
   });
   connect(same_as, &QPushButton::clicked, this, &TrainConfigForm::sameAsRunRequested);
   const auto edited = [this] { revalidate(); };
   for (auto* c : {benchmark_, benchmark_size_, model_, device_, peft_, peft_towers_})
     connect(c, &QComboBox::currentIndexChanged, this, edited);
-  for (auto* e : {data_root_, init_path_, vocab_, lr_, name_}) connect(e, &QLineEdit::textChanged, this, edited);
-  for (auto* s : {data_seed_, epochs_, batch_, seed_, probe_every_, peft_rank_}) connect(s, &QSpinBox::valueChanged, this, edited);
-  for (auto* s : {token_weight_, logit_scale_, data_fraction_, peft_alpha_}) connect(s, &QDoubleSpinBox::valueChanged, this, edited);
-  for (auto* b : std::initializer_list<QAbstractButton*>{gbar_recomputed_, gbar_frozen_, fixed_scale_, long_clip_})
+  for (auto* e : {data_root_, init_path_, vocab_, lr_, name_})
+    connect(e, &QLineEdit::textChanged, this, edited);
+  for (auto* s : {data_seed_, epochs_, batch_, seed_, probe_every_, peft_rank_})
+    connect(s, &QSpinBox::valueChanged, this, edited);
+  for (auto* s : {token_weight_, logit_scale_, data_fraction_, peft_alpha_})
+    connect(s, &QDoubleSpinBox::valueChanged, this, edited);
+  for (auto* b : std::initializer_list<QAbstractButton*>{gbar_recomputed_, gbar_frozen_,
+                                                         fixed_scale_, long_clip_})
     connect(b, &QAbstractButton::toggled, this, edited);
 }
 
@@ -280,7 +291,8 @@ hnclip::TrainConfig TrainConfigForm::config() const {
   c.benchmark = benchmark_->currentText().toStdString();
   hnclip::from_string(benchmark_size_->currentText().toStdString(), c.benchmark_size);
   c.data_seed = static_cast<uint64_t>(data_seed_->value());
-  c.benchmark_root = c.benchmark == "synthetic" ? std::string() : data_root_->text().trimmed().toStdString();
+  c.benchmark_root =
+      c.benchmark == "synthetic" ? std::string() : data_root_->text().trimmed().toStdString();
   c.data_fraction = data_fraction_->value();
   const QString model = model_->currentData().toString();
   if (model == QLatin1String(kPretrainedItem)) {
@@ -300,7 +312,8 @@ hnclip::TrainConfig TrainConfigForm::config() const {
   c.peft_alpha = peft_alpha_->value();
   c.peft_towers = peft_towers_->currentText().toStdString();
   c.loss_gamma = gamma_->value();
-  c.loss_gbar = gbar_frozen_->isChecked() ? hnclip::GbarMode::kFrozen : hnclip::GbarMode::kRecomputed;
+  c.loss_gbar =
+      gbar_frozen_->isChecked() ? hnclip::GbarMode::kFrozen : hnclip::GbarMode::kRecomputed;
   c.loss_token_weight = token_weight_->value();
   c.logit_scale = logit_scale_->value();
   c.fixed_scale = fixed_scale_->isChecked();
@@ -331,7 +344,8 @@ void TrainConfigForm::setConfig(const hnclip::TrainConfig& c) {
   } else {
     const int i = model_->findData(QString::fromLatin1(kRandomPrefix) +
                                    QString::fromStdString(c.model.empty() ? "tiny" : c.model));
-    model_->setCurrentIndex(i >= 0 ? i : model_->findData(QString::fromLatin1(kRandomPrefix) + QStringLiteral("tiny")));
+    model_->setCurrentIndex(
+        i >= 0 ? i : model_->findData(QString::fromLatin1(kRandomPrefix) + QStringLiteral("tiny")));
   }
   vocab_->setText(QString::fromStdString(c.vocab));
   long_clip_->setChecked(c.long_clip);
@@ -353,14 +367,17 @@ void TrainConfigForm::setConfig(const hnclip::TrainConfig& c) {
   int d = device_->findData(QString::fromStdString(hnclip::to_string(c.device)));
   // A CUDA device this machine lacks (a run copied from a GPU server) selects the greyed-out
   // CUDA entry, so the form says why it cannot start instead of silently switching device.
-  if (d < 0 && c.device.kind == hnclip::DeviceKind::kCuda) d = device_->findData(QStringLiteral("cuda"));
+  if (d < 0 && c.device.kind == hnclip::DeviceKind::kCuda)
+    d = device_->findData(QStringLiteral("cuda"));
   device_->setCurrentIndex(d >= 0 ? d : 0);
   name_->setText(QString::fromStdString(c.name));
   updating_ = false;
   revalidate();
 }
 
-void TrainConfigForm::setBenchmarkSummary(const QString& text) { benchmark_summary_->setText(text); }
+void TrainConfigForm::setBenchmarkSummary(const QString& text) {
+  benchmark_summary_->setText(text);
+}
 
 QString TrainConfigForm::fieldMessage(const QString& flag) const {
   const auto it = messages_.find(flag);
@@ -412,7 +429,8 @@ void TrainConfigForm::revalidate() {
     std::error_code ec;
     if (c.benchmark_root.empty()) {
       flag = QStringLiteral("--data-root");
-      message = tr("--data-root: choose the %1 data set's location").arg(QString::fromStdString(c.benchmark));
+      message = tr("--data-root: choose the %1 data set's location")
+                    .arg(QString::fromStdString(c.benchmark));
     } else if (!fs::exists(c.benchmark_root, ec)) {
       flag = QStringLiteral("--data-root");
       message = tr("--data-root: %1 does not exist").arg(QString::fromStdString(c.benchmark_root));
@@ -424,7 +442,8 @@ void TrainConfigForm::revalidate() {
       flag = QStringLiteral("--init");
       message = tr("--init: %1 is not a file").arg(QString::fromStdString(c.init));
     }
-  } else if (message.isEmpty() && model_->currentData().toString() == QLatin1String(kCheckpointItem)) {
+  } else if (message.isEmpty() &&
+             model_->currentData().toString() == QLatin1String(kCheckpointItem)) {
     flag = QStringLiteral("--init");
     message = tr("--init: choose a checkpoint file");
   }
@@ -438,13 +457,16 @@ void TrainConfigForm::revalidate() {
   if (message.isEmpty() && c.device.kind == hnclip::DeviceKind::kCuda) {
     const std::string device = hnclip::to_string(c.device);
     bool present = false;
-    for (const auto& d : devices_) present |= d == device || (device == "cuda" && d.rfind("cuda", 0) == 0);
+    for (const auto& d : devices_)
+      present |= d == device || (device == "cuda" && d.rfind("cuda", 0) == 0);
     if (!present) {
       flag = QStringLiteral("--device");
-      message = tr("--device: %1 is not available on this machine").arg(QString::fromStdString(device));
+      message =
+          tr("--device: %1 is not available on this machine").arg(QString::fromStdString(device));
     }
   }
-  if (flag == QLatin1String("--rank") || flag == QLatin1String("--alpha") || flag == QLatin1String("--peft-towers"))
+  if (flag == QLatin1String("--rank") || flag == QLatin1String("--alpha") ||
+      flag == QLatin1String("--peft-towers"))
     flag = QStringLiteral("--peft");  // the adapter row's label
   for (auto& [f, label] : messages_) label->setVisible(false);
   if (!message.isEmpty()) {

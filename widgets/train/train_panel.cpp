@@ -5,11 +5,11 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QMessageBox>
-#include <QSettings>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSplitter>
 #include <QVBoxLayout>
 
@@ -25,16 +25,20 @@
 namespace hnclip::gui {
 namespace {
 
-constexpr int kStepsBeforeEta = 5;    // an ETA from fewer steps jumps around too much to show
-constexpr int kMaxLogBlocks = 2000;   // the log view keeps the latest lines only
+constexpr int kStepsBeforeEta = 5;   // an ETA from fewer steps jumps around too much to show
+constexpr int kMaxLogBlocks = 2000;  // the log view keeps the latest lines only
 constexpr int kRowDebounceMs = 400;
-constexpr int kScrollBarAllowance = 20;   // the form scrolls vertically, never horizontally
+constexpr int kScrollBarAllowance = 20;  // the form scrolls vertically, never horizontally
 constexpr int kFormInitialWidth = 380;
-constexpr int kPlotsInitialWidth = 1000;   // wait for typing in the data-root field to settle
+constexpr int kPlotsInitialWidth = 1000;  // wait for typing in the data-root field to settle
 
 QString duration_text(double seconds) {
   const auto s = static_cast<qint64>(seconds + 0.5);
-  if (s >= 3600) return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+  if (s >= 3600)
+    return QStringLiteral("%1:%2:%3")
+        .arg(s / 3600)
+        .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
+        .arg(s % 60, 2, 10, QLatin1Char('0'));
   return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
@@ -100,29 +104,33 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
   connect(start_, &QPushButton::clicked, this, &TrainPanel::startRun);
   connect(pause_, &QPushButton::clicked, this, &TrainPanel::togglePause);
   connect(stop_, &QPushButton::clicked, this, &TrainPanel::stopRun);
-  connect(form_, &TrainConfigForm::validityChanged, this, [this] { onStateChanged(controller_.state()); });
+  connect(form_, &TrainConfigForm::validityChanged, this,
+          [this] { onStateChanged(controller_.state()); });
 
   connect(&controller_, &TrainingController::stateChanged, this, &TrainPanel::onStateChanged);
-  connect(&controller_, &TrainingController::stateChanged, this, [this](TrainingController::State s) {
-    emit trainingStateChanged(s != TrainingController::State::Idle);
-  });
-  connect(&controller_, &TrainingController::checkpointed, this, [this] { emit checkpointed(controller_.runId()); });
+  connect(&controller_, &TrainingController::stateChanged, this,
+          [this](TrainingController::State s) {
+            emit trainingStateChanged(s != TrainingController::State::Idle);
+          });
+  connect(&controller_, &TrainingController::checkpointed, this,
+          [this] { emit checkpointed(controller_.runId()); });
   connect(form_, &TrainConfigForm::sameAsRunRequested, this, &TrainPanel::sameAsRunRequested);
   connect(&controller_, &TrainingController::log, this, &TrainPanel::appendLog);
-  connect(&controller_, &TrainingController::runCreated, this, [this](qint64 id, const hnclip::TrainConfig& c) {
-    const QString name = c.name.empty() ? tr("run %1").arg(id) : QString::fromStdString(c.name);
-    plots_->setRunLabel(id, name);
-    appendLog(tr("run %1 (%2) started").arg(id).arg(name));
-    awaiting_history_ = true;
-    loadHistories({id});
-    emit runStarted(id);
-  });
-  connect(&controller_, &TrainingController::step, this, &TrainPanel::onStep);
-  connect(&controller_, &TrainingController::probe, this,
-          [this](const hnclip::ProbeEvent& e) {
-            if (awaiting_history_) pending_probes_.push_back(e);
-            plots_->appendProbe(controller_.runId(), e);
+  connect(&controller_, &TrainingController::runCreated, this,
+          [this](qint64 id, const hnclip::TrainConfig& c) {
+            const QString name =
+                c.name.empty() ? tr("run %1").arg(id) : QString::fromStdString(c.name);
+            plots_->setRunLabel(id, name);
+            appendLog(tr("run %1 (%2) started").arg(id).arg(name));
+            awaiting_history_ = true;
+            loadHistories({id});
+            emit runStarted(id);
           });
+  connect(&controller_, &TrainingController::step, this, &TrainPanel::onStep);
+  connect(&controller_, &TrainingController::probe, this, [this](const hnclip::ProbeEvent& e) {
+    if (awaiting_history_) pending_probes_.push_back(e);
+    plots_->appendProbe(controller_.runId(), e);
+  });
   connect(&controller_, &TrainingController::evaluated, this, [this](const hnclip::EvalEvent& e) {
     if (awaiting_history_) pending_evals_.push_back(e);
     plots_->appendEval(controller_.runId(), e);
@@ -136,7 +144,9 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
     appendLog(tr("run %1 %2%3")
                   .arg(controller_.runId())
                   .arg(QString::fromStdString(r.status))
-                  .arg(r.message.empty() ? QString() : QStringLiteral(": ") + QString::fromStdString(r.message)));
+                  .arg(r.message.empty()
+                           ? QString()
+                           : QStringLiteral(": ") + QString::fromStdString(r.message)));
     state_text_->setText(QString::fromStdString(r.status));
     emit runEnded(controller_.runId());
   });
@@ -170,10 +180,12 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
 
 void TrainPanel::scheduleBenchmarkRow() {
   const auto c = form_->config();
-  const QString key = QStringLiteral("%1|%2|%3|%4|%5")
-                          .arg(QString::fromStdString(c.benchmark), QString::fromStdString(hnclip::to_string(c.benchmark_size)))
-                          .arg(c.data_seed)
-                          .arg(QString::fromStdString(c.benchmark_root), QString::fromStdString(c.test_split));
+  const QString key =
+      QStringLiteral("%1|%2|%3|%4|%5")
+          .arg(QString::fromStdString(c.benchmark),
+               QString::fromStdString(hnclip::to_string(c.benchmark_size)))
+          .arg(c.data_seed)
+          .arg(QString::fromStdString(c.benchmark_root), QString::fromStdString(c.test_split));
   if (key == row_key_) return;
   row_key_ = key;
   row_timer_->start();
@@ -187,7 +199,8 @@ void TrainPanel::computeBenchmarkRow() {
   form_->setBenchmarkSummary(tr("Table A1: reading the benchmark…"));
   const auto config = form_->config();
   const std::string cache = cache_dir_.toStdString();
-  row_watcher_->setFuture(QtConcurrent::run([config, cache] { return benchmark_row_text(config, cache); }));
+  row_watcher_->setFuture(
+      QtConcurrent::run([config, cache] { return benchmark_row_text(config, cache); }));
 }
 
 QString TrainPanel::progressText() const { return progress_text_->text(); }
@@ -252,11 +265,20 @@ void TrainPanel::onStateChanged(TrainingController::State state) {
   stop_->setEnabled(state != S::Idle && state != S::Stopping);
   form_->setEnabled(state == S::Idle);
   switch (state) {
-    case S::Idle: break;  // the final status is set by finished/failed
-    case S::Preparing: state_text_->setText(tr("preparing…")); break;
-    case S::Running: state_text_->setText(tr("running")); break;
-    case S::Paused: state_text_->setText(tr("paused")); break;
-    case S::Stopping: state_text_->setText(tr("stopping…")); break;
+    case S::Idle:
+      break;  // the final status is set by finished/failed
+    case S::Preparing:
+      state_text_->setText(tr("preparing…"));
+      break;
+    case S::Running:
+      state_text_->setText(tr("running"));
+      break;
+    case S::Paused:
+      state_text_->setText(tr("paused"));
+      break;
+    case S::Stopping:
+      state_text_->setText(tr("stopping…"));
+      break;
   }
 }
 
@@ -277,8 +299,10 @@ void TrainPanel::onStep(const hnclip::StepEvent& e) {
                      .arg(e.steps_per_epoch > 0 ? e.total_steps / e.steps_per_epoch : 0)
                      .arg(duration_text(e.wall_time_s));
   if (steps_seen_ > kStepsBeforeEta && e.step > first_step_) {
-    const double per_step = (e.wall_time_s - first_wall_) / static_cast<double>(e.step - first_step_);
-    text += tr(" · ETA %1").arg(duration_text(per_step * static_cast<double>(e.total_steps - e.step)));
+    const double per_step =
+        (e.wall_time_s - first_wall_) / static_cast<double>(e.step - first_step_);
+    text +=
+        tr(" · ETA %1").arg(duration_text(per_step * static_cast<double>(e.total_steps - e.step)));
   }
   progress_text_->setText(text);
 }
@@ -319,14 +343,17 @@ qint64 TrainPanel::trainingRunId() { return controller_.runId(); }
 
 QString TrainPanel::exportInteractive() {
   bool ok = false;
-  const QString chart = QInputDialog::getItem(this, tr("Export plot"), tr("Chart:"), plots_->chartNames(), 0, false, &ok);
+  const QString chart = QInputDialog::getItem(this, tr("Export plot"), tr("Chart:"),
+                                              plots_->chartNames(), 0, false, &ok);
   if (!ok) return {};
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(chart), chart + QStringLiteral(".png"),
-                                                    tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf);;CSV data (*.csv)"));
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export %1").arg(chart), chart + QStringLiteral(".png"),
+                                   tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf);;CSV data (*.csv)"));
   if (path.isEmpty()) return {};
   QString error;
-  const bool done = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive) ? plots_->exportCsv(chart, path, &error)
-                                                                              : plots_->exportChart(chart, path, &error);
+  const bool done = path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive)
+                        ? plots_->exportCsv(chart, path, &error)
+                        : plots_->exportChart(chart, path, &error);
   if (!done) {
     QMessageBox::warning(this, tr("Export"), error);
     return {};
@@ -347,7 +374,8 @@ void TrainPanel::restoreState(QSettings& s) {
   const QString config_json = s.value(QStringLiteral("train/lastConfig")).toString();
   hnclip::TrainConfig config;
   QString error;
-  if (!config_json.isEmpty() && parse_config(config_json, &config, &error)) form_->setConfig(config);
+  if (!config_json.isEmpty() && parse_config(config_json, &config, &error))
+    form_->setConfig(config);
 }
 
 void TrainPanel::loadHistories(const QList<int64_t>& runs) {
@@ -367,8 +395,10 @@ void TrainPanel::loadHistories(const QList<int64_t>& runs) {
     for (const auto& h : histories) {
       const bool live = controller_.busy() && h.run_id == controller_.runId();
       if (!live && !shown_runs_.contains(h.run_id)) continue;  // deselected meanwhile
-      if (live) applyRunHistory(h);
-      else plots_->setRunHistory(h.run_id, QString::fromStdString(h.name), h.steps, h.probes, h.evals);
+      if (live)
+        applyRunHistory(h);
+      else
+        plots_->setRunHistory(h.run_id, QString::fromStdString(h.name), h.steps, h.probes, h.evals);
     }
   });
   watcher->setFuture(QtConcurrent::run([db, ids] { return load_run_histories(db, ids); }));
@@ -403,7 +433,8 @@ void TrainPanel::copyConfigOfRun(qint64 run_id) {
     hnclip::TrainConfig config;
     QString error;
     if (!parse_config(QString::fromStdString(h.front().config_json), &config, &error)) {
-      QMessageBox::warning(this, tr("Same as run"), tr("Run %1's configuration cannot be read: %2").arg(run_id).arg(error));
+      QMessageBox::warning(this, tr("Same as run"),
+                           tr("Run %1's configuration cannot be read: %2").arg(run_id).arg(error));
       return;
     }
     config.name.clear();  // a new run gets its own name

@@ -109,16 +109,16 @@ class TrainPanel : public QWidget, public WorkbenchTab {
   int64_t first_step_ = -1;
   double first_wall_ = 0;
   int steps_seen_ = 0;
-  QTimer* row_timer_ = nullptr;         // debounces typing in the benchmark fields
+  QTimer* row_timer_ = nullptr;  // debounces typing in the benchmark fields
   QFutureWatcher<QString>* row_watcher_ = nullptr;
   // Live events kept until the run's stored history has been plotted (applyRunHistory).
   bool awaiting_history_ = false;
   std::vector<hnclip::StepEvent> pending_steps_;
   std::vector<hnclip::ProbeEvent> pending_probes_;
   std::vector<hnclip::EvalEvent> pending_evals_;
-  QString row_key_;                     // benchmark fields the shown (or pending) row is for
-  bool row_again_ = false;              // fields changed while a row was being computed
-  QList<int64_t> shown_runs_;           // stored runs overlaid in the plots (besides the live one)
+  QString row_key_;            // benchmark fields the shown (or pending) row is for
+  bool row_again_ = false;     // fields changed while a row was being computed
+  QList<int64_t> shown_runs_;  // stored runs overlaid in the plots (besides the live one)
 };
 
 }  // namespace hnclip::gui

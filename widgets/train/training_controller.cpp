@@ -29,7 +29,9 @@ class SignalObserver : public hnclip::TrainObserver {
 void TrainingWorker::run(const TrainingRequest& request) {
   try {
     const hnclip::JobPaths paths{request.database.toStdString(), request.cache_dir.toStdString()};
-    hnclip::JobLog job_log = [this](const std::string& line) { emit log(QString::fromStdString(line)); };
+    hnclip::JobLog job_log = [this](const std::string& line) {
+      emit log(QString::fromStdString(line));
+    };
     std::unique_ptr<hnclip::TrainingJob> job;
     if (request.resume_run_id > 0) {
       job = hnclip::TrainingJob::resume(request.resume_run_id, paths, job_log);
@@ -52,13 +54,16 @@ TrainingController::TrainingController(QObject* parent) : QObject(parent) {
   worker_ = new TrainingWorker(&stop_, &pause_);
   worker_->moveToThread(&thread_);
   connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
-  connect(this, &TrainingController::runRequested, worker_, &TrainingWorker::run, Qt::QueuedConnection);
+  connect(this, &TrainingController::runRequested, worker_, &TrainingWorker::run,
+          Qt::QueuedConnection);
   connect(worker_, &TrainingWorker::log, this, &TrainingController::log);
-  connect(worker_, &TrainingWorker::runCreated, this, [this](qint64 id, const hnclip::TrainConfig& c) {
-    run_id_ = id;
-    if (state_ == State::Preparing) setState(pause_.paused() ? State::Paused : State::Running);
-    emit runCreated(id, c);
-  });
+  connect(worker_, &TrainingWorker::runCreated, this,
+          [this](qint64 id, const hnclip::TrainConfig& c) {
+            run_id_ = id;
+            if (state_ == State::Preparing)
+              setState(pause_.paused() ? State::Paused : State::Running);
+            emit runCreated(id, c);
+          });
   connect(worker_, &TrainingWorker::step, this, &TrainingController::step);
   connect(worker_, &TrainingWorker::probe, this, &TrainingController::probe);
   connect(worker_, &TrainingWorker::gbarSnapshot, this, &TrainingController::gbarSnapshot);

@@ -35,7 +35,8 @@ struct TrainingRequest {
 class TrainingWorker : public QObject {
   Q_OBJECT
  public:
-  TrainingWorker(const std::atomic<bool>* stop, hnclip::PauseGate* pause) : stop_(stop), pause_(pause) {}
+  TrainingWorker(const std::atomic<bool>* stop, hnclip::PauseGate* pause)
+      : stop_(stop), pause_(pause) {}
 
  public slots:
   void run(const hnclip::gui::TrainingRequest& request);

@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include <opencv2/imgcodecs.hpp>
 #include <torch/torch.h>
+#include <opencv2/imgcodecs.hpp>
 
 #include "data/split_data.h"
 #include "support/test_dirs.h"
@@ -24,9 +24,9 @@
 namespace hnclip {
 namespace {
 
-constexpr int64_t kSide = 4;       // fake image side
-constexpr int64_t kContext = 5;    // fake token row length
-constexpr int64_t kPoison = 666;   // loading this image index throws
+constexpr int64_t kSide = 4;      // fake image side
+constexpr int64_t kContext = 5;   // fake token row length
+constexpr int64_t kPoison = 666;  // loading this image index throws
 
 // Image i is filled with i, caption c's tokens with c; each load sleeps a pseudo-random time
 // derived from its first index, so workers finish out of order.

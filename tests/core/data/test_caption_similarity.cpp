@@ -75,8 +75,8 @@ TEST(CaptionSimilarity, MatchesBruteForceOnHandMadeCaptions) {
       "A large red circle on a grey background.",
       "A large red circle on a white background.",
       "a small blue square",
-      "",                                  // no words: cosine 0 with everything
-      "?!",                                // punctuation only: no words either
+      "",    // no words: cosine 0 with everything
+      "?!",  // punctuation only: no words either
       "red red red",
       "A large red circle on a grey background.",  // exact duplicate: hardest 1
   };
@@ -87,7 +87,8 @@ TEST(CaptionSimilarity, MatchesBruteForceOnHandMadeCaptions) {
 
 TEST(CaptionSimilarity, MatchesBruteForceAcrossChunks) {
   // More captions than one row chunk (512), so the chunked path is exercised.
-  const std::vector<std::string> vocab = {"red", "blue", "circle", "square", "large", "small", "the", "a", "x"};
+  const std::vector<std::string> vocab = {"red",   "blue", "circle", "square", "large",
+                                          "small", "the",  "a",      "x"};
   std::mt19937_64 rng(7);
   std::vector<std::string> captions;
   for (int i = 0; i < 1100; ++i) {

@@ -32,13 +32,23 @@ void write_jpeg(const fs::path& p, int shade) {
 
 // An annotation shaped like DCI's: the caption keys plus mask data (nested objects, base64
 // strings) that the reader must skip.
-json annotation(const std::string& image, const std::string& short_caption, const std::string& extra) {
-  json mask = {{"outer_mask", "iVBORw0KGgoAAAANSUhEUgAA"}, {"area", 120},
-               {"bounds", {{"topLeft", {{"x", 0}, {"y", 0}}}, {"bottomRight", {{"x", 8}, {"y", 6}}}}},
-               {"idx", 0}, {"requirements", json::array({1})}, {"parent", -1},
-               {"label", "mug"}, {"caption", "a mug"}, {"mask_quality", 0}};
-  return {{"image", image}, {"short_caption", short_caption}, {"extra_caption", extra},
-          {"mask_keys", json::array({"0"})}, {"mask_data", {{"0", mask}}}};
+json annotation(const std::string& image, const std::string& short_caption,
+                const std::string& extra) {
+  json mask = {
+      {"outer_mask", "iVBORw0KGgoAAAANSUhEUgAA"},
+      {"area", 120},
+      {"bounds", {{"topLeft", {{"x", 0}, {"y", 0}}}, {"bottomRight", {{"x", 8}, {"y", 6}}}}},
+      {"idx", 0},
+      {"requirements", json::array({1})},
+      {"parent", -1},
+      {"label", "mug"},
+      {"caption", "a mug"},
+      {"mask_quality", 0}};
+  return {{"image", image},
+          {"short_caption", short_caption},
+          {"extra_caption", extra},
+          {"mask_keys", json::array({"0"})},
+          {"mask_data", {{"0", mask}}}};
 }
 
 class DciTest : public ::testing::Test {
@@ -65,7 +75,8 @@ class DciTest : public ::testing::Test {
     add("sa_0.json", "sa_0.jpg", "A field.", "Sheep graze under a cloudy sky.");
     fs::create_directories(base() / "photos");
     // Deliberately not alphabetical: the file's order is the benchmark's.
-    splits(R"({"train": ["sa_3.json", "sa_1.json"], "valid": ["sa_2.json"], "test": ["sa_4.json"]})");
+    splits(
+        R"({"train": ["sa_3.json", "sa_1.json"], "valid": ["sa_2.json"], "test": ["sa_4.json"]})");
   }
 
   template <typename Open>
@@ -86,12 +97,14 @@ TEST_F(DciTest, DciReadsTheSplitsOfSplitsJsonInFileOrderPlusAll) {
   const auto train = b->split("train");
   ASSERT_EQ(train.size(), 2u);
   EXPECT_EQ(train[0].image, (base() / "photos/sa_3.jpg").string());
-  EXPECT_EQ(train[0].captions, std::vector<std::string>{"A kitchen.\nA red kettle sits on the stove."});
+  EXPECT_EQ(train[0].captions,
+            std::vector<std::string>{"A kitchen.\nA red kettle sits on the stove."});
   EXPECT_EQ(train[1].captions[0], "A street.\nCars are parked along the curb.");
   EXPECT_EQ(train[1].split, "train");
   const auto test = b->split("test");
   ASSERT_EQ(test.size(), 1u);
-  EXPECT_EQ(test[0].captions[0], "A dog.") << "an empty extra_caption leaves the short caption alone";
+  EXPECT_EQ(test[0].captions[0], "A dog.")
+      << "an empty extra_caption leaves the short caption alone";
 
   const auto all = b->split("all");
   ASSERT_EQ(all.size(), 4u) << "sa_0 is in no split of splits.json";
@@ -111,20 +124,25 @@ TEST_F(DciTest, TheFolderAboveTheDataFolderAlsoWorks) {
 TEST_F(DciTest, LongDciUsesEveryAnnotationByFileNameWithItsExtraCaption) {
   make_dci();
   std::vector<std::string> said;
-  const auto b = open_long_dci_benchmark(base().string(), [&](const std::string& m) { said.push_back(m); });
+  const auto b =
+      open_long_dci_benchmark(base().string(), [&](const std::string& m) { said.push_back(m); });
   EXPECT_EQ(b->name(), "long-dci");
   EXPECT_EQ(b->splits(), std::vector<std::string>{"test"});
   const auto test = b->split("test");
-  ASSERT_EQ(test.size(), 4u) << "sa_4 has an empty extra_caption; sa_0 counts although splits.json omits it";
+  ASSERT_EQ(test.size(), 4u)
+      << "sa_4 has an empty extra_caption; sa_0 counts although splits.json omits it";
   std::vector<std::string> names;
   for (const auto& s : test) names.push_back(fs::path(s.image).filename().string());
   EXPECT_EQ(names, (std::vector<std::string>{"sa_0.jpg", "sa_1.jpg", "sa_2.jpg", "sa_3.jpg"}));
   EXPECT_EQ(test[3].captions, std::vector<std::string>{"A red kettle sits on the stove."});
   ASSERT_EQ(said.size(), 1u);
-  EXPECT_NE(said[0].find("4 images with an extra_caption; 1 annotations with an empty extra_caption"),
-            std::string::npos) << said[0];
+  EXPECT_NE(
+      said[0].find("4 images with an extra_caption; 1 annotations with an empty extra_caption"),
+      std::string::npos)
+      << said[0];
 
-  expect_error([&] { b->split("train"); }, {"benchmark 'long-dci': unknown split 'train'", "evaluation-only"});
+  expect_error([&] { b->split("train"); },
+               {"benchmark 'long-dci': unknown split 'train'", "evaluation-only"});
 }
 
 TEST_F(DciTest, LongDciDoesNotNeedSplitsJsonNorThePhotosOfLeftOutImages) {
@@ -141,7 +159,8 @@ TEST_F(DciTest, SplitsJsonProblemsNameTheKeyAndTheAnnotation) {
   const std::string f = (base() / "splits.json").string();
   expect_error([&] { open_dci_benchmark(base().string()); },
                {"3 problems",
-                f + ": key \"train\": 'sa_9.json' has no annotation file at " + (base() / "annotations/sa_9.json").string(),
+                f + ": key \"train\": 'sa_9.json' has no annotation file at " +
+                    (base() / "annotations/sa_9.json").string(),
                 f + ": key \"valid\": 'sa_3.json' is already listed in split 'train'",
                 f + ": key \"test\": must be an array of annotation file names, not string"});
   splits("{\"train\": [\"sa_3.json\",\n  ]}");
@@ -167,13 +186,15 @@ TEST_F(DciTest, AnnotationProblemsNameTheFileLineAndKeyAndMissingPhotosAllAppear
                     (base() / "photos/sa_4.jpg").string()});
   // long-dci reads the same annotations (and sa_0, whose photo exists) and finds the same three
   // broken files; sa_4 is left out for its empty extra_caption, so its photo is not needed.
-  const std::string msg = expect_error([&] { open_long_dci_benchmark(base().string()); },
-                                       {"3 problems", (ann / "sa_3.json").string() + ":3: malformed JSON"});
+  const std::string msg =
+      expect_error([&] { open_long_dci_benchmark(base().string()); },
+                   {"3 problems", (ann / "sa_3.json").string() + ":3: malformed JSON"});
   EXPECT_EQ(msg.find("sa_4"), std::string::npos) << msg;
 }
 
 TEST_F(DciTest, AFolderWithoutDciPartsIsAnError) {
-  expect_error([&] { open_dci_benchmark(dir_.path().string()); }, {"no annotations/ folder", "densely_captioned_images"});
+  expect_error([&] { open_dci_benchmark(dir_.path().string()); },
+               {"no annotations/ folder", "densely_captioned_images"});
   fs::create_directories(base() / "annotations");
   expect_error([&] { open_long_dci_benchmark(base().string()); }, {"no photos/ folder"});
 }

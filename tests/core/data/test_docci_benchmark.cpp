@@ -28,7 +28,8 @@ void write_jpeg(const fs::path& p, int shade) {
   ASSERT_TRUE(cv::imwrite(p.string(), cv::Mat(6, 8, CV_8UC3, cv::Scalar(shade, 255 - shade, 40))));
 }
 
-std::string record(const std::string& id, const std::string& split, const std::string& description) {
+std::string record(const std::string& id, const std::string& split,
+                   const std::string& description) {
   return R"({"example_id": ")" + id + R"(", "split": ")" + split + R"(", "image_file": ")" + id +
          R"(.jpg", "description": ")" + description + "\"}\n";
 }
@@ -37,11 +38,14 @@ class DocciTest : public ::testing::Test {
  protected:
   fs::path root() const { return fs::absolute(dir_.path()).lexically_normal(); }
   std::string descriptions() const { return (root() / "docci_descriptions.jsonlines").string(); }
-  void image(const std::string& id, int shade = 90) { write_jpeg(root() / "images" / (id + ".jpg"), shade); }
+  void image(const std::string& id, int shade = 90) {
+    write_jpeg(root() / "images" / (id + ".jpg"), shade);
+  }
 
   // Opening the root throws a DataError whose message contains every one of `needles`.
   std::string expect_error(const std::vector<std::string>& needles) {
-    return test::expect_error_containing<DataError>([&] { open_docci_benchmark(root().string()); }, needles);
+    return test::expect_error_containing<DataError>([&] { open_docci_benchmark(root().string()); },
+                                                    needles);
   }
 
   ScratchDir dir_;
@@ -50,8 +54,8 @@ class DocciTest : public ::testing::Test {
 TEST_F(DocciTest, ReadsTrainTestWithQualTestAndQualDevInFileOrder) {
   std::string text;
   int shade = 0;
-  for (const char* id : {"train_00001", "train_00002", "test_00001", "qual_test_00001", "qual_dev_00001",
-                         "test_00002", "train_00003"}) {
+  for (const char* id : {"train_00001", "train_00002", "test_00001", "qual_test_00001",
+                         "qual_dev_00001", "test_00002", "train_00003"}) {
     image(id, shade += 30);
   }
   text += record("train_00001", "train", "A red mug on a wooden table.");
@@ -92,14 +96,19 @@ TEST_F(DocciTest, ReadsTrainTestWithQualTestAndQualDevInFileOrder) {
     b->split("qual_test");  // folded into test, not a split of its own
     FAIL() << "no DataError";
   } catch (const DataError& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown split 'qual_test' (it has: train, test, qual_dev)"),
-              std::string::npos) << e.what();
+    EXPECT_NE(
+        std::string(e.what()).find("unknown split 'qual_test' (it has: train, test, qual_dev)"),
+        std::string::npos)
+        << e.what();
   }
 }
 
 TEST_F(DocciTest, OtherKeysAreIgnoredAndSplitsWithoutRecordsAreNotListed) {
   image("test_00001");
-  write_text_file(descriptions(), R"({"example_id": "test_00001", "split": "test", "image_file": "test_00001.jpg", "description": "x y", "cluster_id": 7})" "\n");
+  write_text_file(
+      descriptions(),
+      R"({"example_id": "test_00001", "split": "test", "image_file": "test_00001.jpg", "description": "x y", "cluster_id": 7})"
+      "\n");
   const auto b = open_docci_benchmark(root().string());
   EXPECT_EQ(b->splits(), std::vector<std::string>{"test"});
   EXPECT_EQ(b->split("test").size(), 1u);
@@ -110,22 +119,25 @@ TEST_F(DocciTest, EveryBrokenRecordIsReportedWithFileLineAndKey) {
   image("train_00002");
   image("train_00003");
   std::string text;
-  text += record("train_00001", "train", "fine");                                          // 1
-  text += "{\"example_id\": \"train_00002\", \"split\": \"train\"\n";                       // 2 malformed
-  text += R"({"example_id": "train_00003", "split": "train", "image_file": "train_00003.jpg"})" "\n";  // 3
-  text += record("train_00004", "validation", "unknown split");                            // 4
-  text += record("train_00005", "train", "no image file");                                 // 5
-  text += record("train_00001", "train", "same id again");                                 // 6
-  text += R"({"example_id": 12, "split": "train", "image_file": "train_00001.jpg", "description": "d"})" "\n";  // 7
-  text += "[1, 2]\n";                                                                       // 8
+  text += record("train_00001", "train", "fine");                      // 1
+  text += "{\"example_id\": \"train_00002\", \"split\": \"train\"\n";  // 2 malformed
+  text += R"({"example_id": "train_00003", "split": "train", "image_file": "train_00003.jpg"})"
+          "\n";                                                  // 3
+  text += record("train_00004", "validation", "unknown split");  // 4
+  text += record("train_00005", "train", "no image file");       // 5
+  text += record("train_00001", "train", "same id again");       // 6
+  text +=
+      R"({"example_id": 12, "split": "train", "image_file": "train_00001.jpg", "description": "d"})"
+      "\n";            // 7
+  text += "[1, 2]\n";  // 8
   write_text_file(descriptions(), text);
 
   const std::string f = descriptions();
-  expect_error({"7 problems",
-                f + ":2: malformed JSON",
-                f + ":3: key \"description\": missing",
-                f + ":4: key \"split\": unknown split 'validation' (expected train, test, qual_dev or qual_test)",
-                f + ":5: key \"image_file\": no image file at " + (root() / "images/train_00005.jpg").string(),
+  expect_error({"7 problems", f + ":2: malformed JSON", f + ":3: key \"description\": missing",
+                f + ":4: key \"split\": unknown split 'validation' (expected train, test, qual_dev "
+                    "or qual_test)",
+                f + ":5: key \"image_file\": no image file at " +
+                    (root() / "images/train_00005.jpg").string(),
                 f + ":6: key \"example_id\": 'train_00001' is already used on line 1",
                 f + ":7: key \"example_id\": must be a string, not number",
                 f + ":8: expected a JSON object, found array"});
@@ -133,9 +145,11 @@ TEST_F(DocciTest, EveryBrokenRecordIsReportedWithFileLineAndKey) {
 
 TEST_F(DocciTest, ManyMissingImagesAreCountedNotDropped) {
   std::string text;
-  for (int i = 0; i < 25; ++i) text += record("test_" + std::to_string(100 + i), "test", "a caption");
+  for (int i = 0; i < 25; ++i)
+    text += record("test_" + std::to_string(100 + i), "test", "a caption");
   write_text_file(descriptions(), text);
-  const std::string msg = expect_error({"25 problems", "test_100.jpg", "test_119.jpg", "and 5 more"});
+  const std::string msg =
+      expect_error({"25 problems", "test_100.jpg", "test_119.jpg", "and 5 more"});
   EXPECT_EQ(msg.find("test_120.jpg"), std::string::npos) << "only the first 20 are listed: " << msg;
 }
 
@@ -143,7 +157,8 @@ TEST_F(DocciTest, AFileThatIsNotAnImageIsReported) {
   fs::create_directories(root() / "images");
   write_text_file(root() / "images/test_00001.jpg", "<html>not found</html>");
   write_text_file(descriptions(), record("test_00001", "test", "a caption"));
-  expect_error({descriptions() + ":1: key \"image_file\": ", "test_00001.jpg: not a JPEG/PNG/BMP/WebP/TIFF image"});
+  expect_error({descriptions() + ":1: key \"image_file\": ",
+                "test_00001.jpg: not a JPEG/PNG/BMP/WebP/TIFF image"});
 }
 
 TEST_F(DocciTest, MissingDescriptionsFileOrEmptyFileIsAnError) {

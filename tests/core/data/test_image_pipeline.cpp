@@ -72,9 +72,9 @@ cv::Mat three_bands(int long_side, int short_side, bool wide) {
   cv::Mat m(wide ? cv::Size(long_side, short_side) : cv::Size(short_side, long_side), CV_8UC3);
   const int band = long_side / 3;
   for (int i = 0; i < long_side; ++i) {
-    const cv::Vec3b colour = i < band ? cv::Vec3b(0, 0, 255)          // red
-                             : i < 2 * band ? cv::Vec3b(0, 255, 0)    // green
-                                            : cv::Vec3b(255, 0, 0);   // blue
+    const cv::Vec3b colour = i < band       ? cv::Vec3b(0, 0, 255)   // red
+                             : i < 2 * band ? cv::Vec3b(0, 255, 0)   // green
+                                            : cv::Vec3b(255, 0, 0);  // blue
     if (wide) {
       m.col(i).setTo(colour);
     } else {
@@ -120,7 +120,7 @@ TEST(ImagePipeline, ResizedSizeFollowsTorchvision) {
   EXPECT_EQ(ImagePipeline::resized_size({640, 480}, 224), cv::Size(298, 224));  // 298.67
   EXPECT_EQ(ImagePipeline::resized_size({481, 333}, 224), cv::Size(323, 224));  // 323.56
   EXPECT_EQ(ImagePipeline::resized_size({333, 481}, 224), cv::Size(224, 323));
-  EXPECT_EQ(ImagePipeline::resized_size({30, 20}, 224), cv::Size(336, 224));    // exact
+  EXPECT_EQ(ImagePipeline::resized_size({30, 20}, 224), cv::Size(336, 224));  // exact
   EXPECT_EQ(ImagePipeline::resized_size({50, 50}, 224), cv::Size(224, 224));
   EXPECT_EQ(ImagePipeline::resized_size({224, 300}, 224), cv::Size(224, 300));  // unchanged
   EXPECT_EQ(ImagePipeline::resized_size({1, 1000}, 48), cv::Size(48, 48000));
@@ -173,9 +173,9 @@ TEST(ImagePipeline, CustomSizeAndStatistics) {
   ImagePipeline p(cfg);
   std::vector<float> out(3 * 8 * 8);
   p.process(cv::Mat(20, 30, CV_8UC3, cv::Scalar(0, 255, 255)), out.data());
-  EXPECT_NEAR(out[0], 1.0f, 1e-6);            // R: (1 - 0.5) / 0.5
-  EXPECT_NEAR(out[64], 2.0f, 1e-6);           // G: (1 - 0.5) / 0.25
-  EXPECT_NEAR(out[128 + 63], -0.5f, 1e-6);    // B: (0 - 0.5) / 1
+  EXPECT_NEAR(out[0], 1.0f, 1e-6);          // R: (1 - 0.5) / 0.5
+  EXPECT_NEAR(out[64], 2.0f, 1e-6);         // G: (1 - 0.5) / 0.25
+  EXPECT_NEAR(out[128 + 63], -0.5f, 1e-6);  // B: (0 - 0.5) / 1
   cfg.image_size = 0;
   EXPECT_THROW(ImagePipeline{cfg}, std::invalid_argument);
   cfg.image_size = 8;

@@ -57,12 +57,16 @@ class ManifestTest : public ::testing::Test {
 // ---- JSON Lines ---------------------------------------------------------------------------------
 
 TEST_F(ManifestTest, JsonlReadsSamplesSplitsAndGroupsInOrder) {
-  const std::string path = write("m.jsonl",
-      R"({"image": "img/b.png", "captions": ["a red cube", "a cube, red"], "split": "test"})" "\n"
-      "\n"
-      R"({"image": "img/a.png", "caption": "a blue ball", "split": "train", "group": "g1"})" "\n"
-      "   \r\n"
-      R"({"image": "img/c.png", "caption": "a green cone", "split": "test", "group": 7})" "\r\n");
+  const std::string path =
+      write("m.jsonl",
+            R"({"image": "img/b.png", "captions": ["a red cube", "a cube, red"], "split": "test"})"
+            "\n"
+            "\n"
+            R"({"image": "img/a.png", "caption": "a blue ball", "split": "train", "group": "g1"})"
+            "\n"
+            "   \r\n"
+            R"({"image": "img/c.png", "caption": "a green cone", "split": "test", "group": 7})"
+            "\r\n");
   auto b = open_manifest_benchmark(path, "mine");
   EXPECT_EQ(b->name(), "mine");
   EXPECT_EQ(b->root(), fs::absolute(dir_.path()).lexically_normal().string());
@@ -87,9 +91,13 @@ TEST_F(ManifestTest, JsonlReadsSamplesSplitsAndGroupsInOrder) {
 TEST_F(ManifestTest, ImagePathsMayBeAbsoluteOrRelativeToTheManifestFolder) {
   fs::create_directories(dir_ / "sub");
   const std::string abs = image("img/d.png");
-  const std::string path = write("sub/m.jsonl",
-      R"({"image": "../img/a.png", "caption": "x", "split": "train"})" "\n"
-      R"({"image": ")" + abs + R"(", "caption": "y", "split": "train"})" "\n");
+  const std::string path =
+      write("sub/m.jsonl", R"({"image": "../img/a.png", "caption": "x", "split": "train"})"
+                           "\n"
+                           R"({"image": ")" +
+                               abs +
+                               R"(", "caption": "y", "split": "train"})"
+                               "\n");
   const auto train = open_manifest_benchmark(path, "m")->split("train");
   ASSERT_EQ(train.size(), 2u);
   EXPECT_EQ(train[0].image, image("img/a.png"));
@@ -97,48 +105,60 @@ TEST_F(ManifestTest, ImagePathsMayBeAbsoluteOrRelativeToTheManifestFolder) {
 }
 
 TEST_F(ManifestTest, SameImageMayAppearInDifferentSplits) {
-  const std::string path = write("m.jsonl",
-      R"({"image": "img/a.png", "caption": "x", "split": "train"})" "\n"
-      R"({"image": "img/a.png", "caption": "y", "split": "test"})" "\n");
+  const std::string path =
+      write("m.jsonl", R"({"image": "img/a.png", "caption": "x", "split": "train"})"
+                       "\n"
+                       R"({"image": "img/a.png", "caption": "y", "split": "test"})"
+                       "\n");
   auto b = open_manifest_benchmark(path, "m");
   EXPECT_EQ(b->split("train").size(), 1u);
   EXPECT_EQ(b->split("test").size(), 1u);
 }
 
 TEST_F(ManifestTest, JsonlErrorsNameFileLineAndKey) {
-  const std::string ok = R"({"image": "img/a.png", "caption": "x", "split": "train"})" "\n\n";
-  expect_error(write("e1.jsonl", ok + R"({"image": "img/b.png", "caption": "x", "split": )" "\n"),
+  const std::string ok = R"({"image": "img/a.png", "caption": "x", "split": "train"})"
+                         "\n\n";
+  expect_error(write("e1.jsonl", ok + R"({"image": "img/b.png", "caption": "x", "split": )"
+                                      "\n"),
                3, "", "malformed JSON");
-  expect_error(write("e2.jsonl", ok + R"({"caption": "x", "split": "train"})" "\n"), 3, "image",
-               "missing");
+  expect_error(write("e2.jsonl", ok + R"({"caption": "x", "split": "train"})"
+                                      "\n"),
+               3, "image", "missing");
   expect_error(write("e3.jsonl", ok + R"({"image": 5, "caption": "x", "split": "train"})"), 3,
                "image", "string");
-  expect_error(write("e4.jsonl", ok + R"({"image": "img/b.png", "split": "train"})"), 3,
-               "captions", "missing");
+  expect_error(write("e4.jsonl", ok + R"({"image": "img/b.png", "split": "train"})"), 3, "captions",
+               "missing");
   expect_error(write("e5.jsonl", ok + R"({"image": "img/b.png", "captions": "x", "split": "t"})"),
                3, "captions", "array");
-  expect_error(write("e6.jsonl", ok + R"({"image": "img/b.png", "captions": [], "split": "t"})"),
-               3, "captions", "non-empty");
-  expect_error(write("e7.jsonl", ok + R"({"image": "img/b.png", "captions": ["a", 3], "split": "t"})"),
-               3, "captions", "strings");
-  expect_error(write("e8.jsonl", ok + R"({"image": "img/b.png", "captions": ["a", " "], "split": "t"})"),
-               3, "captions", "empty caption");
+  expect_error(write("e6.jsonl", ok + R"({"image": "img/b.png", "captions": [], "split": "t"})"), 3,
+               "captions", "non-empty");
+  expect_error(
+      write("e7.jsonl", ok + R"({"image": "img/b.png", "captions": ["a", 3], "split": "t"})"), 3,
+      "captions", "strings");
+  expect_error(
+      write("e8.jsonl", ok + R"({"image": "img/b.png", "captions": ["a", " "], "split": "t"})"), 3,
+      "captions", "empty caption");
   expect_error(write("e9.jsonl", ok + R"({"image": "img/b.png", "caption": "", "split": "t"})"), 3,
                "caption", "empty caption");
   expect_error(write("e10.jsonl", ok + R"({"image": "img/b.png", "caption": "x"})"), 3, "split",
                "missing");
   expect_error(write("e11.jsonl", ok + R"({"image": "img/b.png", "caption": "x", "split": 1})"), 3,
                "split", "string");
-  expect_error(write("e12.jsonl", ok + R"({"image": "img/b.png", "caption": "x", "split": "t", "group": [1]})"),
+  expect_error(write("e12.jsonl",
+                     ok + R"({"image": "img/b.png", "caption": "x", "split": "t", "group": [1]})"),
                3, "group", "string");
   expect_error(write("e13.jsonl", ok + R"({"image": "img/zz.png", "caption": "x", "split": "t"})"),
                3, "image", image("img/zz.png"));
-  expect_error(write("e14.jsonl", ok + R"({"image": "./img/a.png", "caption": "y", "split": "train"})"),
-               3, "image", "already listed in split 'train' on line 1");
-  expect_error(write("e15.jsonl", ok + R"({"image": "img/b.png", "caption": "x", "split": "t", "captionz": 1})"),
+  expect_error(
+      write("e14.jsonl", ok + R"({"image": "./img/a.png", "caption": "y", "split": "train"})"), 3,
+      "image", "already listed in split 'train' on line 1");
+  expect_error(write("e15.jsonl",
+                     ok + R"({"image": "img/b.png", "caption": "x", "split": "t", "captionz": 1})"),
                3, "captionz", "unknown key");
-  expect_error(write("e16.jsonl", ok + R"({"image": "img/b.png", "caption": "x", "captions": ["y"], "split": "t"})"),
-               3, "captions", "either");
+  expect_error(
+      write("e16.jsonl",
+            ok + R"({"image": "img/b.png", "caption": "x", "captions": ["y"], "split": "t"})"),
+      3, "captions", "either");
   expect_error(write("e17.jsonl", ok + R"(["img/b.png", "x", "t"])"), 3, "", "JSON object");
   expect_error(write("e18.jsonl", ok + R"({"image": "", "caption": "x", "split": "t"})"), 3,
                "image", "empty");
@@ -148,13 +168,14 @@ TEST_F(ManifestTest, JsonlErrorsNameFileLineAndKey) {
 
 TEST_F(ManifestTest, CsvMergesCaptionsOfTheSameImageAndSplit) {
   const std::string path = write("m.csv",
-      "\xEF\xBB\xBF" "split,image,caption,group\r\n"
-      "train,img/a.png,\"a red cube, small\",g1\r\n"
-      "\r\n"
-      "train, img/b.png ,\"he said \"\"hi\"\"\",\n"
-      "train,img/a.png,\"two\nlines\",\n"
-      "test,img/a.png,a test caption,g2\n"
-      "train,img/a.png,third,g1");
+                                 "\xEF\xBB\xBF"
+                                 "split,image,caption,group\r\n"
+                                 "train,img/a.png,\"a red cube, small\",g1\r\n"
+                                 "\r\n"
+                                 "train, img/b.png ,\"he said \"\"hi\"\"\",\n"
+                                 "train,img/a.png,\"two\nlines\",\n"
+                                 "test,img/a.png,a test caption,g2\n"
+                                 "train,img/a.png,third,g1");
   auto b = open_manifest_benchmark(path, "m");
   EXPECT_EQ(b->splits(), (std::vector<std::string>{"train", "test"}));
   const auto train = b->split("train");

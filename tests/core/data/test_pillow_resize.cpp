@@ -30,8 +30,8 @@ namespace {
 using json = nlohmann::json;
 using test::ScratchDir;
 
-const std::string kReference =
-    std::string(HNCLIP_REFERENCE_PYTHON) + " " + HNCLIP_TEST_SOURCE_DIR + "/core/reference/pillow_reference.py";
+const std::string kReference = std::string(HNCLIP_REFERENCE_PYTHON) + " " + HNCLIP_TEST_SOURCE_DIR +
+                               "/core/reference/pillow_reference.py";
 
 // Uniform bytes from raw mt19937_64 draws (8 bytes per draw), so the data is the same everywhere.
 cv::Mat noise(cv::Size size, int channels, uint64_t seed) {
@@ -40,7 +40,8 @@ cv::Mat noise(cv::Size size, int channels, uint64_t seed) {
   const size_t n = m.total() * m.elemSize();
   for (size_t i = 0; i < n; i += 8) {
     const uint64_t draw = rng();
-    for (size_t b = 0; b < 8 && i + b < n; ++b) m.data[i + b] = static_cast<uint8_t>(draw >> (8 * b));
+    for (size_t b = 0; b < 8 && i + b < n; ++b)
+      m.data[i + b] = static_cast<uint8_t>(draw >> (8 * b));
   }
   return m;
 }
@@ -70,10 +71,11 @@ cv::Mat drawing(cv::Size size, int channels) {
   cv::rectangle(bgr, cv::Rect(w / 8, h / 6, w / 3, h / 3), cv::Scalar(255, 255, 255), cv::FILLED);
   cv::circle(bgr, cv::Point(2 * w / 3, h / 2), std::max(1, std::min(w, h) / 4), cv::Scalar(0, 0, 0),
              cv::FILLED);
-  cv::circle(bgr, cv::Point(2 * w / 3, h / 2), std::max(1, std::min(w, h) / 8), cv::Scalar(20, 40, 250),
-             cv::FILLED);
+  cv::circle(bgr, cv::Point(2 * w / 3, h / 2), std::max(1, std::min(w, h) / 8),
+             cv::Scalar(20, 40, 250), cv::FILLED);
   for (int i = 0; i < 6; ++i) {
-    cv::line(bgr, cv::Point(i * w / 6, 0), cv::Point(w - 1 - i * w / 7, h - 1), cv::Scalar(0, 255, 0), 1);
+    cv::line(bgr, cv::Point(i * w / 6, 0), cv::Point(w - 1 - i * w / 7, h - 1),
+             cv::Scalar(0, 255, 0), 1);
   }
   cv::putText(bgr, "HN-CLIP", cv::Point(w / 10, h - h / 8), cv::FONT_HERSHEY_SIMPLEX,
               std::max(0.3, w / 300.0), cv::Scalar(250, 10, 120), std::max(1, w / 200));
@@ -130,8 +132,10 @@ TEST(PillowResize, IdenticalToPillowBicubic) {
       for (const auto& [kind, image] : images) {
         const std::string stem = dir.path().string() + "/" + std::to_string(index++);
         ASSERT_TRUE(cv::imwrite(stem + "_src.png", image));
-        spec["cases"].push_back({{"src", stem + "_src.png"}, {"dst", stem + "_pil.png"},
-                                 {"width", c.to.width}, {"height", c.to.height}});
+        spec["cases"].push_back({{"src", stem + "_src.png"},
+                                 {"dst", stem + "_pil.png"},
+                                 {"width", c.to.width},
+                                 {"height", c.to.height}});
         expects.push_back({image, c.to, stem + "_pil.png",
                            std::string(c.what) + " " + kind + (channels == 3 ? " RGB" : " L")});
       }
@@ -139,7 +143,8 @@ TEST(PillowResize, IdenticalToPillowBicubic) {
   }
   test::write_text_file(dir / "resize.json", spec.dump());
   std::string out, err;
-  ASSERT_EQ(test::run_command(kReference + " resize " + (dir / "resize.json").string(), &out, &err), 0)
+  ASSERT_EQ(test::run_command(kReference + " resize " + (dir / "resize.json").string(), &out, &err),
+            0)
       << "reference script failed: " << err;
 
   for (const auto& e : expects) {
@@ -150,7 +155,8 @@ TEST(PillowResize, IdenticalToPillowBicubic) {
     const cv::Mat ours = pillow_resize(e.src, e.to);
     ASSERT_EQ(ours.type(), e.src.type());
     ASSERT_EQ(ours.size(), e.to);
-    EXPECT_EQ(differing_pixels(ours, pil), 0) << "max difference " << cv::norm(ours, pil, cv::NORM_INF);
+    EXPECT_EQ(differing_pixels(ours, pil), 0)
+        << "max difference " << cv::norm(ours, pil, cv::NORM_INF);
   }
 }
 
@@ -159,8 +165,9 @@ TEST(PillowResize, WindowIsTheSamePixelsAsTheCrop) {
   for (const cv::Size size : {cv::Size(323, 224), cv::Size(900, 700), cv::Size(481, 100)}) {
     const cv::Mat full = pillow_resize(image, size);
     const cv::Rect crop(50, 0, std::min(224, size.width - 50), std::min(224, size.height));
-    for (const cv::Rect window : {cv::Rect(0, 0, size.width, size.height), crop,
-                                  cv::Rect(size.width - 7, size.height - 5, 7, 5), cv::Rect(3, 9, 1, 1)}) {
+    for (const cv::Rect window :
+         {cv::Rect(0, 0, size.width, size.height), crop,
+          cv::Rect(size.width - 7, size.height - 5, 7, 5), cv::Rect(3, 9, 1, 1)}) {
       SCOPED_TRACE(std::to_string(size.width) + "x" + std::to_string(size.height));
       const cv::Mat part = pillow_resize(image, size, window);
       ASSERT_EQ(part.size(), window.size());
@@ -196,13 +203,13 @@ std::vector<float> read_floats(const std::string& path, size_t n) {
 // APP1 "Exif", a big-endian TIFF header and one IFD entry, inserted right after SOI.
 std::vector<uint8_t> with_exif_orientation_6(const std::vector<uint8_t>& jpeg) {
   const std::vector<uint8_t> app1 = {
-      0xFF, 0xE1, 0x00, 0x22,                          // APP1, length 34 (itself included)
-      'E', 'x', 'i', 'f', 0x00, 0x00,                  // EXIF identifier
-      'M', 'M', 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08,    // TIFF header, IFD0 at offset 8
-      0x00, 0x01,                                      // one entry
-      0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01,  // Orientation, SHORT, count 1
-      0x00, 0x06, 0x00, 0x00,                          // value 6
-      0x00, 0x00, 0x00, 0x00};                         // no next IFD
+      0xFF, 0xE1, 0x00, 0x22,                                // APP1, length 34 (itself included)
+      'E',  'x',  'i',  'f',  0x00, 0x00,                    // EXIF identifier
+      'M',  'M',  0x00, 0x2A, 0x00, 0x00, 0x00, 0x08,        // TIFF header, IFD0 at offset 8
+      0x00, 0x01,                                            // one entry
+      0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01,        // Orientation, SHORT, count 1
+      0x00, 0x06, 0x00, 0x00,                                // value 6
+      0x00, 0x00, 0x00, 0x00};                               // no next IFD
   std::vector<uint8_t> out(jpeg.begin(), jpeg.begin() + 2);  // SOI
   out.insert(out.end(), app1.begin(), app1.end());
   out.insert(out.end(), jpeg.begin() + 2, jpeg.end());
@@ -244,11 +251,13 @@ TEST(PillowResize, ClipPreprocessingMatchesPilAndTorchReference) {
     SCOPED_TRACE("n_px " + std::to_string(n_px));
     json spec{{"n_px", n_px}, {"cases", json::array()}};
     for (const auto& name : names) {
-      spec["cases"].push_back({{"src", (dir / name).string()}, {"dst", (dir / (name + ".f32")).string()}});
+      spec["cases"].push_back(
+          {{"src", (dir / name).string()}, {"dst", (dir / (name + ".f32")).string()}});
     }
     test::write_text_file(dir / "clip.json", spec.dump());
     std::string out, err;
-    ASSERT_EQ(test::run_command(kReference + " clip " + (dir / "clip.json").string(), &out, &err), 0)
+    ASSERT_EQ(test::run_command(kReference + " clip " + (dir / "clip.json").string(), &out, &err),
+              0)
         << "reference script failed: " << err;
 
     ImagePipelineConfig cfg;
@@ -261,7 +270,8 @@ TEST(PillowResize, ClipPreprocessingMatchesPilAndTorchReference) {
       pipeline.load((dir / name).string(), ours.data());
       const auto ref = read_floats((dir / (name + ".f32")).string(), n);
       double max_diff = 0.0;
-      for (size_t i = 0; i < n; ++i) max_diff = std::max(max_diff, std::abs(double(ours[i]) - ref[i]));
+      for (size_t i = 0; i < n; ++i)
+        max_diff = std::max(max_diff, std::abs(double(ours[i]) - ref[i]));
       EXPECT_LT(max_diff, 1e-5);
     }
   }

@@ -32,7 +32,8 @@ TEST(SplitCatalog, NumbersCaptionsLikeSplitData) {
     EXPECT_EQ(catalog.caption_image(c), data.caption_image(c)) << c;
     EXPECT_EQ(catalog.caption_text(c), data.caption_text(c)) << c;
   }
-  for (int64_t i = 0; i < catalog.num_images(); ++i) EXPECT_EQ(catalog.image_captions(i), data.image_captions(i));
+  for (int64_t i = 0; i < catalog.num_images(); ++i)
+    EXPECT_EQ(catalog.image_captions(i), data.image_captions(i));
   EXPECT_EQ(catalog.caption_text(4), "a cone");
   EXPECT_EQ(catalog.caption_image_path(2), "/d/b.png");
   EXPECT_EQ(catalog.image_path(2), "/d/c.png");
@@ -59,8 +60,10 @@ TEST(SplitCatalog, OpensASplitOfAManifestAndNamesAnUnknownOne) {
   test::ScratchDir dir;
   for (const char* name : {"p.png", "q.png"}) std::ofstream(dir / name) << "x";
   const auto manifest = (dir / "m.jsonl").string();
-  std::ofstream(manifest) << R"({"image": "p.png", "caption": "one", "split": "test"})" "\n"
-                          << R"({"image": "q.png", "captions": ["two", "three"], "split": "train"})" "\n";
+  std::ofstream(manifest) << R"({"image": "p.png", "caption": "one", "split": "test"})"
+                             "\n"
+                          << R"({"image": "q.png", "captions": ["two", "three"], "split": "train"})"
+                             "\n";
   BenchmarkSpec spec;
   spec.name = "manifest";
   spec.root = manifest;

@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include <opencv2/imgcodecs.hpp>
 #include <torch/torch.h>
+#include <opencv2/imgcodecs.hpp>
 
 #include "data/benchmark.h"
 #include "support/test_dirs.h"

@@ -22,14 +22,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr double kMinColourToBackground = 90;  // BGR distance: every colour stands out on every background
-constexpr double kMinColourToColour = 80;      // and the colours stay apart from each other
-constexpr int kMaxCaptionWords = 94;           // 96-token context minus start and end
+constexpr double kMinColourToBackground =
+    90;  // BGR distance: every colour stands out on every background
+constexpr double kMinColourToColour = 80;  // and the colours stay apart from each other
+constexpr int kMaxCaptionWords = 94;       // 96-token context minus start and end
 constexpr int kMinDenseWords = 60;
 constexpr int kMaxDenseWords = 150;
 
 double distance(const cv::Scalar& a, const cv::Scalar& b) {
-  return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+  return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                   (a[2] - b[2]) * (a[2] - b[2]));
 }
 
 // Pixels whose BGR differs by more than `threshold` (summed over channels) between two images.
@@ -57,7 +59,9 @@ Scene one_object_scene(SceneBackground bg, SceneObject o) {
   return s;
 }
 
-double caption_cosine(const std::string& a, const std::string& b) { return bag_of_words_stats({a, b}).mean_pairwise; }
+double caption_cosine(const std::string& a, const std::string& b) {
+  return bag_of_words_stats({a, b}).mean_pairwise;
+}
 
 int word_count(const std::string& s) { return static_cast<int>(WordTokenizer::words(s).size()); }
 
@@ -78,7 +82,8 @@ TEST(SyntheticRenderer, EveryColourVisibleOnEveryBackground) {
         const auto img = renderer.render(one_object_scene(bg, o));
         const auto empty = renderer.render(one_object_scene(bg, o)).setTo(scene_bgr(bg));
         EXPECT_GE(differing_pixels(img, empty, 120), 10)
-            << scene_name(SceneColour(c)) << " " << scene_name(SceneShape(shape)) << " on " << scene_name(bg);
+            << scene_name(SceneColour(c)) << " " << scene_name(SceneShape(shape)) << " on "
+            << scene_name(bg);
       }
     }
   }
@@ -88,7 +93,8 @@ TEST(SyntheticRenderer, ShapesSizesAndTexturesAreResolvable) {
   const SyntheticRenderer renderer;
   EXPECT_EQ(renderer.image_size(), 48);
   auto draw = [&](SceneShape sh, SceneSize sz, SceneTexture t) {
-    return renderer.render(one_object_scene(SceneBackground::Grey, {SceneColour::Yellow, sh, sz, t, 0}));
+    return renderer.render(
+        one_object_scene(SceneBackground::Grey, {SceneColour::Yellow, sh, sz, t, 0}));
   };
   for (int sz = 0; sz < kSceneSizeCount; ++sz) {
     for (int t = 0; t < kSceneTextureCount; ++t) {
@@ -97,11 +103,15 @@ TEST(SyntheticRenderer, ShapesSizesAndTexturesAreResolvable) {
         EXPECT_EQ(img.type(), CV_8UC3);
         EXPECT_EQ(img.rows, 48);
         // Solid vs hollow, small vs large, and any two shapes differ in several clear pixels.
-        EXPECT_GE(differing_pixels(img, draw(SceneShape(a), SceneSize(sz), SceneTexture(1 - t)), 150), 3)
+        EXPECT_GE(
+            differing_pixels(img, draw(SceneShape(a), SceneSize(sz), SceneTexture(1 - t)), 150), 3)
             << scene_name(SceneShape(a)) << " " << scene_name(SceneSize(sz));
-        EXPECT_GE(differing_pixels(img, draw(SceneShape(a), SceneSize(1 - sz), SceneTexture(t)), 150), 10);
+        EXPECT_GE(
+            differing_pixels(img, draw(SceneShape(a), SceneSize(1 - sz), SceneTexture(t)), 150),
+            10);
         for (int b = a + 1; b < kSceneShapeCount; ++b) {
-          EXPECT_GE(differing_pixels(img, draw(SceneShape(b), SceneSize(sz), SceneTexture(t)), 150), 3)
+          EXPECT_GE(differing_pixels(img, draw(SceneShape(b), SceneSize(sz), SceneTexture(t)), 150),
+                    3)
               << scene_name(SceneShape(a)) << " vs " << scene_name(SceneShape(b)) << " "
               << scene_name(SceneSize(sz)) << " " << scene_name(SceneTexture(t));
         }
@@ -155,7 +165,8 @@ TEST(SyntheticScene, DifferencesCountEveryChange) {
   auto fewer = base;
   fewer.objects.erase(fewer.objects.begin() + 1);
   EXPECT_EQ(scene_differences(base, fewer), std::vector<SceneChange>{SceneChange::Count});
-  fewer.background = SceneBackground((static_cast<int>(base.background) + 1) % kSceneBackgroundCount);
+  fewer.background =
+      SceneBackground((static_cast<int>(base.background) + 1) % kSceneBackgroundCount);
   EXPECT_EQ(scene_differences(base, fewer).size(), 2u);
 }
 
@@ -168,7 +179,8 @@ TEST(SyntheticBenchmark, UnknownSizeAndEmptyCacheDirAreNamed) {
     EXPECT_NE(std::string(e.what()).find("huge"), std::string::npos) << e.what();
   }
   EXPECT_THROW(open_synthetic_benchmark({"", "small", 1}), std::invalid_argument);
-  EXPECT_THROW(synthetic_split_items(synthetic_size_spec("small"), 1, "validation"), std::invalid_argument);
+  EXPECT_THROW(synthetic_split_items(synthetic_size_spec("small"), 1, "validation"),
+               std::invalid_argument);
 }
 
 TEST(SyntheticSplit, SizesAndFamilies) {
@@ -207,7 +219,8 @@ TEST(SyntheticSplit, TwinsDifferInExactlyOneThingAndCaptionsStayClose) {
         ++seen[diff.front()];
         EXPECT_GE(caption_cosine(base.caption, members[i]->caption), 0.9)
             << split << " " << group << " (" << scene_name(diff.front()) << ")\n"
-            << base.caption << "\n" << members[i]->caption;
+            << base.caption << "\n"
+            << members[i]->caption;
         for (size_t j = 0; j < i; ++j) EXPECT_NE(members[j]->scene, members[i]->scene) << group;
       }
     }
@@ -288,7 +301,8 @@ TEST(SyntheticBenchmark, GeneratesAndReadsBackThroughTheManifest) {
   test::ScratchDir dir;
   const SyntheticOptions options{dir.path().string(), "small", 1};
   std::vector<std::string> messages;
-  const auto bench = open_synthetic_benchmark(options, [&](const std::string& m) { messages.push_back(m); });
+  const auto bench =
+      open_synthetic_benchmark(options, [&](const std::string& m) { messages.push_back(m); });
   EXPECT_FALSE(messages.empty());
   EXPECT_EQ(bench->name(), "synthetic");
   EXPECT_EQ(bench->splits(), (std::vector<std::string>{"pretrain", "train", "test"}));
@@ -306,7 +320,8 @@ TEST(SyntheticBenchmark, GeneratesAndReadsBackThroughTheManifest) {
     }
   }
   const fs::path folder = synthetic_benchmark_folder(options);
-  EXPECT_EQ(folder.filename().string(), "synthetic-small-s1-v" + std::to_string(kSyntheticGeneratorVersion));
+  EXPECT_EQ(folder.filename().string(),
+            "synthetic-small-s1-v" + std::to_string(kSyntheticGeneratorVersion));
   EXPECT_TRUE(fs::is_regular_file(folder / "info.json"));
   EXPECT_TRUE(fs::is_regular_file(folder / "images" / "train" / "000000.png"));
   // Nothing but the finished folder is left in the cache.
@@ -325,15 +340,20 @@ TEST(SyntheticBenchmark, DeterministicBySeed) {
   EXPECT_NE(manifest_text(a), manifest_text(c));
   int compared = 0;
   int different_from_c = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(fs::path(synthetic_benchmark_folder(a)) / "images")) {
+  for (const auto& entry :
+       fs::recursive_directory_iterator(fs::path(synthetic_benchmark_folder(a)) / "images")) {
     if (!entry.is_regular_file()) continue;
     const auto rel = fs::relative(entry.path(), synthetic_benchmark_folder(a));
     const auto bytes = test::read_text_file(entry.path());
     ASSERT_EQ(bytes, test::read_text_file(fs::path(synthetic_benchmark_folder(b)) / rel)) << rel;
-    different_from_c += bytes != test::read_text_file(fs::path(synthetic_benchmark_folder(c)) / rel) ? 1 : 0;
+    different_from_c +=
+        bytes != test::read_text_file(fs::path(synthetic_benchmark_folder(c)) / rel) ? 1 : 0;
     ++compared;
   }
-  EXPECT_EQ(compared, 1024 + 512 + static_cast<int>(synthetic_split_items(synthetic_size_spec("small"), 1, "test").size()));
+  EXPECT_EQ(
+      compared,
+      1024 + 512 +
+          static_cast<int>(synthetic_split_items(synthetic_size_spec("small"), 1, "test").size()));
   EXPECT_GT(different_from_c, compared / 2);
 }
 

@@ -29,13 +29,15 @@ class Urban1kTest : public ::testing::Test {
   void pair(const std::string& n, const std::string& caption_text) {
     fs::create_directories(root() / "image");
     fs::create_directories(root() / "caption");
-    ASSERT_TRUE(cv::imwrite((root() / "image" / (n + ".jpg")).string(),
-                            cv::Mat(6, 8, CV_8UC3, cv::Scalar(20, 200, static_cast<int>(n.size()) * 40))));
+    ASSERT_TRUE(
+        cv::imwrite((root() / "image" / (n + ".jpg")).string(),
+                    cv::Mat(6, 8, CV_8UC3, cv::Scalar(20, 200, static_cast<int>(n.size()) * 40))));
     write_text_file(root() / "caption" / (n + ".txt"), caption_text);
   }
 
   std::string expect_error(const std::vector<std::string>& needles) {
-    return test::expect_error_containing<DataError>([&] { open_urban1k_benchmark(root().string()); }, needles);
+    return test::expect_error_containing<DataError>(
+        [&] { open_urban1k_benchmark(root().string()); }, needles);
   }
 
   ScratchDir dir_;
@@ -69,7 +71,9 @@ TEST_F(Urban1kTest, AskingForATrainingSplitSaysItIsEvaluationOnly) {
     FAIL() << "no DataError";
   } catch (const DataError& e) {
     const std::string msg = e.what();
-    EXPECT_NE(msg.find("benchmark 'urban1k': unknown split 'train' (it has: test)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("benchmark 'urban1k': unknown split 'train' (it has: test)"),
+              std::string::npos)
+        << msg;
     EXPECT_NE(msg.find("Urban-1K is an evaluation-only benchmark"), std::string::npos) << msg;
   }
 }

@@ -51,7 +51,8 @@ BruteForce brute_force(const torch::Tensor& f, int64_t bins) {
   }
   b.mean_pairwise = sum / (n * (n - 1) / 2.0);
   b.mean_hardest = std::accumulate(b.hardest.begin(), b.hardest.end(), 0.0) / n;
-  std::sort(b.pairs.begin(), b.pairs.end(), [](const auto& x, const auto& y) { return x.cosine > y.cosine; });
+  std::sort(b.pairs.begin(), b.pairs.end(),
+            [](const auto& x, const auto& y) { return x.cosine > y.cosine; });
   return b;
 }
 
@@ -80,7 +81,8 @@ TEST(CaptionGeometry, ChunkedEqualsBruteForce) {
   EXPECT_EQ(g.count, n);
   EXPECT_EQ(g.pairwise_histogram, b.pairwise_hist);
   EXPECT_EQ(g.hardest_histogram, b.hardest_hist);
-  EXPECT_EQ(std::accumulate(g.pairwise_histogram.begin(), g.pairwise_histogram.end(), int64_t{0}), n * (n - 1) / 2);
+  EXPECT_EQ(std::accumulate(g.pairwise_histogram.begin(), g.pairwise_histogram.end(), int64_t{0}),
+            n * (n - 1) / 2);
   EXPECT_NEAR(g.mean_pairwise, b.mean_pairwise, 1e-12);
   EXPECT_NEAR(g.mean_hardest, b.mean_hardest, 1e-12);
   ASSERT_EQ(g.hardest.size(), b.hardest.size());
@@ -148,7 +150,8 @@ TEST(CaptionGeometry, HandMadeBucketsAndDuplicates) {
 }
 
 TEST(CaptionGeometry, CosineOnABucketEdgeCountsInTheUpperBucket) {
-  // cos = 0.5 exactly: the "0.5-0.7" bucket, as geometry_bucket says (and the pair histogram bin 75).
+  // cos = 0.5 exactly: the "0.5-0.7" bucket, as geometry_bucket says (and the pair histogram bin
+  // 75).
   const auto f = torch::tensor({1.0, 0.0, 0.5, std::sqrt(0.75)}, torch::kDouble).reshape({2, 2});
   const auto g = compute_caption_geometry(f, {});
   EXPECT_EQ(g.bucket_counts[0], 0);

@@ -71,7 +71,8 @@ TEST(RetrievalMetrics, MatchesBruteForceWithTiesAndMultiCaptionImages) {
     }
     for (const auto* r : {&t2i, &i2t}) {
       for (const auto& [k, recall] : r->recall) {
-        const auto hits = std::count_if(r->ranks.begin(), r->ranks.end(), [&](int64_t x) { return x <= k; });
+        const auto hits =
+            std::count_if(r->ranks.begin(), r->ranks.end(), [&](int64_t x) { return x <= k; });
         EXPECT_DOUBLE_EQ(recall, 100.0 * hits / r->ranks.size());
       }
     }

@@ -46,7 +46,8 @@ TEST(CaptionGeometryJob, CancelMidwayStoresNothingAndARetryStores) {
   const auto encoder = hnclip::resolve_caption_encoder(request.encoder, paths.database);
   {
     hnclip::RunStore store(paths.database);
-    EXPECT_FALSE(store.caption_stats(dataset, encoder.key).has_value()) << "a cancelled request stored stats";
+    EXPECT_FALSE(store.caption_stats(dataset, encoder.key).has_value())
+        << "a cancelled request stored stats";
     EXPECT_TRUE(store.caption_neighbors(dataset, encoder.key, -1).empty());
   }
 
@@ -56,7 +57,8 @@ TEST(CaptionGeometryJob, CancelMidwayStoresNothingAndARetryStores) {
   const auto outcome = hnclip::caption_geometry_for(request, paths);
   EXPECT_TRUE(outcome.computed);
   ASSERT_FALSE(seen.empty());
-  for (size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i], seen[i - 1]) << "progress went backwards at " << i;
+  for (size_t i = 1; i < seen.size(); ++i)
+    EXPECT_GE(seen[i], seen[i - 1]) << "progress went backwards at " << i;
   EXPECT_DOUBLE_EQ(seen.back(), 1.0);
   hnclip::RunStore store(paths.database);
   const auto stats = store.caption_stats(dataset, encoder.key);

@@ -45,14 +45,17 @@ class RunRetrieverTest : public ::testing::Test {
       const bool test = i < kTestImages;
       const cv::Scalar bgr(37 * i % 256, 91 * i % 256, 53 * i % 256);
       cv::Mat img(40, 40, CV_8UC3, cv::Scalar(20, 20, 20));
-      if (i % 2) cv::circle(img, {20, 20}, 6 + i, bgr, -1);
-      else cv::rectangle(img, {5 + i % 5, 5}, {30, 20 + i}, bgr, -1);
+      if (i % 2)
+        cv::circle(img, {20, 20}, 6 + i, bgr, -1);
+      else
+        cv::rectangle(img, {5 + i % 5, 5}, {30, 20 + i}, bgr, -1);
       const std::string name = "img/" + std::to_string(i) + ".png";
       ASSERT_TRUE(cv::imwrite((dir / name).string(), img));
-      const std::string c1 = std::string("a ") + kColors[i % 5] + " " + kShapes[i % 2] + " number " + std::to_string(i);
+      const std::string c1 = std::string("a ") + kColors[i % 5] + " " + kShapes[i % 2] +
+                             " number " + std::to_string(i);
       const std::string c2 = std::string("the ") + kShapes[i % 2] + " is " + kColors[(i + 1) % 5];
-      m << R"({"image": ")" << name << R"(", "captions": [")" << c1 << R"(", ")" << c2 << R"("], "split": ")"
-        << (test ? "test" : "train") << "\"}\n";
+      m << R"({"image": ")" << name << R"(", "captions": [")" << c1 << R"(", ")" << c2
+        << R"("], "split": ")" << (test ? "test" : "train") << "\"}\n";
     }
     m.close();
     config.benchmark = "manifest";
@@ -102,26 +105,31 @@ class RunRetrieverTest : public ::testing::Test {
     hnclip::load_checkpoint_weights(checkpoint, ref.assets.model);
     ref.assets.model->eval();
     torch::NoGradGuard no_grad;
-    std::vector<int64_t> all_images(ref.assets.test->num_images()), all_captions(ref.assets.test->num_captions());
+    std::vector<int64_t> all_images(ref.assets.test->num_images()),
+        all_captions(ref.assets.test->num_captions());
     for (size_t i = 0; i < all_images.size(); ++i) all_images[i] = static_cast<int64_t>(i);
     for (size_t i = 0; i < all_captions.size(); ++i) all_captions[i] = static_cast<int64_t>(i);
     namespace F = torch::nn::functional;
-    ref.images = F::normalize(ref.assets.model->encode_image(ref.assets.test->load_images(all_images)).pooled,
-                              F::NormalizeFuncOptions().dim(-1));
-    ref.captions = F::normalize(ref.assets.model->encode_text(ref.assets.test->load_tokens(all_captions)).pooled,
-                                F::NormalizeFuncOptions().dim(-1));
+    ref.images = F::normalize(
+        ref.assets.model->encode_image(ref.assets.test->load_images(all_images)).pooled,
+        F::NormalizeFuncOptions().dim(-1));
+    ref.captions = F::normalize(
+        ref.assets.model->encode_text(ref.assets.test->load_tokens(all_captions)).pooled,
+        F::NormalizeFuncOptions().dim(-1));
     return ref;
   }
 
   // Compares a top-k list with the brute-force score row (full sort, descending).
-  static void expect_matches(const std::vector<hnclip::ScoredCandidate>& got, const torch::Tensor& scores, int64_t k) {
+  static void expect_matches(const std::vector<hnclip::ScoredCandidate>& got,
+                             const torch::Tensor& scores, int64_t k) {
     const auto sorted = scores.sort(0, /*descending=*/true);
     const auto values = std::get<0>(sorted), ids = std::get<1>(sorted);
     ASSERT_EQ(static_cast<int64_t>(got.size()), std::min<int64_t>(k, scores.size(0)));
     for (size_t r = 0; r < got.size(); ++r) {
       EXPECT_NEAR(got[r].score, values[r].item<float>(), 1e-5) << "rank " << r + 1;
       // Ids agree unless two scores are within float noise of each other.
-      const bool tie_before = r > 0 && std::abs(values[r].item<float>() - values[r - 1].item<float>()) < 1e-5;
+      const bool tie_before =
+          r > 0 && std::abs(values[r].item<float>() - values[r - 1].item<float>()) < 1e-5;
       const bool tie_after = static_cast<int64_t>(r) + 1 < scores.size(0) &&
                              std::abs(values[r].item<float>() - values[r + 1].item<float>()) < 1e-5;
       if (!tie_before && !tie_after) {
@@ -147,11 +155,13 @@ TEST_F(RunRetrieverTest, AdhocQueryMatchesBruteForce) {
   ASSERT_EQ(e.num_images, kTestImages);
   ASSERT_EQ(e.num_captions, 2 * kTestImages);
   // The cached image embeddings are the directly encoded ones (batching does not change them).
-  const auto cached = torch::from_blob(const_cast<float*>(e.images.data()), {e.num_images, e.dim}).clone();
+  const auto cached =
+      torch::from_blob(const_cast<float*>(e.images.data()), {e.num_images, e.dim}).clone();
   EXPECT_TRUE(torch::allclose(cached, ref.images, 1e-5, 1e-5));
 
   for (const std::string text : {"a red circle number 3", "the square is blue", "green"}) {
-    const auto tokens = torch::tensor(ref.assets.tokenizer->encode(text), torch::kInt64).unsqueeze(0);
+    const auto tokens =
+        torch::tensor(ref.assets.tokenizer->encode(text), torch::kInt64).unsqueeze(0);
     torch::Tensor q;
     {
       torch::NoGradGuard no_grad;
@@ -198,16 +208,19 @@ TEST_F(RunRetrieverTest, CacheIsReusedAndInvalidatedWhenTheCheckpointChanges) {
   }
   // The run's checkpoint is rewritten in place with other weights (as a resumed run would):
   // the cache must not serve the old embeddings.
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a distinct mtime even on coarse clocks
+  std::this_thread::sleep_for(
+      std::chrono::milliseconds(20));  // a distinct mtime even on coarse clocks
   write_checkpoint(7);
   auto r = RunRetriever::open(options);
   EXPECT_FALSE(r->embeddings_from_cache());
   EXPECT_NE(r->embeddings().images, first);
   const auto ref = reference();
   const auto& e = r->embeddings();
-  const auto cached = torch::from_blob(const_cast<float*>(e.images.data()), {e.num_images, e.dim}).clone();
+  const auto cached =
+      torch::from_blob(const_cast<float*>(e.images.data()), {e.num_images, e.dim}).clone();
   EXPECT_TRUE(torch::allclose(cached, ref.images, 1e-5, 1e-5));
-  EXPECT_EQ(hnclip::read_split_embeddings_header(r->cache_file()).checkpoint, hnclip::CheckpointStamp::of(checkpoint));
+  EXPECT_EQ(hnclip::read_split_embeddings_header(r->cache_file()).checkpoint,
+            hnclip::CheckpointStamp::of(checkpoint));
 }
 
 // Runs `f`, expects EmbeddingCacheError whose message names `file` and contains `what`.
@@ -269,14 +282,18 @@ TEST_F(RunRetrieverTest, ReportsProgressAndStopsWhenCancelled) {
   EXPECT_THROW(RunRetriever::open(options, progress, &cancel), hnclip::RetrievalCancelled);
   EXPECT_EQ(batches, 2);
   EXPECT_EQ(last_total, 3 * kTestImages);  // images + captions
-  EXPECT_FALSE(fs::exists(fs::path(options.cache_dir) / "split-embeddings")) << "nothing cached after a cancel";
+  EXPECT_FALSE(fs::exists(fs::path(options.cache_dir) / "split-embeddings"))
+      << "nothing cached after a cancel";
 
   cancel = false;
   batches = 0;
   last_done = 0;
-  auto r = RunRetriever::open(options, [&](int64_t done, int64_t total, const std::string&) {
-    if (total > 0) last_done = done;
-  }, &cancel);
+  auto r = RunRetriever::open(
+      options,
+      [&](int64_t done, int64_t total, const std::string&) {
+        if (total > 0) last_done = done;
+      },
+      &cancel);
   EXPECT_EQ(last_done, 3 * kTestImages);
 }
 
@@ -290,8 +307,10 @@ TEST(SplitEmbeddingsFile, RoundTripsExactly) {
   e.dim = 2;
   e.images = {0.5f, -0.25f, 1e-30f, 3.0f};
   e.captions = {1, 2, 3, 4, 5, std::numeric_limits<float>::denorm_min()};
-  const auto file = hnclip::split_embeddings_path((dir / "cache").string(), "/x/ckpt.pt", e.dataset_key);
-  EXPECT_NE(file, hnclip::split_embeddings_path((dir / "cache").string(), "/x/ckpt.pt", "other#test"));
+  const auto file =
+      hnclip::split_embeddings_path((dir / "cache").string(), "/x/ckpt.pt", e.dataset_key);
+  EXPECT_NE(file,
+            hnclip::split_embeddings_path((dir / "cache").string(), "/x/ckpt.pt", "other#test"));
   hnclip::write_split_embeddings(file, e);
   const auto back = hnclip::read_split_embeddings(file);
   EXPECT_EQ(back.checkpoint, e.checkpoint);
@@ -299,7 +318,8 @@ TEST(SplitEmbeddingsFile, RoundTripsExactly) {
   EXPECT_EQ(back.images, e.images);
   EXPECT_EQ(back.captions, e.captions);
   EXPECT_EQ(back.num_captions, 3);
-  EXPECT_THROW(hnclip::read_split_embeddings((dir / "missing.bin").string()), hnclip::EmbeddingCacheError);
+  EXPECT_THROW(hnclip::read_split_embeddings((dir / "missing.bin").string()),
+               hnclip::EmbeddingCacheError);
 }
 
 TEST(TopKByDot, BestFirstTiesByIndexAndSkip) {

@@ -60,9 +60,11 @@ TEST(HnContrastiveLoss, MatchesIndependentPythonReference) {
   test::ScratchDir dir;
   json in{{"cases", json::array()}};
   for (const auto& c : cases) {
-    in["cases"].push_back({{"V", to_json_matrix(c.V)}, {"T", to_json_matrix(c.T)},
+    in["cases"].push_back({{"V", to_json_matrix(c.V)},
+                           {"T", to_json_matrix(c.T)},
                            {"T0", c.T0.defined() ? to_json_matrix(c.T0) : json()},
-                           {"s", c.s}, {"gamma", c.gamma}});
+                           {"s", c.s},
+                           {"gamma", c.gamma}});
   }
   test::write_text_file(dir / "in.json", in.dump());
   std::string out, err;
@@ -96,7 +98,8 @@ TEST(HnContrastiveLoss, GammaZeroIsInfoNceBitForBit) {
     auto s = torch::tensor(100.0f);
     auto hn = hn_contrastive_loss(V, T, s, 0.0, T);
     auto plain = info_nce_loss(V, T, s);
-    EXPECT_TRUE(torch::equal(hn.loss, plain)) << hn.loss.item<float>() << " vs " << plain.item<float>();
+    EXPECT_TRUE(torch::equal(hn.loss, plain))
+        << hn.loss.item<float>() << " vs " << plain.item<float>();
     EXPECT_TRUE(torch::equal(hn.loss_standard, plain));
   }
 }
@@ -155,7 +158,8 @@ TEST(HnContrastiveLoss, PositivesAreUntouchedInATwoPairBatch) {
   auto T2 = normalized(torch::randn({2, 6}, torch::kDouble));
   auto V2 = normalized(torch::randn({2, 6}, torch::kDouble));
   const double s = 10.0, gamma = 0.5;
-  const double hn = hn_contrastive_loss(V2, T2, torch::tensor(s, torch::kDouble), gamma, T2).loss.item<double>();
+  const double hn =
+      hn_contrastive_loss(V2, T2, torch::tensor(s, torch::kDouble), gamma, T2).loss.item<double>();
   const double g01 = torch::dot(T2[0], T2[1]).item<double>();
   auto S = torch::matmul(V2, T2.t());
   double expected = 0;
@@ -176,8 +180,10 @@ TEST(HnContrastiveLoss, RejectsBadGammaAndShapes) {
   EXPECT_THROW(hn_contrastive_loss(T, T, s, -0.1, T), std::invalid_argument);
   EXPECT_THROW(hn_contrastive_loss(T, T, s, std::nan(""), T), std::invalid_argument);
   EXPECT_THROW(hn_contrastive_loss(T, T, s, INFINITY, T), std::invalid_argument);
-  EXPECT_THROW(hn_contrastive_loss(T, normalized(torch::randn({3, 3})), s, 0.5, T), std::invalid_argument);
-  EXPECT_THROW(hn_contrastive_loss(T, T, s, 0.5, normalized(torch::randn({3, 3}))), std::invalid_argument);
+  EXPECT_THROW(hn_contrastive_loss(T, normalized(torch::randn({3, 3})), s, 0.5, T),
+               std::invalid_argument);
+  EXPECT_THROW(hn_contrastive_loss(T, T, s, 0.5, normalized(torch::randn({3, 3}))),
+               std::invalid_argument);
 }
 
 }  // namespace

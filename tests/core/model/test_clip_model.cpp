@@ -71,14 +71,14 @@ TEST(ClipModel, TextIsPooledAtTheEndTokenAndIsCausal) {
   auto b = a.clone();
   b[0][7] = 13;  // after the end token: must not change the pooled feature (causal mask)
   auto c = a.clone();
-  c[0][2] = 9;   // before the end token: must change it
+  c[0][2] = 9;  // before the end token: must change it
   auto fa = m->encode_text(a).pooled, fb = m->encode_text(b).pooled, fc = m->encode_text(c).pooled;
   EXPECT_EQ(fa.sizes(), (std::vector<int64_t>{1, 64}));
   EXPECT_TRUE(torch::allclose(fa, fb, 1e-6, 1e-6));
   EXPECT_FALSE(torch::allclose(fa, fc, 1e-3, 1e-3));
   auto tok = m->encode_text(a, true);
   EXPECT_EQ(tok.tokens.sizes(), (std::vector<int64_t>{1, 5, 64}));  // trimmed after the end token
-  EXPECT_EQ(tok.mask.sum().item<int64_t>(), 3);  // words at positions 1..3
+  EXPECT_EQ(tok.mask.sum().item<int64_t>(), 3);                     // words at positions 1..3
   EXPECT_TRUE(torch::allclose(tok.tokens[0][4], fa[0], 1e-6, 1e-6));
 }
 
@@ -88,8 +88,9 @@ TEST(ClipModel, TrimmingPaddingDoesNotChangeFeatures) {
   ClipModel m(small_config());
   m->eval();
   torch::NoGradGuard no_grad;
-  auto batch = torch::tensor({{28, 5, 29, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-                              {28, 5, 6, 7, 8, 9, 10, 11, 29, 0, 0, 0}}, torch::kLong);
+  auto batch = torch::tensor(
+      {{28, 5, 29, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {28, 5, 6, 7, 8, 9, 10, 11, 29, 0, 0, 0}},
+      torch::kLong);
   auto together = m->encode_text(batch).pooled;
   auto alone = m->encode_text(batch.slice(0, 0, 1)).pooled;
   EXPECT_TRUE(torch::allclose(together[0], alone[0], 1e-5, 1e-6));

@@ -44,7 +44,8 @@ torch::Tensor tokens_from_json(const json& j) {
 }
 
 // max |a - b| <= tol * max |b|: relative to the output's scale, element-wise.
-void expect_close(const torch::Tensor& got, const torch::Tensor& want, double tol, const std::string& what) {
+void expect_close(const torch::Tensor& got, const torch::Tensor& want, double tol,
+                  const std::string& what) {
   ASSERT_EQ(got.sizes(), want.sizes()) << what;
   const double err = (got - want).abs().max().item<double>();
   const double scale = want.abs().max().item<double>();
@@ -72,7 +73,9 @@ class ReferenceCheckpoints : public ::testing::Test {
     if (script_status_ == 0) ref_ = json::parse(test::read_text_file(*dir_ / "reference.json"));
   }
   static void TearDownTestSuite() { dir_.reset(); }
-  void SetUp() override { ASSERT_EQ(script_status_, 0) << "reference script failed: " << script_err_; }
+  void SetUp() override {
+    ASSERT_EQ(script_status_, 0) << "reference script failed: " << script_err_;
+  }
 
   static std::string file(const std::string& name) { return (*dir_ / name).string(); }
   static torch::Tensor images() {
@@ -87,8 +90,10 @@ class ReferenceCheckpoints : public ::testing::Test {
     m->eval();
     torch::NoGradGuard no_grad;
     const auto& want = ref_[variant];
-    expect_close(m->encode_image(images()).pooled, from_json(want["image"]), kRelTol, name + " encode_image");
-    expect_close(m->encode_text(tokens).pooled, from_json(want["text"]), kRelTol, name + " encode_text");
+    expect_close(m->encode_image(images()).pooled, from_json(want["image"]), kRelTol,
+                 name + " encode_image");
+    expect_close(m->encode_text(tokens).pooled, from_json(want["text"]), kRelTol,
+                 name + " encode_text");
     expect_close(logits(m, images(), tokens), from_json(want["logits"]), kRelTol, name + " logits");
     return m;
   }
@@ -136,7 +141,8 @@ TEST_F(ReferenceCheckpoints, LongClipStateDictMatchesPyTorch) {
 
 TEST_F(ReferenceCheckpoints, HalfPrecisionWeightsBecomeFloat32) {
   auto m = check_outputs("clip_fp16.pt", "clip_fp16", tokens_from_json(ref_["tokens"]));
-  for (const auto& p : m->named_parameters()) EXPECT_EQ(p.value().scalar_type(), torch::kFloat) << p.key();
+  for (const auto& p : m->named_parameters())
+    EXPECT_EQ(p.value().scalar_type(), torch::kFloat) << p.key();
 }
 
 TEST_F(ReferenceCheckpoints, StretchedToLongClipKeepsShortCaptions) {
@@ -152,8 +158,8 @@ TEST_F(ReferenceCheckpoints, StretchedToLongClipKeepsShortCaptions) {
   torch::NoGradGuard no_grad;
   auto padded = torch::zeros({1, 248}, torch::kLong);
   padded.slice(1, 0, 77).copy_(tokens.slice(0, 0, 1));
-  expect_close(m->encode_text(padded).pooled, from_json(ref_["clip"]["text"]).slice(0, 0, 1), kRelTol,
-               "stretched encode_text");
+  expect_close(m->encode_text(padded).pooled, from_json(ref_["clip"]["text"]).slice(0, 0, 1),
+               kRelTol, "stretched encode_text");
 }
 
 // Zero-strided stand-ins with OpenAI's names and shapes: a ViT-L/14 dict costs no memory.
@@ -206,7 +212,8 @@ TEST(InferClipConfig, EveryPresetShapeIsRecognised) {
     EXPECT_TRUE(got == want) << name << ": " << describe_differences(got, want);
   }
   // OpenAI's published numbers, independent of the presets.
-  const auto l336 = infer_clip_config(fake_clip_state_dict(clip_preset("ViT-L/14-336", 49408, 77)), "l");
+  const auto l336 =
+      infer_clip_config(fake_clip_state_dict(clip_preset("ViT-L/14-336", 49408, 77)), "l");
   EXPECT_EQ(l336.image_size, 336);
   EXPECT_EQ(l336.vision_heads, 16);
   EXPECT_EQ(l336.text_heads, 12);
@@ -237,7 +244,8 @@ TEST(InferClipConfig, ResNetCheckpointIsRefusedByName) {
     FAIL() << "no error";
   } catch (const StateDictError& e) {
     EXPECT_NE(std::string(e.what()).find("RN50.pt"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("ResNet CLIP not supported"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ResNet CLIP not supported"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -248,7 +256,8 @@ TEST(InferClipConfig, NotAClipDictNamesTheMissingKey) {
     FAIL() << "no error";
   } catch (const StateDictError& e) {
     EXPECT_NE(std::string(e.what()).find("odd.pt"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("visual.positional_embedding"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("visual.positional_embedding"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -270,11 +279,20 @@ TEST(LongClipStretch, QuadraticTableHandComputedRows) {
   auto i = torch::arange(77, torch::kFloat);
   auto p = (i * i).unsqueeze(1);
   auto s = long_clip_stretch_positions(p);
-  const std::vector<std::pair<int64_t, double>> rows{
-      {0, 0},           {19, 361},          {20, 400},       {21, 0.75 * 400 + 0.25 * 441},
-      {22, 420.5},      {23, 430.75},       {24, 441},       {240, 75 * 75},
-      {241, 0.75 * 5625 + 0.25 * 5776},     {243, 0.25 * 5625 + 0.75 * 5776},
-      {244, 5776},      {245, 5776 + 37.75}, {246, 5776 + 75.5}, {247, 5776 + 113.25}};
+  const std::vector<std::pair<int64_t, double>> rows{{0, 0},
+                                                     {19, 361},
+                                                     {20, 400},
+                                                     {21, 0.75 * 400 + 0.25 * 441},
+                                                     {22, 420.5},
+                                                     {23, 430.75},
+                                                     {24, 441},
+                                                     {240, 75 * 75},
+                                                     {241, 0.75 * 5625 + 0.25 * 5776},
+                                                     {243, 0.25 * 5625 + 0.75 * 5776},
+                                                     {244, 5776},
+                                                     {245, 5776 + 37.75},
+                                                     {246, 5776 + 75.5},
+                                                     {247, 5776 + 113.25}};
   for (const auto& [r, want] : rows) EXPECT_DOUBLE_EQ(s[r][0].item<double>(), want) << "row " << r;
 }
 
@@ -282,7 +300,8 @@ TEST(LongClipStretch, RefusesOtherLengthsAndLongClipDicts) {
   EXPECT_THROW(long_clip_stretch_positions(torch::zeros({76, 4})), c10::Error);
   StateDict sd{{"positional_embedding", torch::zeros({248, 4})}};
   EXPECT_THROW(long_clip_from_clip_state_dict(sd, "x.pt"), StateDictError);
-  sd = {{"positional_embedding", torch::zeros({77, 4})}, {"positional_embedding_res", torch::zeros({77, 4})}};
+  sd = {{"positional_embedding", torch::zeros({77, 4})},
+        {"positional_embedding_res", torch::zeros({77, 4})}};
   EXPECT_THROW(long_clip_from_clip_state_dict(sd, "x.pt"), StateDictError);
 }
 
@@ -299,13 +318,13 @@ TEST(LoadClipStateDict, ListsEveryMisfitAndChangesNothing) {
   ClipModel source(tiny());
   StateDict sd;
   for (auto& [k, v] : dict_of(source)) {
-    if (k == "ln_final.weight" || k == "visual.ln_post.bias") continue;        // missing
-    if (k == "text_projection") v = torch::zeros({64, 32});                   // mismatch
-    if (k == "token_embedding.weight") v = torch::zeros({31, 64});            // mismatch
+    if (k == "ln_final.weight" || k == "visual.ln_post.bias") continue;  // missing
+    if (k == "text_projection") v = torch::zeros({64, 32});              // mismatch
+    if (k == "token_embedding.weight") v = torch::zeros({31, 64});       // mismatch
     sd.emplace_back(k, v);
   }
-  sd.emplace_back("visual.attnpool.c_proj.weight", torch::zeros({2}));         // unexpected
-  sd.emplace_back("extra_table", torch::zeros({2}));                          // unexpected
+  sd.emplace_back("visual.attnpool.c_proj.weight", torch::zeros({2}));  // unexpected
+  sd.emplace_back("extra_table", torch::zeros({2}));                    // unexpected
   ClipModel target(tiny());
   const auto before = target->visual->proj.clone();
   try {
@@ -315,8 +334,9 @@ TEST(LoadClipStateDict, ListsEveryMisfitAndChangesNothing) {
     const std::string msg = e.what();
     for (const std::string needle :
          {"/tmp/some/ViT-X.pt", "missing keys:", "ln_final.weight", "visual.ln_post.bias",
-          "unexpected keys:", "visual.attnpool.c_proj.weight", "extra_table", "shape mismatches:",
-          "text_projection (file [64, 32], model [64, 64])", "token_embedding.weight (file [31, 64]"}) {
+          "unexpected keys:", "visual.attnpool.c_proj.weight", "extra_table",
+          "shape mismatches:", "text_projection (file [64, 32], model [64, 64])",
+          "token_embedding.weight (file [31, 64]"}) {
       EXPECT_NE(msg.find(needle), std::string::npos) << "'" << needle << "' not in: " << msg;
     }
   }
@@ -334,7 +354,8 @@ TEST(LoadClipStateDict, SkipsOpenAiMetadataAndConvertsHalf) {
   ClipModel target(tiny());
   load_clip_state_dict(target, sd, "half.pt");
   EXPECT_EQ(target->visual->proj.scalar_type(), torch::kFloat);
-  EXPECT_TRUE(torch::equal(target->visual->proj, source->visual->proj.to(torch::kBFloat16).to(torch::kFloat)));
+  EXPECT_TRUE(torch::equal(target->visual->proj,
+                           source->visual->proj.to(torch::kBFloat16).to(torch::kFloat)));
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "model/model_state_dict.h"
 #include <torch/torch.h>
+#include "model/model_state_dict.h"
 
 #include <set>
 
@@ -28,8 +28,9 @@ torch::Tensor test_images() {
 }
 
 torch::Tensor test_tokens() {
-  return torch::tensor({{18, 3, 9, 19, 0, 0, 0, 0}, {18, 5, 19, 0, 0, 0, 0, 0}, {18, 2, 4, 6, 11, 19, 0, 0}},
-                       torch::kLong);
+  return torch::tensor(
+      {{18, 3, 9, 19, 0, 0, 0, 0}, {18, 5, 19, 0, 0, 0, 0, 0}, {18, 2, 4, 6, 11, 19, 0, 0}},
+      torch::kLong);
 }
 
 struct Outputs {
@@ -44,9 +45,11 @@ Outputs encode(ClipModel& m) {
 }
 
 void expect_close(const Outputs& a, const Outputs& b, double rtol, double atol) {
-  EXPECT_TRUE(torch::allclose(a.image, b.image, rtol, atol)) << (a.image - b.image).abs().max().item<double>();
+  EXPECT_TRUE(torch::allclose(a.image, b.image, rtol, atol))
+      << (a.image - b.image).abs().max().item<double>();
   EXPECT_TRUE(torch::allclose(a.image_patches, b.image_patches, rtol, atol));
-  EXPECT_TRUE(torch::allclose(a.text, b.text, rtol, atol)) << (a.text - b.text).abs().max().item<double>();
+  EXPECT_TRUE(torch::allclose(a.text, b.text, rtol, atol))
+      << (a.text - b.text).abs().max().item<double>();
   EXPECT_TRUE(torch::allclose(a.text_tokens, b.text_tokens, rtol, atol));
 }
 
@@ -62,11 +65,13 @@ void randomize_adapters(ClipModel& m, uint64_t seed) {
   torch::NoGradGuard no_grad;
   for (auto& p : m->named_parameters()) {
     if (p.key().find(".lora_B") != std::string::npos) p.value().normal_(0.0, 0.2);
-    if (p.key().find(".magnitude") != std::string::npos) p.value().mul_(1.0 + 0.1 * torch::randn_like(p.value()));
+    if (p.key().find(".magnitude") != std::string::npos)
+      p.value().mul_(1.0 + 0.1 * torch::randn_like(p.value()));
   }
 }
 
-AdapterSpec spec(AdapterKind kind, int64_t rank = 4, double alpha = 8, const std::string& towers = "both") {
+AdapterSpec spec(AdapterKind kind, int64_t rank = 4, double alpha = 8,
+                 const std::string& towers = "both") {
   return AdapterSpec{kind, rank, alpha, towers};
 }
 
@@ -93,8 +98,9 @@ TEST(Peft, AdapterParameterCountIsRankTimesInPlusOut) {
     const int64_t blocks = towers == "both" ? 2 : 1;
     EXPECT_EQ(count, blocks * per_block) << towers;
     EXPECT_EQ(adapter_names.size(), static_cast<size_t>(blocks * 4 * 2)) << towers;
-    EXPECT_TRUE(adapter_names.count(towers == "text" ? "transformer.resblocks.0.attn.in_proj_adapter.lora_A"
-                                                     : "visual.transformer.resblocks.0.attn.in_proj_adapter.lora_A"));
+    EXPECT_TRUE(adapter_names.count(
+        towers == "text" ? "transformer.resblocks.0.attn.in_proj_adapter.lora_A"
+                         : "visual.transformer.resblocks.0.attn.in_proj_adapter.lora_A"));
     // The base parameters are all still there, under their OpenAI names.
     auto after = names(m);
     for (const auto& n : base) EXPECT_EQ(after.count(n), 1u) << n;
@@ -128,7 +134,8 @@ TEST(Peft, AdaptedModelStartsAsTheBaseModel) {
       EXPECT_GT(p.value().abs().max().item<double>(), 0.0) << p.key();
       EXPECT_LE(p.value().abs().max().item<double>(), 1.0 / std::sqrt(32.0) + 1e-7) << p.key();
     }
-    if (p.key().find(".lora_B") != std::string::npos) EXPECT_EQ(p.value().abs().max().item<double>(), 0.0);
+    if (p.key().find(".lora_B") != std::string::npos)
+      EXPECT_EQ(p.value().abs().max().item<double>(), 0.0);
   }
 }
 
@@ -148,7 +155,8 @@ TEST(Peft, OnlyAdaptersReceiveGradients) {
     auto m = make_clip_model(test::tiny_test_config(), 3);
     attach_adapters(m, spec(kind), 2);
     randomize_adapters(m, 9);  // with B = 0 the gradient of A would be zero
-    auto loss = m->encode_image(test_images()).pooled.pow(2).sum() + m->encode_text(test_tokens()).pooled.pow(2).sum();
+    auto loss = m->encode_image(test_images()).pooled.pow(2).sum() +
+                m->encode_text(test_tokens()).pooled.pow(2).sum();
     loss.backward();
     int adapters = 0;
     for (const auto& p : m->named_parameters()) {
@@ -213,7 +221,8 @@ TEST(Peft, ExportedStateDictHasTheAdaptersMergedIn) {
     EXPECT_TRUE(torch::equal(exported[i].second, merged[openai[i]])) << openai[i];
   }
   auto base = make_clip_model(test::tiny_test_config(), 3);
-  for (const auto& [name, t] : exported) some_weight_moved = some_weight_moved || !torch::equal(t, base->named_parameters()[name]);
+  for (const auto& [name, t] : exported)
+    some_weight_moved = some_weight_moved || !torch::equal(t, base->named_parameters()[name]);
   EXPECT_TRUE(some_weight_moved);
 }
 
@@ -229,7 +238,8 @@ TEST(Peft, RemoveRestoresTheBaseWeights) {
   EXPECT_TRUE(torch::equal(after.image, before.image));
   EXPECT_TRUE(torch::equal(after.text, before.text));
   EXPECT_THROW(attach_adapters(m, spec(AdapterKind::Lora, 0), 2), std::invalid_argument);
-  EXPECT_THROW(attach_adapters(m, spec(AdapterKind::Lora, 4, 8, "audio"), 2), std::invalid_argument);
+  EXPECT_THROW(attach_adapters(m, spec(AdapterKind::Lora, 4, 8, "audio"), 2),
+               std::invalid_argument);
   EXPECT_FALSE(has_adapters(m)) << "a bad spec attaches nothing";
 }
 
@@ -284,7 +294,7 @@ TEST(Peft, AdapterCheckpointWithoutSpecIsRefusedAndChangesNothing) {
   torch::serialize::OutputArchive archive, weights;
   for (const auto& p : a->named_parameters()) weights.write(p.key(), p.value().detach());
   nlohmann::json header{{"format", "hnclip-checkpoint"}, {"version", 1}, {"model", cfg},
-                        {"tokenizer", nullptr}, {"epoch", 1}, {"step", 1}};
+                        {"tokenizer", nullptr},          {"epoch", 1},   {"step", 1}};
   archive.write("meta", c10::IValue(header.dump()));
   archive.write("model", weights);
   const auto path = (dir / "nospec.pt").string();
@@ -335,14 +345,15 @@ struct Run {
   ClipModel model{nullptr};
 };
 
-Run train(const TrainConfig& cfg, const std::string& ckpt_dir, ClipModel model, const TrainStart& start = {},
-          int stop_after_epoch = 0) {
+Run train(const TrainConfig& cfg, const std::string& ckpt_dir, ClipModel model,
+          const TrainStart& start = {}, int stop_after_epoch = 0) {
   static test::InMemoryPairedData train_data(32, 1), test_data(14, 2);
   Run r;
   r.model = model;
-  Trainer trainer(r.model, cfg, train_data, test_data,
-                  [](const PairedData& d) { return std::make_unique<test::SyncBatchSource>(d); }, ckpt_dir,
-                  nlohmann::json{{"kind", "test"}});
+  Trainer trainer(
+      r.model, cfg, train_data, test_data,
+      [](const PairedData& d) { return std::make_unique<test::SyncBatchSource>(d); }, ckpt_dir,
+      nlohmann::json{{"kind", "test"}});
   std::atomic<bool> stop{false};
   r.events.stop = &stop;
   r.events.stop_after_epoch = stop_after_epoch;
@@ -371,7 +382,8 @@ TEST(Peft, TrainerChangesOnlyTheAdapters) {
         EXPECT_GT(p.value().abs().max().item<double>(), 0.0) << p.key() << " trained";
       }
     } else if (p.key() == "logit_scale") {
-      EXPECT_NE(p.value().item<double>(), initial[p.key()].item<double>()) << "s is learned (no --fixed-scale)";
+      EXPECT_NE(p.value().item<double>(), initial[p.key()].item<double>())
+          << "s is learned (no --fixed-scale)";
     } else {
       EXPECT_TRUE(torch::equal(p.value(), initial.at(p.key()))) << p.key() << " must stay frozen";
     }
@@ -411,14 +423,16 @@ TEST(Peft, ResumedRunKeepsItsAdapters) {
   cfg.epochs = 3;
   auto full = train(cfg, straight.path().string(), make_clip_model(test::tiny_test_config(), 42));
   ASSERT_EQ(full.result.status, "finished");
-  auto first = train(cfg, split.path().string(), make_clip_model(test::tiny_test_config(), 42), {}, 1);
+  auto first =
+      train(cfg, split.path().string(), make_clip_model(test::tiny_test_config(), 42), {}, 1);
   ASSERT_EQ(first.result.status, "stopped");
   const auto ck = first.events.checkpoints.back();
   TrainStart start;
   start.completed_epochs = 1;
   start.completed_steps = ck.step;
   start.checkpoint = ck.path;
-  auto second = train(cfg, split.path().string(), make_clip_model(test::tiny_test_config(), 42), start);
+  auto second =
+      train(cfg, split.path().string(), make_clip_model(test::tiny_test_config(), 42), start);
   ASSERT_EQ(second.result.status, "finished") << second.result.message;
   ASSERT_EQ(second.events.steps.size(), 8u);
   for (size_t i = 0; i < second.events.steps.size(); ++i) {
@@ -463,7 +477,8 @@ TEST(Peft, ConfigRoundTripsAndNamesTheFlag) {
   EXPECT_EQ(back.precision, hnclip::Precision::kBf16);
   // A run stored before these fields existed reads with the defaults.
   auto old = nlohmann::json(TrainConfig{});
-  for (const char* k : {"peft", "peft_rank", "peft_alpha", "peft_towers", "precision"}) old.erase(k);
+  for (const char* k : {"peft", "peft_rank", "peft_alpha", "peft_towers", "precision"})
+    old.erase(k);
   TrainConfig o;
   o.peft = hnclip::PeftMethod::kLora;
   from_json(old, o);

@@ -21,20 +21,30 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kScript = std::string(HNCLIP_TEST_SOURCE_DIR) + "/core/reference/state_dict_files.py";
+const std::string kScript =
+    std::string(HNCLIP_TEST_SOURCE_DIR) + "/core/reference/state_dict_files.py";
 
 // Python's dtype names (str(torch.float32) without "torch.").
 std::string dtype_name(c10::ScalarType t) {
   switch (t) {
-    case c10::kFloat: return "float32";
-    case c10::kHalf: return "float16";
-    case c10::kBFloat16: return "bfloat16";
-    case c10::kDouble: return "float64";
-    case c10::kLong: return "int64";
-    case c10::kInt: return "int32";
-    case c10::kByte: return "uint8";
-    case c10::kBool: return "bool";
-    default: return c10::toString(t);
+    case c10::kFloat:
+      return "float32";
+    case c10::kHalf:
+      return "float16";
+    case c10::kBFloat16:
+      return "bfloat16";
+    case c10::kDouble:
+      return "float64";
+    case c10::kLong:
+      return "int64";
+    case c10::kInt:
+      return "int32";
+    case c10::kByte:
+      return "uint8";
+    case c10::kBool:
+      return "bool";
+    default:
+      return c10::toString(t);
   }
 }
 
@@ -43,7 +53,10 @@ nlohmann::json describe(const StateDict& sd) {
   for (const auto& [key, t] : sd) {
     auto flat = t.reshape({-1}).to(torch::kDouble).contiguous();
     std::vector<double> values(flat.data_ptr<double>(), flat.data_ptr<double>() + flat.numel());
-    out.push_back({{"key", key}, {"dtype", dtype_name(t.scalar_type())}, {"shape", t.sizes().vec()}, {"values", values}});
+    out.push_back({{"key", key},
+                   {"dtype", dtype_name(t.scalar_type())},
+                   {"shape", t.sizes().vec()},
+                   {"values", values}});
   }
   return out;
 }
@@ -54,8 +67,9 @@ class StateDictFile : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = std::make_unique<test::ScratchDir>();
     std::string out, err;
-    const int code = test::run_command(std::string(HNCLIP_REFERENCE_PYTHON) + " " + kScript + " make " +
-                                           dir_->path().string(), &out, &err);
+    const int code = test::run_command(
+        std::string(HNCLIP_REFERENCE_PYTHON) + " " + kScript + " make " + dir_->path().string(),
+        &out, &err);
     ASSERT_EQ(code, 0) << err;
     expected_ = nlohmann::json::parse(test::read_text_file(dir_->path() / "expected.json"));
   }
@@ -114,7 +128,8 @@ TEST_F(StateDictFile, ReadsViewsWithOffsetsAndStridesAsContiguousCopies) {
   expect_matches_python("views.pt");
   const auto sd = read_state_dict_file(fixture("views.pt"));
   // "a" = t[:, 1:3] of arange(20).view(4, 5): offset 1, strides (5, 1).
-  EXPECT_TRUE(torch::equal(sd[0].second, torch::tensor({{1.f, 2.f}, {6.f, 7.f}, {11.f, 12.f}, {16.f, 17.f}})));
+  EXPECT_TRUE(torch::equal(sd[0].second,
+                           torch::tensor({{1.f, 2.f}, {6.f, 7.f}, {11.f, 12.f}, {16.f, 17.f}})));
   // Views of one storage become independent tensors.
   sd[0].second.fill_(-1);
   EXPECT_EQ(sd[3].second[0][1].item<float>(), 1.f);
@@ -159,8 +174,8 @@ TEST_F(StateDictFile, WriterOutputLoadsInPythonTorchLoad) {
       {"bytes", torch::tensor({0, 200, 255}, torch::kByte)},
       {"mask", torch::tensor({true, false, true})},
       {"logit_scale", torch::tensor(4.6052f)},
-      {"transposed", base.t()},           // non-contiguous input
-      {"offset_row", base[1]},            // view with a storage offset
+      {"transposed", base.t()},  // non-contiguous input
+      {"offset_row", base[1]},   // view with a storage offset
       {"empty", torch::zeros({0, 3})},
   };
   const auto path = (dir / "sub" / "out.pt").string();
@@ -169,8 +184,9 @@ TEST_F(StateDictFile, WriterOutputLoadsInPythonTorchLoad) {
   test::write_text_file(dir / "expected.json", describe(sd).dump());
 
   std::string out, err;
-  const int code = test::run_command(std::string(HNCLIP_REFERENCE_PYTHON) + " " + kScript + " check " + path + " " +
-                                         (dir / "expected.json").string(), &out, &err);
+  const int code = test::run_command(std::string(HNCLIP_REFERENCE_PYTHON) + " " + kScript +
+                                         " check " + path + " " + (dir / "expected.json").string(),
+                                     &out, &err);
   EXPECT_EQ(code, 0) << out << err;
   EXPECT_NE(out.find("ok 12 tensors"), std::string::npos) << out;
 

@@ -10,7 +10,8 @@
 namespace hnclip {
 namespace {
 
-CaptionGeometryRecord sample_record(const std::string& dataset, const std::string& encoder, int captions) {
+CaptionGeometryRecord sample_record(const std::string& dataset, const std::string& encoder,
+                                    int captions) {
   CaptionGeometryRecord r;
   auto& s = r.stats;
   s.dataset_key = dataset;

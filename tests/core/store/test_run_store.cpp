@@ -143,8 +143,8 @@ RetrievalResult retrieval(const std::string& direction, double r1, int queries, 
 // ---- status names ----
 
 TEST(RunStatusNames, RoundTripAndUnknownNameFails) {
-  const RunStatus all[] = {RunStatus::Queued,  RunStatus::Running, RunStatus::Finished,
-                           RunStatus::Failed,  RunStatus::Stopped, RunStatus::Interrupted};
+  const RunStatus all[] = {RunStatus::Queued, RunStatus::Running, RunStatus::Finished,
+                           RunStatus::Failed, RunStatus::Stopped, RunStatus::Interrupted};
   const char* names[] = {"queued", "running", "finished", "failed", "stopped", "interrupted"};
   for (std::size_t i = 0; i < std::size(all); ++i) {
     EXPECT_EQ(to_string(all[i]), names[i]);
@@ -222,7 +222,8 @@ TEST(RunStoreOpen, ReadOnlyFolderIsRefusedNamingThePathAndCreatesNothing) {
   const fs::path folder = dir / "readonly";
   fs::create_directories(folder);
   fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
-                              fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+                              fs::perms::group_exec | fs::perms::others_read |
+                              fs::perms::others_exec);
   const std::string path = (folder / "runs.db").string();
   // Root may write anywhere (CI runs as root): then the check runs in a child that has dropped to
   // the unprivileged user `nobody`, for whom the folder is read-only like for anyone else.
@@ -247,7 +248,8 @@ TEST(RunStoreOpen, ReadOnlyFolderIsRefusedNamingThePathAndCreatesNothing) {
     if (pid == 0) {
       ::close(pipe_fd[0]);
       constexpr uid_t kNobody = 65534;
-      std::string problem = (::setgid(kNobody) == 0 && ::setuid(kNobody) == 0) ? attempt() : "cannot drop root";
+      std::string problem =
+          (::setgid(kNobody) == 0 && ::setuid(kNobody) == 0) ? attempt() : "cannot drop root";
       if (::write(pipe_fd[1], problem.data(), problem.size()) < 0) _exit(3);
       _exit(problem.empty() ? 0 : 1);
     }
@@ -478,7 +480,8 @@ TEST(RunStoreRuns, DeleteRunCascadesToEveryTable) {
   const int64_t kept = store.create_run(sample_run("kept", 2000));
   for (const int64_t id : {gone, kept}) {
     store.append_step_metrics(id, metrics(1, 5));
-    store.write_epoch_eval(id, 1, 5, "test", retrieval("t2i", 10, 3, 0), retrieval("i2t", 11, 2, 0));
+    store.write_epoch_eval(id, 1, 5, "test", retrieval("t2i", 10, 3, 0),
+                           retrieval("i2t", 11, 2, 0));
     store.add_checkpoint(id, CheckpointRow{1, 5, "/c.pt", 10.5, 1});
   }
   EXPECT_TRUE(store.delete_run(gone));
@@ -628,7 +631,8 @@ TEST(RunStoreGbarSnapshots, RoundTripReplaceAndDeleteAfter) {
   ScratchDir dir;
   RunStore store((dir / "runs.db").string());
   const int64_t id = store.create_run(sample_run("g", 1000));
-  GbarSnapshotRow row{0, 1, {7, 3, 9}, {0.f, 0.25f, -0.5f, 0.25f, 0.f, 0.875f, -0.5f, 0.875f, 0.f}, 0.875f, 1, 2};
+  GbarSnapshotRow row{
+      0, 1, {7, 3, 9}, {0.f, 0.25f, -0.5f, 0.25f, 0.f, 0.875f, -0.5f, 0.875f, 0.f}, 0.875f, 1, 2};
   store.write_gbar_snapshot(id, row);
   auto later = row;
   later.epoch = 2;
@@ -690,11 +694,11 @@ TEST(RunStoreEvals, RoundTripOfRecallsRanksAndTopkBlobs) {
   // On disk: little-endian int64s, 8 bytes each.
   RawDb raw(path);
   EXPECT_EQ(raw.text("SELECT hex(topk) FROM query_ranks WHERE direction = 't2i' AND query = 1"),
-            "E903000000000000"                 // 1001
-            "FFFFFFFFFFFEFFFF"                 // -(2^40) - 1
-            "FFFFFFFFFFFFFF7F"                 // int64 max
-            "0000000000000080"                 // int64 min
-            "0000000000000000");               // 0
+            "E903000000000000"    // 1001
+            "FFFFFFFFFFFEFFFF"    // -(2^40) - 1
+            "FFFFFFFFFFFFFF7F"    // int64 max
+            "0000000000000080"    // int64 min
+            "0000000000000000");  // 0
 }
 
 TEST(RunStoreEvals, EmptyTopkIsStoredAsNoCandidates) {
@@ -729,7 +733,8 @@ TEST(RunStoreEvals, WritingTheSameEpochAndSplitAgainReplacesIt) {
   ScratchDir dir;
   RunStore store((dir / "runs.db").string());
   const int64_t id = store.create_run(sample_run("eval", 1000));
-  store.write_epoch_eval(id, 1, 100, "test", retrieval("t2i", 10, 5, 0), retrieval("i2t", 20, 5, 0));
+  store.write_epoch_eval(id, 1, 100, "test", retrieval("t2i", 10, 5, 0),
+                         retrieval("i2t", 20, 5, 0));
   store.write_epoch_eval(id, 1, 100, "val", retrieval("t2i", 50, 2, 0), retrieval("i2t", 60, 2, 0));
   RetrievalResult t2i = retrieval("t2i", 11, 3, 700);
   t2i.recall = {{1, 11.0}};  // fewer K than before: the old K=5, K=10 rows must go
@@ -922,8 +927,7 @@ TEST(RunStoreCrash, WriterKilledMidBatchLeavesAConsistentDatabase) {
   const auto rows = store.step_metrics(id);
   ASSERT_EQ(rows.size(), static_cast<std::size_t>(kCommittedRows)) << "partial batch visible";
   EXPECT_EQ(rows.back().step, kCommittedRows);
-  EXPECT_EQ(RawDb(path).text("SELECT count(*) FROM step_metrics"),
-            std::to_string(kCommittedRows));
+  EXPECT_EQ(RawDb(path).text("SELECT count(*) FROM step_metrics"), std::to_string(kCommittedRows));
   ASSERT_TRUE(store.find_run(id));
   EXPECT_EQ(store.find_run(id)->status, RunStatus::Running);
   EXPECT_EQ(store.mark_dead_runs_interrupted(), 1);

@@ -36,7 +36,8 @@ void expect_throw_containing(F f, const std::vector<std::string>& needles) {
     f();
     ADD_FAILURE() << "expected an exception";
   } catch (const E& e) {
-    for (const auto& n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
+    for (const auto& n : needles)
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
   }
 }
 
@@ -51,12 +52,14 @@ std::string without_spaces(std::string s) {
 void write_gzip(const std::filesystem::path& p, const std::string& text) {
   gzFile f = gzopen(p.c_str(), "wb");
   ASSERT_NE(f, nullptr);
-  ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+  ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())),
+            static_cast<int>(text.size()));
   gzclose(f);
 }
 
 TEST(ClipBpeTokenizer, KnownClipIds) {
-  EXPECT_EQ(tok().encode_unpadded("a photo of a cat"), (Ids{kStart, 320, 1125, 539, 320, 2368, kEnd}));
+  EXPECT_EQ(tok().encode_unpadded("a photo of a cat"),
+            (Ids{kStart, 320, 1125, 539, 320, 2368, kEnd}));
   EXPECT_EQ(tok().encode_unpadded("Hello, world!"), (Ids{kStart, 3306, 267, 1002, 256, kEnd}));
   EXPECT_EQ(tok().encode_unpadded("a dog"), (Ids{kStart, 320, 1929, kEnd}));
 }
@@ -83,7 +86,8 @@ TEST(ClipBpeTokenizer, PadsWithZerosToTheContextLength) {
 
 std::string long_caption(int words) {
   std::string s;
-  for (int i = 0; i < words; ++i) s += (i % 3 == 0 ? "zebra " : i % 3 == 1 ? "grazing near " : "waterholes, ");
+  for (int i = 0; i < words; ++i)
+    s += (i % 3 == 0 ? "zebra " : i % 3 == 1 ? "grazing near " : "waterholes, ");
   return s;
 }
 
@@ -115,7 +119,8 @@ TEST(ClipBpeTokenizer, LongClipContextOf248) {
   EXPECT_EQ(Ids(ids.begin(), ids.begin() + static_cast<long>(unpadded.size())), unpadded);
   EXPECT_EQ(ids[unpadded.size()], 0);
   const auto short_ids = tok().encode(text);
-  EXPECT_EQ(Ids(short_ids.begin(), short_ids.end() - 1), Ids(unpadded.begin(), unpadded.begin() + 76));
+  EXPECT_EQ(Ids(short_ids.begin(), short_ids.end() - 1),
+            Ids(unpadded.begin(), unpadded.begin() + 76));
   EXPECT_EQ(short_ids.back(), kEnd);
 }
 
@@ -130,22 +135,29 @@ TEST(ClipBpeTokenizer, DigitsAreOneTokenEach) {
 
 TEST(ClipBpeTokenizer, PreTokenisationFollowsClipsPattern) {
   using P = std::vector<std::string>;
-  EXPECT_EQ(ClipBpeTokenizer::pre_tokenize("it's a dog's life"), (P{"it", "'s", "a", "dog", "'s", "life"}));
-  EXPECT_EQ(ClipBpeTokenizer::pre_tokenize("don't we'll i'm"), (P{"don", "'t", "we", "'ll", "i", "'m"}));
-  EXPECT_EQ(ClipBpeTokenizer::pre_tokenize("wow!!! ok...a1b"), (P{"wow", "!!!", "ok", "...", "a", "1", "b"}));
-  EXPECT_EQ(ClipBpeTokenizer::pre_tokenize("x<|endoftext|>!'s"), (P{"x", "<|endoftext|>", "!'", "s"}));
+  EXPECT_EQ(ClipBpeTokenizer::pre_tokenize("it's a dog's life"),
+            (P{"it", "'s", "a", "dog", "'s", "life"}));
+  EXPECT_EQ(ClipBpeTokenizer::pre_tokenize("don't we'll i'm"),
+            (P{"don", "'t", "we", "'ll", "i", "'m"}));
+  EXPECT_EQ(ClipBpeTokenizer::pre_tokenize("wow!!! ok...a1b"),
+            (P{"wow", "!!!", "ok", "...", "a", "1", "b"}));
+  EXPECT_EQ(ClipBpeTokenizer::pre_tokenize("x<|endoftext|>!'s"),
+            (P{"x", "<|endoftext|>", "!'", "s"}));
   EXPECT_EQ(ClipBpeTokenizer::pre_tokenize("café ünï 東京 ¾"), (P{"café", "ünï", "東京", "¾"}));
   EXPECT_TRUE(ClipBpeTokenizer::pre_tokenize("").empty());
 }
 
 TEST(ClipBpeTokenizer, UnicodeRoundTripsThroughTheByteVocabulary) {
-  for (const std::string text : {"café", "Ünïcödé", "東京タワーの夜景", "🐱🐶 emoji 👩‍👩‍👧", "Ελληνικά γράμματα",
-                                  "Русский Текст", "e\xcc\x81 combining", "ħ ŀ ŉ ǅ", "\xff\xfe bad utf8"}) {
+  for (const std::string text :
+       {"café", "Ünïcödé", "東京タワーの夜景", "🐱🐶 emoji 👩‍👩‍👧",
+        "Ελληνικά γράμματα", "Русский Текст", "e\xcc\x81 combining", "ħ ŀ ŉ ǅ",
+        "\xff\xfe bad utf8"}) {
     SCOPED_TRACE(text);
     const auto ids = tok().encode_unpadded(text);
     ASSERT_GE(ids.size(), 3u);
     for (auto id : ids) ASSERT_TRUE(id >= 0 && id < tok().vocab_size());
-    EXPECT_EQ(without_spaces(tok().decode(inner(ids))), without_spaces(ClipBpeTokenizer::clean_text(text)));
+    EXPECT_EQ(without_spaces(tok().decode(inner(ids))),
+              without_spaces(ClipBpeTokenizer::clean_text(text)));
   }
   EXPECT_EQ(ClipBpeTokenizer::clean_text("Ünïcödé"), "ünïcödé");
   EXPECT_EQ(tok().decode(inner(tok().encode_unpadded("Ünïcödé"))), "ünïcödé ");
@@ -160,7 +172,8 @@ TEST(ClipBpeTokenizer, HtmlEntitiesAreUnescapedTwice) {
   EXPECT_EQ(tok().encode("a&nbsp;dog"), tok().encode("a dog"));
   EXPECT_EQ(ClipBpeTokenizer::clean_text("&amp;lt;"), "<");  // twice, as CLIP does
   EXPECT_EQ(ClipBpeTokenizer::clean_text("&#x41;&#66;&quot;&apos;"), "ab\"'");
-  EXPECT_EQ(ClipBpeTokenizer::clean_text("&eacute &ampx &foo; &#150; &#0; &#1;!"), "é &x &foo; \xe2\x80\x93 \xef\xbf\xbd !");
+  EXPECT_EQ(ClipBpeTokenizer::clean_text("&eacute &ampx &foo; &#150; &#0; &#1;!"),
+            "é &x &foo; \xe2\x80\x93 \xef\xbf\xbd !");
   EXPECT_EQ(ClipBpeTokenizer::clean_text("&# &#x; & ;"), "&# &#x; & ;");
 }
 
@@ -194,11 +207,14 @@ TEST(ClipBpeTokenizer, JsonRoundTrip) {
     k.erase(key);
     return k;
   };
-  expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(without("vocab_path")); }, {"vocab_path"});
-  expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(without("context_length")); }, {"context_length"});
+  expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(without("vocab_path")); },
+                                              {"vocab_path"});
+  expect_throw_containing<std::runtime_error>(
+      [&] { tokenizer_from_json(without("context_length")); }, {"context_length"});
   auto bad_ctx = j;
   bad_ctx["context_length"] = 1;
-  expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(bad_ctx); }, {"context_length"});
+  expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(bad_ctx); },
+                                              {"context_length"});
   auto bad_path = j;
   bad_path["vocab_path"] = "/nonexistent/vocab.txt.gz";
   expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(bad_path); },
@@ -212,11 +228,13 @@ TEST(ClipBpeTokenizer, BadVocabularyFilesAreNamed) {
 
   const auto plain = dir / "plain.txt";
   test::write_text_file(plain, "#version: 0.2\ni n\nt h\n");
-  expect_throw_containing<std::runtime_error>([&] { ClipBpeTokenizer t(plain.string()); }, {plain.string(), "gzip"});
+  expect_throw_containing<std::runtime_error>([&] { ClipBpeTokenizer t(plain.string()); },
+                                              {plain.string(), "gzip"});
 
   const auto few = dir / "few.txt.gz";
   write_gzip(few, "#version: 0.2\ni n\nt h\na n\n");
-  expect_throw_containing<std::runtime_error>([&] { ClipBpeTokenizer t(few.string()); }, {few.string(), "line 5"});
+  expect_throw_containing<std::runtime_error>([&] { ClipBpeTokenizer t(few.string()); },
+                                              {few.string(), "line 5"});
 
   const auto malformed = dir / "malformed.txt.gz";
   write_gzip(malformed, "#version: 0.2\ni n\nthree parts here\n");
@@ -227,16 +245,19 @@ TEST(ClipBpeTokenizer, BadVocabularyFilesAreNamed) {
   const auto bytes = test::read_text_file(kVocab);
   const auto truncated = dir / "truncated.txt.gz";
   test::write_text_file(truncated, bytes.substr(0, bytes.size() / 2));
-  expect_throw_containing<std::runtime_error>([&] { ClipBpeTokenizer t(truncated.string()); }, {truncated.string(), "truncated"});
+  expect_throw_containing<std::runtime_error>([&] { ClipBpeTokenizer t(truncated.string()); },
+                                              {truncated.string(), "truncated"});
 }
 
 TEST(ClipBpeTokenizer, ConcurrentEncodesAgreeWithASequentialOne) {
   std::vector<std::string> captions;
-  const char* words[] = {"zebra", "kitchen", "Skateboarding", "giraffes", "umbrella", "München", "2024", "it's",
-                         "&amp;", "東京", "photographers", "overcast"};
+  const char* words[] = {"zebra",    "kitchen", "Skateboarding", "giraffes",
+                         "umbrella", "München", "2024",          "it's",
+                         "&amp;",    "東京",    "photographers", "overcast"};
   for (int i = 0; i < 400; ++i) {
     std::string c;
-    for (int w = 0; w < 8; ++w) c += std::string(words[(i * 7 + w * 5) % 12]) + (w % 3 ? " " : "ing ");
+    for (int w = 0; w < 8; ++w)
+      c += std::string(words[(i * 7 + w * 5) % 12]) + (w % 3 ? " " : "ing ");
     captions.push_back(c);
   }
   const ClipBpeTokenizer sequential(kVocab);
@@ -248,12 +269,14 @@ TEST(ClipBpeTokenizer, ConcurrentEncodesAgreeWithASequentialOne) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      for (size_t k = 0; k < captions.size(); ++k) got[t].push_back(shared.encode(captions[(k + 97 * t) % captions.size()]));
+      for (size_t k = 0; k < captions.size(); ++k)
+        got[t].push_back(shared.encode(captions[(k + 97 * t) % captions.size()]));
     });
   }
   for (auto& th : threads) th.join();
   for (int t = 0; t < 4; ++t) {
-    for (size_t k = 0; k < captions.size(); ++k) ASSERT_EQ(got[t][k], expected[(k + 97 * t) % captions.size()]);
+    for (size_t k = 0; k < captions.size(); ++k)
+      ASSERT_EQ(got[t][k], expected[(k + 97 * t) % captions.size()]);
   }
 }
 
@@ -262,25 +285,45 @@ TEST(ClipBpeTokenizer, ConcurrentEncodesAgreeWithASequentialOne) {
 // by either) and the Greek final sigma.
 TEST(ClipBpeTokenizer, MatchesTheIndependentPythonReference) {
   const std::vector<std::string> texts = {
-      "a photo of a cat", "Hello, world!", "A man riding a wave on top of a surfboard.",
-      "Two dogs playing in the snow; one's brown, the other's white.", "don't we'll they're I've you'd I'M",
-      "rock'n'roll 'quoted' ''double''", "wow!!! ok... (really?) [yes] {no} #hashtag @user",
-      "https://example.com/path?q=1&x=2", "3.14159 and 1,000,000 and 2024-11-30", "x² ½ Ⅻ ٣ 〇",
-      "café Ünïcödé naïve façade", "東京タワーの夜景、とても綺麗です。", "🐱🐶 emoji 👩‍👩‍👧 ❤️",
-      "Ελληνικά γράμματα", "Русский Текст и ещё", "e\xcc\x81 combining marks", "İstanbul ſtop 'ſ",
+      "a photo of a cat",
+      "Hello, world!",
+      "A man riding a wave on top of a surfboard.",
+      "Two dogs playing in the snow; one's brown, the other's white.",
+      "don't we'll they're I've you'd I'M",
+      "rock'n'roll 'quoted' ''double''",
+      "wow!!! ok... (really?) [yes] {no} #hashtag @user",
+      "https://example.com/path?q=1&x=2",
+      "3.14159 and 1,000,000 and 2024-11-30",
+      "x² ½ Ⅻ ٣ 〇",
+      "café Ünïcödé naïve façade",
+      "東京タワーの夜景、とても綺麗です。",
+      "🐱🐶 emoji 👩‍👩‍👧 ❤️",
+      "Ελληνικά γράμματα",
+      "Русский Текст и ещё",
+      "e\xcc\x81 combining marks",
+      "İstanbul ſtop 'ſ",
       "a &amp; b &lt;i&gt; &amp;amp; &ampx &eacute; &#128512; &#150; &#x1F600; &nbsp;x",
-      "tabs\tand\nnewlines\r\n and \u2003 em spaces", "a<|endoftext|>b <|startoftext|> <|ENDOFTEXT|>",
-      "supercalifragilisticexpialidocious antidisestablishmentarianism", "", "   ", "!!!", "'s",
+      "tabs\tand\nnewlines\r\n and \u2003 em spaces",
+      "a<|endoftext|>b <|startoftext|> <|ENDOFTEXT|>",
+      "supercalifragilisticexpialidocious antidisestablishmentarianism",
+      "",
+      "   ",
+      "!!!",
+      "'s",
       "the quick brown fox jumps over the lazy dog near the riverbank at sunset while geese fly",
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz 0123456789", "\"Quoted\" — dash – en-dash … ellipsis",
-      "ǅemal ǈ Ǳ ﬁ ligature ＦＵＬＬ", "mixed123abc456 a1 1a", "\xc2\xa0leading nbsp", "\x7f\x01 controls",
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz 0123456789",
+      "\"Quoted\" — dash – en-dash … ellipsis",
+      "ǅemal ǈ Ǳ ﬁ ligature ＦＵＬＬ",
+      "mixed123abc456 a1 1a",
+      "\xc2\xa0leading nbsp",
+      "\x7f\x01 controls",
   };
   test::ScratchDir dir;
   test::write_text_file(dir / "in.json", json{{"vocab", kVocab}, {"texts", texts}}.dump());
   std::string out, err;
   const std::string cmd = std::string(HNCLIP_REFERENCE_PYTHON) + " " + HNCLIP_TEST_SOURCE_DIR +
-                          "/core/reference/clip_bpe_reference.py " + (dir / "in.json").string() + " " +
-                          (dir / "out.json").string();
+                          "/core/reference/clip_bpe_reference.py " + (dir / "in.json").string() +
+                          " " + (dir / "out.json").string();
   ASSERT_EQ(test::run_command(cmd, &out, &err), 0) << "reference script failed: " << err;
   const auto ref = json::parse(test::read_text_file(dir / "out.json"))["ids"];
   ASSERT_EQ(ref.size(), texts.size());

@@ -15,7 +15,8 @@ TEST(SharedContentWords, OrderOfFirstAppearanceInFirstCaptionWithoutStopWords) {
 }
 
 TEST(SharedContentWords, CaseAndPunctuationFollowTheWordSplitter) {
-  EXPECT_EQ(shared_content_words("Two CATS, three dogs!", "cats and 3 dogs"), (Words{"cats", "dogs"}));
+  EXPECT_EQ(shared_content_words("Two CATS, three dogs!", "cats and 3 dogs"),
+            (Words{"cats", "dogs"}));
   EXPECT_EQ(shared_content_words("item42 near item7", "ITEM42"), (Words{"item42"}));
 }
 
@@ -27,7 +28,8 @@ TEST(SharedContentWords, NothingSharedButStopWords) {
 }
 
 TEST(SharedContentWords, NoDuplicates) {
-  EXPECT_EQ(shared_content_words("cube cube sphere cube", "sphere cube"), (Words{"cube", "sphere"}));
+  EXPECT_EQ(shared_content_words("cube cube sphere cube", "sphere cube"),
+            (Words{"cube", "sphere"}));
 }
 
 }  // namespace

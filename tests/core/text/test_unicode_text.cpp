@@ -22,21 +22,29 @@ TEST(UnicodeText, ClassesAndLowerCaseMatchPythonForEveryCodePoint) {
       "low = {}\n"
       "for cp in range(0x110000):\n"
       "    c = chr(cp); cat = unicodedata.category(c)\n"
-      "    cls.append('L' if cat[0] == 'L' else 'N' if cat[0] == 'N' else 'S' if c.isspace() else '-')\n"
+      "    cls.append('L' if cat[0] == 'L' else 'N' if cat[0] == 'N' else 'S' if c.isspace() else "
+      "'-')\n"
       "    if c.lower() != c: low[cp] = [ord(x) for x in c.lower()]\n"
       "json.dump({'classes': ''.join(cls), 'lower': low}, open(sys.argv[1], 'w'))\n";
   test::write_text_file(dir / "dump.py", script);
   std::string out, err;
-  ASSERT_EQ(test::run_command(std::string(HNCLIP_REFERENCE_PYTHON) + " " + (dir / "dump.py").string() + " " +
-                                  (dir / "ref.json").string(), &out, &err), 0) << err;
+  ASSERT_EQ(test::run_command(std::string(HNCLIP_REFERENCE_PYTHON) + " " +
+                                  (dir / "dump.py").string() + " " + (dir / "ref.json").string(),
+                              &out, &err),
+            0)
+      << err;
   const auto ref = nlohmann::json::parse(test::read_text_file(dir / "ref.json"));
   const auto classes = ref["classes"].get<std::string>();
   ASSERT_EQ(classes.size(), 0x110000u);
   size_t mismatches = 0;
   for (char32_t cp = 0; cp < 0x110000; ++cp) {
     const char want = classes[cp];
-    const char got = is_unicode_letter(cp) ? 'L' : is_unicode_number(cp) ? 'N' : is_unicode_space(cp) ? 'S' : '-';
-    if (got != want && mismatches++ < 10) ADD_FAILURE() << "U+" << std::hex << cp << ": " << got << " vs Python " << want;
+    const char got = is_unicode_letter(cp)   ? 'L'
+                     : is_unicode_number(cp) ? 'N'
+                     : is_unicode_space(cp)  ? 'S'
+                                             : '-';
+    if (got != want && mismatches++ < 10)
+      ADD_FAILURE() << "U+" << std::hex << cp << ": " << got << " vs Python " << want;
   }
   EXPECT_EQ(mismatches, 0u);
 

@@ -50,7 +50,7 @@ TEST(WordTokenizer, UnknownWordsMapToOne) {
 
 TEST(WordTokenizer, ExactFitAndTruncationKeepEnd) {
   const WordTokenizer tok({"a", "b", "c"}, 5);
-  EXPECT_EQ(tok.encode("a b c"), (Ids{5, 2, 3, 4, 6}));     // exactly fits
+  EXPECT_EQ(tok.encode("a b c"), (Ids{5, 2, 3, 4, 6}));      // exactly fits
   EXPECT_EQ(tok.encode("a b c a b"), (Ids{5, 2, 3, 4, 6}));  // truncated, still ends with end
   for (const auto& ids : {tok.encode("c c c c c c c c"), tok.encode("")}) {
     EXPECT_EQ(static_cast<int64_t>(ids.size()), tok.context_length());
@@ -98,19 +98,23 @@ TEST(WordTokenizer, BadJsonNamesTheKey) {
   expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(no_vocab); }, "\"vocab\"");
   auto bad_ctx = good;
   bad_ctx["context_length"] = "five";
-  expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(bad_ctx); }, "\"context_length\"");
+  expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(bad_ctx); },
+                                              "\"context_length\"");
   auto short_ctx = good;
   short_ctx["context_length"] = 2;
-  expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(short_ctx); }, "context_length");
+  expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(short_ctx); },
+                                              "context_length");
   auto bad_entry = good;
   bad_entry["vocab"] = nlohmann::json::array({"a", 7});
-  expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(bad_entry); }, "\"vocab\" entry 1");
+  expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(bad_entry); },
+                                              "\"vocab\" entry 1");
   auto no_kind = good;
   no_kind.erase("kind");
   expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(no_kind); }, "\"kind\"");
   auto other_kind = good;
   other_kind["kind"] = "sentencepiece";
-  expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(other_kind); }, "sentencepiece");
+  expect_throw_containing<std::runtime_error>([&] { tokenizer_from_json(other_kind); },
+                                              "sentencepiece");
 }
 
 }  // namespace

@@ -20,7 +20,8 @@ TEST(AutocastGuard, DisabledIsANoOp) {
   auto m = make_clip_model(test::tiny_test_config(), 5);
   torch::manual_seed(1);
   const auto images = torch::randn({2, 3, test::kTinyImage, test::kTinyImage});
-  const auto tokens = torch::tensor({{18, 3, 9, 19, 0, 0, 0, 0}, {18, 5, 19, 0, 0, 0, 0, 0}}, torch::kLong);
+  const auto tokens =
+      torch::tensor({{18, 3, 9, 19, 0, 0, 0, 0}, {18, 5, 19, 0, 0, 0, 0, 0}}, torch::kLong);
   torch::NoGradGuard no_grad;
   const auto plain_img = m->encode_image(images).pooled;
   const auto plain_txt = m->encode_text(tokens).pooled;
@@ -52,7 +53,8 @@ TEST(AutocastGuard, EnabledOnCpuRunsProductsInBf16AndRestores) {
       AutocastGuard inner(c10::DeviceType::CPU, true);
       EXPECT_EQ(torch::mm(a, b).scalar_type(), torch::kBFloat16);
     }
-    EXPECT_TRUE(AutocastGuard::is_enabled(c10::DeviceType::CPU)) << "the inner guard restores the outer state";
+    EXPECT_TRUE(AutocastGuard::is_enabled(c10::DeviceType::CPU))
+        << "the inner guard restores the outer state";
     EXPECT_EQ(torch::matmul(a, b).scalar_type(), torch::kBFloat16);
   }
   EXPECT_FALSE(AutocastGuard::is_enabled(c10::DeviceType::CPU));
@@ -100,9 +102,10 @@ std::vector<StepEvent> train(const std::string& precision, const std::string& di
   c.loss_gamma = 0.5;
   c.loss_token_weight = 0.1;
   from_string(precision, c.precision);
-  Trainer trainer(make_clip_model(test::tiny_test_config(), 42), c, train_data, test_data,
-                  [](const PairedData& d) { return std::make_unique<test::SyncBatchSource>(d); }, dir,
-                  nlohmann::json());
+  Trainer trainer(
+      make_clip_model(test::tiny_test_config(), 42), c, train_data, test_data,
+      [](const PairedData& d) { return std::make_unique<test::SyncBatchSource>(d); }, dir,
+      nlohmann::json());
   Steps s;
   trainer.add_observer(&s);
   std::atomic<bool> stop{false};
@@ -118,7 +121,8 @@ TEST(AutocastGuard, TrainerOnTheCpuIsFp32) {
   ASSERT_EQ(autoc.size(), 8u);
   // auto on the CPU is fp32: the very same numbers.
   for (size_t i = 0; i < fp32.size(); ++i) EXPECT_EQ(autoc[i].loss, fp32[i].loss) << i;
-  EXPECT_FALSE(AutocastGuard::is_enabled(c10::DeviceType::CPU)) << "no autocast left on after training";
+  EXPECT_FALSE(AutocastGuard::is_enabled(c10::DeviceType::CPU))
+      << "no autocast left on after training";
   // bf16 on the CPU is refused when the trainer is built, naming the flag.
   static test::InMemoryPairedData data(16, 1), test_data(4, 2);
   TrainConfig c;
@@ -126,8 +130,10 @@ TEST(AutocastGuard, TrainerOnTheCpuIsFp32) {
   c.device = hnclip::DeviceSpec{hnclip::DeviceKind::kCpu};
   c.precision = hnclip::Precision::kBf16;
   try {
-    Trainer t(make_clip_model(test::tiny_test_config(), 1), c, data, test_data,
-              [](const PairedData& d) { return std::make_unique<test::SyncBatchSource>(d); }, "", nlohmann::json());
+    Trainer t(
+        make_clip_model(test::tiny_test_config(), 1), c, data, test_data,
+        [](const PairedData& d) { return std::make_unique<test::SyncBatchSource>(d); }, "",
+        nlohmann::json());
     ADD_FAILURE() << "expected ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("--precision"), std::string::npos) << e.what();

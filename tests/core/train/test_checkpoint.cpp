@@ -8,8 +8,8 @@
 
 #include <filesystem>
 
-#include "model/state_dict_file.h"
 #include "model/make_clip_model.h"
+#include "model/state_dict_file.h"
 #include "support/in_memory_data.h"
 #include "support/test_dirs.h"
 #include "train/trainer.h"
@@ -21,8 +21,9 @@ TEST(Checkpoint, RoundTripsWeightsAndHeader) {
   test::ScratchDir dir;
   auto cfg = test::tiny_test_config();
   auto a = make_clip_model(cfg, 1);
-  CheckpointMeta meta{cfg, nlohmann::json{{"kind", "word"}, {"vocab", {"a", "b"}}}, 3, 120, 7,
-                      nlohmann::json{{"loss_gamma", 0.5}}};
+  CheckpointMeta meta{cfg, nlohmann::json{{"kind", "word"}, {"vocab", {"a", "b"}}},
+                      3,   120,
+                      7,   nlohmann::json{{"loss_gamma", 0.5}}};
   const auto path = (dir / "sub" / "c.pt").string();
   save_checkpoint(path, a, meta);
   EXPECT_TRUE(std::filesystem::exists(path));
@@ -44,7 +45,8 @@ TEST(Checkpoint, OptimizerStateRoundTrips) {
   auto cfg = test::tiny_test_config();
   auto model = make_clip_model(cfg, 1);
   torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-3));
-  auto loss = model->encode_text(torch::tensor({{18, 3, 19, 0, 0, 0, 0, 0}}, torch::kLong)).pooled.sum();
+  auto loss =
+      model->encode_text(torch::tensor({{18, 3, 19, 0, 0, 0, 0, 0}}, torch::kLong)).pooled.sum();
   loss.backward();
   opt.step();
   save_checkpoint((dir / "c.pt").string(), model, {cfg, {}, 1, 1, 0, {}}, &opt);
@@ -54,7 +56,9 @@ TEST(Checkpoint, OptimizerStateRoundTrips) {
   // Same state: the next step from the same gradient gives the same weights.
   for (auto* m : {&model, &model2}) {
     (*m)->zero_grad();
-    (*m)->encode_text(torch::tensor({{18, 3, 19, 0, 0, 0, 0, 0}}, torch::kLong)).pooled.sum().backward();
+    (*m)->encode_text(torch::tensor({{18, 3, 19, 0, 0, 0, 0, 0}}, torch::kLong))
+        .pooled.sum()
+        .backward();
   }
   opt.step();
   opt2.step();
@@ -80,7 +84,9 @@ TEST(Checkpoint, MismatchNamesTheKeysAndChangesNothing) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("other.pt"), std::string::npos) << msg;
     EXPECT_NE(msg.find("shape mismatches: "), std::string::npos) << msg;
-    EXPECT_NE(msg.find("positional_embedding (checkpoint [8, 48], model [8, 32])"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("positional_embedding (checkpoint [8, 48], model [8, 32])"),
+              std::string::npos)
+        << msg;
     EXPECT_NE(msg.find("unexpected keys: transformer.resblocks.1."), std::string::npos) << msg;
   }
   EXPECT_TRUE(torch::equal(before, model->named_parameters()["ln_final.weight"]));

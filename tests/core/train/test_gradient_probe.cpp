@@ -32,7 +32,8 @@ torch::Tensor flat_grad(ClipModel& m, const torch::Tensor& loss) {
   m->zero_grad();
   loss.backward();
   std::vector<torch::Tensor> parts;
-  for (auto& p : m->parameters()) parts.push_back(p.grad().defined() ? p.grad().flatten().clone() : torch::zeros({p.numel()}));
+  for (auto& p : m->parameters())
+    parts.push_back(p.grad().defined() ? p.grad().flatten().clone() : torch::zeros({p.numel()}));
   m->zero_grad();
   return torch::cat(parts);
 }
@@ -55,7 +56,8 @@ TEST(GradientProbe, MatchesSeparateBackwardPasses) {
     EXPECT_NEAR(pv.grad_norm_standard, gs.norm().item<double>(), 1e-5 * pv.grad_norm_standard);
     EXPECT_NEAR(pv.grad_norm_boosted, gb.norm().item<double>(), 1e-5 * pv.grad_norm_boosted);
     EXPECT_NEAR(pv.grad_ratio, gb.norm().item<double>() / gs.norm().item<double>(), 1e-5);
-    EXPECT_NEAR(pv.grad_cosine, torch::dot(gs, gb).item<double>() / (gs.norm() * gb.norm()).item<double>(), 1e-5);
+    EXPECT_NEAR(pv.grad_cosine,
+                torch::dot(gs, gb).item<double>() / (gs.norm() * gb.norm()).item<double>(), 1e-5);
     if (gamma == 0.0) {
       EXPECT_DOUBLE_EQ(pv.grad_ratio, 1.0);
       EXPECT_NEAR(pv.grad_cosine, 1.0, 1e-6);

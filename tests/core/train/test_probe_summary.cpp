@@ -19,9 +19,9 @@ ProbeEvent probe(int epoch, double loss, double gs, double gb, double cosine) {
 TEST(ProbeSummary, FractionsAndQuartilesPerEpoch) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<ProbeEvent> p{
-      probe(1, 2e-3, 1.0, 2.0, 0.9), probe(1, 5e-4, 0.5, 2.0, 0.5),  // one solved
-      probe(1, 9.99e-4, 0.0, 3.0, nan), probe(1, 0.2, 2.0, 2.0, 0.7),  // solved, zero gradient
-      probe(2, 1e-3, 0.1, 0.2, 0.1),                                     // exactly 1e-3: not solved
+      probe(1, 2e-3, 1.0, 2.0, 0.9),    probe(1, 5e-4, 0.5, 2.0, 0.5),  // one solved
+      probe(1, 9.99e-4, 0.0, 3.0, nan), probe(1, 0.2, 2.0, 2.0, 0.7),   // solved, zero gradient
+      probe(2, 1e-3, 0.1, 0.2, 0.1),                                    // exactly 1e-3: not solved
   };
   auto s = summarize_probes(p);
   ASSERT_EQ(s.size(), 2u);

@@ -99,7 +99,8 @@ TEST(Trainer, LossFallsAndRecallRises) {
   EXPECT_EQ(r.events.checkpoints.size(), 8u);
   for (const auto& c : r.events.checkpoints) EXPECT_TRUE(std::filesystem::exists(c.path)) << c.path;
   for (const auto& e : std::filesystem::directory_iterator(dir.path()))
-    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << "temporary file left: " << e.path();
+    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos)
+        << "temporary file left: " << e.path();
 }
 
 TEST(Trainer, SameSeedGivesIdenticalMetrics) {
@@ -143,15 +144,16 @@ TEST(Trainer, PauseChangesNothingAndIsNotTrainingTime) {
     } pauser;
     pauser.gate = &gate;
     pauser.resumer = &resumer;
-    Trainer trainer(make_clip_model(test::tiny_test_config(), 42), cfg, train_data, test_data, sync_loader(),
-                    dir, nlohmann::json{{"kind", "test"}});
+    Trainer trainer(make_clip_model(test::tiny_test_config(), 42), cfg, train_data, test_data,
+                    sync_loader(), dir, nlohmann::json{{"kind", "test"}});
     trainer.add_observer(&events);
     if (pause) trainer.add_observer(&pauser);
     trainer.set_pause_gate(&gate);
     std::atomic<bool> stop{false};
     const auto t0 = std::chrono::steady_clock::now();
     auto result = trainer.run({}, stop);
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (resumer.joinable()) resumer.join();
     return std::make_tuple(result, events, wall);
   };
@@ -254,7 +256,11 @@ TEST(Trainer, GbarSnapshotsFollowFixedBatches) {
       EXPECT_EQ(sn.matrix[i * n + i], 0.0f) << "diagonal masked";
       for (int64_t j = 0; j < n; ++j) {
         EXPECT_FLOAT_EQ(sn.matrix[i * n + j], sn.matrix[j * n + i]);
-        if (i < j && sn.matrix[i * n + j] > best) { best = sn.matrix[i * n + j]; bi = i; bj = j; }
+        if (i < j && sn.matrix[i * n + j] > best) {
+          best = sn.matrix[i * n + j];
+          bi = i;
+          bj = j;
+        }
       }
     }
     EXPECT_EQ(sn.max_value, best);

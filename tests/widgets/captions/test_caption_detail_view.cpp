@@ -8,8 +8,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
-#include "widgets/captions/caption_detail_view.h"
 #include "support/test_dirs.h"
+#include "widgets/captions/caption_detail_view.h"
 #include "widgets/common/thumbnail_cache.h"
 #include "widgets/common/thumbnail_label.h"
 
@@ -45,7 +45,8 @@ class TestCaptionDetailView : public QObject {
 
     const QString missing = QString::fromStdString((*dir_ / "no-such-image.jpg").string());
     const QString red = write_image(QString::fromStdString((*dir_ / "red.png").string()), Qt::red);
-    const QString blue = write_image(QString::fromStdString((*dir_ / "blue.png").string()), Qt::blue);
+    const QString blue =
+        write_image(QString::fromStdString((*dir_ / "blue.png").string()), Qt::blue);
     view.setCaption({7, QStringLiteral("A red bicycle leans on a brick wall."), missing, 1.0},
                     {{12, QStringLiteral("A red bicycle near a wall & <door>"), red, 0.931},
                      {3, QStringLiteral("Two dogs on a beach"), blue, 0.402}});
@@ -61,10 +62,12 @@ class TestCaptionDetailView : public QObject {
     QVERIFY(cache.isPlaceholder(missing, main_image->edge()));
     QVERIFY(!cache.isPlaceholder(red, view.neighborThumbnail(0)->edge()));
     // No dialog for the missing file.
-    for (QWidget* w : QApplication::topLevelWidgets()) QVERIFY2(!(qobject_cast<QDialog*>(w) && w->isVisible()), "a dialog opened");
+    for (QWidget* w : QApplication::topLevelWidgets())
+      QVERIFY2(!(qobject_cast<QDialog*>(w) && w->isVisible()), "a dialog opened");
 
     const QString first = view.neighborText(0)->text();
-    QVERIFY2(first.contains(QStringLiteral(">red</b>")) && first.contains(QStringLiteral(">bicycle</b>")) &&
+    QVERIFY2(first.contains(QStringLiteral(">red</b>")) &&
+                 first.contains(QStringLiteral(">bicycle</b>")) &&
                  first.contains(QStringLiteral(">wall</b>")),
              qPrintable(first));
     QVERIFY(first.contains(QStringLiteral("&lt;door&gt;")));

@@ -8,9 +8,9 @@
 #include <QSortFilterProxyModel>
 #include <QtTest>
 
-#include "widgets/captions/caption_list_model.h"
 #include "data/split_catalog.h"
 #include "support/test_dirs.h"
+#include "widgets/captions/caption_list_model.h"
 
 using hnclip::gui::CaptionListModel;
 
@@ -47,10 +47,14 @@ class TestCaptionListModel : public QObject {
     QCOMPARE(model.columnCount(), 3);
     for (int r : {0, 5, model.rowCount() - 1}) {
       QCOMPARE(model.index(r, CaptionListModel::IndexColumn).data().toInt(), r);
-      QCOMPARE(model.index(r, CaptionListModel::TextColumn).data().toString(), texts_[static_cast<size_t>(r)]);
+      QCOMPARE(model.index(r, CaptionListModel::TextColumn).data().toString(),
+               texts_[static_cast<size_t>(r)]);
       QCOMPARE(model.index(r, CaptionListModel::HardestColumn).data().toString(),
                QString::number(hardest_[static_cast<size_t>(r)], 'f', 3));
-      QCOMPARE(model.index(r, CaptionListModel::TextColumn).data(CaptionListModel::CaptionIdRole).toLongLong(), r);
+      QCOMPARE(model.index(r, CaptionListModel::TextColumn)
+                   .data(CaptionListModel::CaptionIdRole)
+                   .toLongLong(),
+               r);
     }
     // Without geometry the cosine column is empty, not 0.
     model.setCaptions(texts_, {});
@@ -70,7 +74,8 @@ class TestCaptionListModel : public QObject {
     for (int r = 0; r < proxy.rowCount(); ++r) {
       const qint64 id = proxy.index(r, 0).data(CaptionListModel::CaptionIdRole).toLongLong();
       const double v = hardest_[static_cast<size_t>(id)];
-      QVERIFY2(v <= previous, qPrintable(QStringLiteral("row %1: %2 after %3").arg(r).arg(v).arg(previous)));
+      QVERIFY2(v <= previous,
+               qPrintable(QStringLiteral("row %1: %2 after %3").arg(r).arg(v).arg(previous)));
       previous = v;
     }
     // Numeric, not textual: the index column puts 2 before 10.
@@ -84,7 +89,8 @@ class TestCaptionListModel : public QObject {
     for (int r = 1; r < proxy.rowCount(); ++r) {
       const QString a = proxy.index(r - 1, CaptionListModel::TextColumn).data().toString();
       const QString b = proxy.index(r, CaptionListModel::TextColumn).data().toString();
-      QVERIFY2(QString::compare(a, b, Qt::CaseInsensitive) <= 0, qPrintable(a + QStringLiteral(" > ") + b));
+      QVERIFY2(QString::compare(a, b, Qt::CaseInsensitive) <= 0,
+               qPrintable(a + QStringLiteral(" > ") + b));
     }
   }
 
@@ -98,7 +104,8 @@ class TestCaptionListModel : public QObject {
     // upper case.
     QString word;
     int expected = 0;
-    for (QString w : texts_[0].split(QRegularExpression(QStringLiteral("[^A-Za-z]+")), Qt::SkipEmptyParts)) {
+    for (QString w :
+         texts_[0].split(QRegularExpression(QStringLiteral("[^A-Za-z]+")), Qt::SkipEmptyParts)) {
       int count = 0;
       for (const auto& t : texts_) count += t.contains(w, Qt::CaseInsensitive) ? 1 : 0;
       if (word.isEmpty() || count < expected) {
@@ -112,7 +119,10 @@ class TestCaptionListModel : public QObject {
     QVERIFY(proxy.rowCount() >= 1);
     QVERIFY(proxy.rowCount() < model.rowCount());
     for (int r = 0; r < proxy.rowCount(); ++r) {
-      QVERIFY(proxy.index(r, CaptionListModel::TextColumn).data().toString().contains(word, Qt::CaseInsensitive));
+      QVERIFY(proxy.index(r, CaptionListModel::TextColumn)
+                  .data()
+                  .toString()
+                  .contains(word, Qt::CaseInsensitive));
     }
     proxy.setFilterFixedString(QStringLiteral("no caption says zzqx"));
     QCOMPARE(proxy.rowCount(), 0);

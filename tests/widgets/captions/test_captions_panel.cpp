@@ -6,22 +6,22 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
-#include <QTabWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTextStream>
 #include <QtTest>
 
+#include "job/caption_geometry_job.h"
+#include "qcustomplot.h"
+#include "store/run_store.h"
+#include "support/test_dirs.h"
 #include "widgets/captions/caption_detail_view.h"
 #include "widgets/captions/caption_list_model.h"
 #include "widgets/captions/caption_overview_charts.h"
 #include "widgets/captions/captions_panel.h"
-#include "job/caption_geometry_job.h"
-#include "store/run_store.h"
-#include "support/test_dirs.h"
-#include "qcustomplot.h"
 #include "widgets/common/thumbnail_cache.h"
 
 using hnclip::gui::CaptionsPanel;
@@ -74,7 +74,8 @@ class TestCaptionsPanel : public QObject {
     panel->cancel();
     QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kLoadTimeoutMs);
     QCOMPARE(loaded.count(), 0);
-    QVERIFY2(panel->statusText().contains(QStringLiteral("Cancelled")), qPrintable(panel->statusText()));
+    QVERIFY2(panel->statusText().contains(QStringLiteral("Cancelled")),
+             qPrintable(panel->statusText()));
     const auto encoder = hnclip::resolve_caption_encoder("init:pretrained", db_.toStdString());
     hnclip::RunStore store(db_.toStdString());
     QVERIFY(!store.caption_stats(dataset_key(), encoder.key).has_value());
@@ -100,7 +101,10 @@ class TestCaptionsPanel : public QObject {
     // The list's cosine is the stored rank-1 neighbour's.
     const auto first = data->neighbors(4);
     QVERIFY(!first.empty());
-    QCOMPARE(panel->listModel()->index(4, hnclip::gui::CaptionListModel::HardestColumn).data().toString(),
+    QCOMPARE(panel->listModel()
+                 ->index(4, hnclip::gui::CaptionListModel::HardestColumn)
+                 .data()
+                 .toString(),
              QString::number(first.front()->cosine, 'f', 3));
   }
 
@@ -111,7 +115,11 @@ class TestCaptionsPanel : public QObject {
     panel->reload();
     QVERIFY(loaded.wait(kLoadTimeoutMs));
     QCOMPARE(panel->currentCaption(), qint64(2));
-    QCOMPARE(panel->listView()->currentIndex().data(hnclip::gui::CaptionListModel::CaptionIdRole).toLongLong(), qint64(2));
+    QCOMPARE(panel->listView()
+                 ->currentIndex()
+                 .data(hnclip::gui::CaptionListModel::CaptionIdRole)
+                 .toLongLong(),
+             qint64(2));
     auto* detail = panel->detailView();
     QVERIFY(detail->neighborCount() >= 5);
     QTRY_VERIFY_WITH_TIMEOUT(detail->allImagesShown(), 10000);
@@ -149,7 +157,8 @@ class TestCaptionsPanel : public QObject {
     const QString out = QString::fromStdString((*dir_ / "exports").string());
     QDir().mkpath(out);
     for (const QString& chart : hnclip::gui::CaptionOverviewCharts::chartNames()) {
-      for (const QString& ext : {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
+      for (const QString& ext :
+           {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}) {
         const QString path = out + QStringLiteral("/%1.%2").arg(chart, ext);
         QString error;
         QVERIFY2(panel->exportChart(chart, path, &error), qPrintable(error));
@@ -160,17 +169,20 @@ class TestCaptionsPanel : public QObject {
     QString error;
     QVERIFY(!panel->exportChart(QStringLiteral("nope"), out + QStringLiteral("/x.png"), &error));
     QVERIFY(error.contains(QStringLiteral("nope")));
-    QVERIFY(!panel->exportChart(QStringLiteral("pairwise"), out + QStringLiteral("/x.bmpx"), &error));
+    QVERIFY(
+        !panel->exportChart(QStringLiteral("pairwise"), out + QStringLiteral("/x.bmpx"), &error));
 
     const QString csv = out + QStringLiteral("/pairs.csv");
     QVERIFY2(panel->exportPairsCsv(csv, &error), qPrintable(error));
     QFile f(csv);
     QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
-    const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    const QStringList lines =
+        QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(lines.first(), QStringLiteral("rank,cosine,caption_a,caption_b,text_a,text_b"));
     QCOMPARE(lines.size() - 1, static_cast<int>(panel->data()->record.pairs.size()));
     const auto& top = panel->data()->record.pairs.front();
-    QVERIFY2(lines.at(1).startsWith(QStringLiteral("1,%1,%2,%3,").arg(top.cosine, 0, 'f', 6).arg(top.a).arg(top.b)),
+    QVERIFY2(lines.at(1).startsWith(
+                 QStringLiteral("1,%1,%2,%3,").arg(top.cosine, 0, 'f', 6).arg(top.a).arg(top.b)),
              qPrintable(lines.at(1)));
     QVERIFY(lines.at(1).contains(panel->data()->texts[static_cast<size_t>(top.a)].left(20)));
 
@@ -178,7 +190,8 @@ class TestCaptionsPanel : public QObject {
     panel->pages()->setCurrentIndex(0);
     QTest::qWait(200);  // the queued replots and the layout of the now visible page
     QVERIFY(panel->grab().save(out + QStringLiteral("/overview-page.png")));
-    QVERIFY(panel->charts()->tableRowText().contains(QString::number(panel->data()->record.stats.captions)));
+    QVERIFY(panel->charts()->tableRowText().contains(
+        QString::number(panel->data()->record.stats.captions)));
 
     panel->showCaptionsPage();
     panel->selectCaption(1);
@@ -202,7 +215,7 @@ class TestCaptionsPanel : public QObject {
     QCOMPARE(charts->chart(QStringLiteral("pairwise"))->graphCount(), 2);
     QCOMPARE(charts->chart(QStringLiteral("hardest"))->graphCount(), 2);
     QCOMPARE(charts->chart(QStringLiteral("pairwise"))->itemCount(), 2);  // the dotted mean lines
-    QCOMPARE(charts->tableRowText().split(QLatin1Char('\n')).size(), 3);    // header + 2 rows
+    QCOMPARE(charts->tableRowText().split(QLatin1Char('\n')).size(), 3);  // header + 2 rows
   }
 };
 

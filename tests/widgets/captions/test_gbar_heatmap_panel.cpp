@@ -12,18 +12,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qcustomplot.h"
 #include "widgets/captions/gbar_heatmap_panel.h"
 #include "widgets/captions/gbar_snapshot_set.h"
-#include "qcustomplot.h"
-#include "widgets/runs_fixture.h"
 #include "widgets/common/thumbnail_cache.h"
+#include "widgets/runs_fixture.h"
 
 using namespace hnclip;
 using namespace hnclip::gui;
 
 namespace {
 
-// A 3-caption batch whose matrix value at (r, c) is 0.1 * (r + 1) + 0.01 * (c + 1) off the diagonal.
+// A 3-caption batch whose matrix value at (r, c) is 0.1 * (r + 1) + 0.01 * (c + 1) off the
+// diagonal.
 GbarSnapshotRow snapshot(int epoch, int batch, std::vector<int64_t> captions, float bump = 0) {
   GbarSnapshotRow s;
   s.epoch = epoch;
@@ -33,7 +34,8 @@ GbarSnapshotRow snapshot(int epoch, int batch, std::vector<int64_t> captions, fl
   s.matrix.assign(static_cast<size_t>(n * n), 0.f);
   for (int r = 0; r < n; ++r)
     for (int c = 0; c < n; ++c)
-      if (r != c) s.matrix[static_cast<size_t>(r * n + c)] = 0.1f * (r + 1) + 0.01f * (c + 1) + bump;
+      if (r != c)
+        s.matrix[static_cast<size_t>(r * n + c)] = 0.1f * (r + 1) + 0.01f * (c + 1) + bump;
   s.max_value = s.matrix[static_cast<size_t>((n - 1) * n + (n - 2))];
   s.max_i = n - 2;
   s.max_j = n - 1;
@@ -67,8 +69,9 @@ class TestGbarHeatmapPanel : public QObject {
   void panel_reads_steps_maps_pixels_and_exports() {
     QTemporaryDir dir;
     // A manifest training split of 4 images / 6 captions; one caption carries HTML specials.
-    const std::vector<std::string> captions = {"a red cube", "a red cube left", "a <blue> ball & a cone",
-                                               "green cone", "two green cones", "a small cone"};
+    const std::vector<std::string> captions = {
+        "a red cube", "a red cube left", "a <blue> ball & a cone",
+        "green cone", "two green cones", "a small cone"};
     std::ofstream manifest(dir.filePath("m.jsonl").toStdString());
     for (int i = 0; i < 4; ++i) {
       const auto image = dir.filePath(QStringLiteral("i%1.png").arg(i));
@@ -76,8 +79,10 @@ class TestGbarHeatmapPanel : public QObject {
       img.fill(QColor::fromHsv(i * 80, 200, 200));
       QVERIFY(img.save(image));
       nlohmann::json row{{"image", image.toStdString()}, {"split", "train"}};
-      if (i < 2) row["captions"] = {captions[i * 2], captions[i * 2 + 1]};
-      else row["caption"] = captions[static_cast<size_t>(i + 2)];
+      if (i < 2)
+        row["captions"] = {captions[i * 2], captions[i * 2 + 1]};
+      else
+        row["caption"] = captions[static_cast<size_t>(i + 2)];
       manifest << row.dump() << "\n";
     }
     manifest.close();
@@ -87,16 +92,19 @@ class TestGbarHeatmapPanel : public QObject {
       RunStore store(db);
       run = test::add_run(store, "gamma half", RunStatus::Finished,
                           test::make_config_json("manifest", 0.5, "frozen", 2,
-                                                 "\"benchmark_root\": \"" + dir.filePath("m.jsonl").toStdString() + "\""),
+                                                 "\"benchmark_root\": \"" +
+                                                     dir.filePath("m.jsonl").toStdString() + "\""),
                           1000);
       for (int epoch = 0; epoch <= 2; ++epoch) {
         store.write_gbar_snapshot(run, snapshot(epoch, 0, {0, 2, 3}, 0.05f * epoch));
         store.write_gbar_snapshot(run, snapshot(epoch, 1, {5, 1, 4}, 0.05f * epoch));
       }
-      bad = test::add_run(store, "no data", RunStatus::Finished,
-                          test::make_config_json("manifest", 0.0, "recomputed", 1,
-                                                 "\"benchmark_root\": \"" + dir.filePath("gone.jsonl").toStdString() + "\""),
-                          2000);
+      bad =
+          test::add_run(store, "no data", RunStatus::Finished,
+                        test::make_config_json("manifest", 0.0, "recomputed", 1,
+                                               "\"benchmark_root\": \"" +
+                                                   dir.filePath("gone.jsonl").toStdString() + "\""),
+                        2000);
       store.write_gbar_snapshot(bad, snapshot(0, 0, {7, 8}));
     }
 
@@ -134,7 +142,8 @@ class TestGbarHeatmapPanel : public QObject {
 
     // The pixel at the centre of cell (row 2, column 0) maps back to it.
     panel.plot()->replot();
-    const QPoint pixel(qRound(panel.plot()->xAxis->coordToPixel(0.0)), qRound(panel.plot()->yAxis->coordToPixel(2.0)));
+    const QPoint pixel(qRound(panel.plot()->xAxis->coordToPixel(0.0)),
+                       qRound(panel.plot()->yAxis->coordToPixel(2.0)));
     const auto cell = panel.cellAtPixel(pixel);
     QVERIFY(cell.has_value());
     QCOMPARE(cell->row, 2);
@@ -142,7 +151,8 @@ class TestGbarHeatmapPanel : public QObject {
     QCOMPARE(cell->caption_row, int64_t{4});
     QCOMPARE(cell->caption_col, int64_t{5});
     const QString hover = panel.hoverText(*cell);
-    QVERIFY2(hover.contains(QStringLiteral("two green cones")) && hover.contains(QStringLiteral("a small cone")),
+    QVERIFY2(hover.contains(QStringLiteral("two green cones")) &&
+                 hover.contains(QStringLiteral("a small cone")),
              qPrintable(hover));
     QVERIFY(!panel.cellAtPixel(QPoint(1, 1)));  // outside the axis rect
 
@@ -174,7 +184,8 @@ class TestGbarHeatmapPanel : public QObject {
     QCOMPARE(panel.runId(), bad);
     QVERIFY(panel.currentSnapshot());
     QVERIFY(!panel.snapshotSet()->captions);
-    QVERIFY2(panel.statusText().contains(QStringLiteral("gone.jsonl")), qPrintable(panel.statusText()));
+    QVERIFY2(panel.statusText().contains(QStringLiteral("gone.jsonl")),
+             qPrintable(panel.statusText()));
     QCOMPARE(panel.snapshotSet()->caption_text(7), std::string("caption 7"));
 
     // An unknown run is reported, not thrown.

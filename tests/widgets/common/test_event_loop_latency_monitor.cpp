@@ -30,7 +30,8 @@ class TestEventLoopLatencyMonitor : public QObject {
     monitor.stop();
     const auto s = monitor.summary();
     QVERIFY(s.samples > 5);
-    QVERIFY2(s.max_ms >= 250.0, qPrintable(QString::number(s.max_ms)));  // the 300 ms block, less one interval
+    QVERIFY2(s.max_ms >= 250.0,
+             qPrintable(QString::number(s.max_ms)));  // the 300 ms block, less one interval
   }
 };
 

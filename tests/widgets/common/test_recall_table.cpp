@@ -43,10 +43,11 @@ class TestRecallTable : public QObject {
 
   void csv_text() {
     QCOMPARE(hand_made().toCsv(),
-             QString::fromUtf8("run,epoch,t2i_R@1,t2i_R@5,t2i_R@10,t2i_R@25,t2i_R@50,"
-                               "i2t_R@1,i2t_R@5,i2t_R@10,i2t_R@25,i2t_R@50\n"
-                               "a_b & 50%,3,10.00,30.00,45.50,60.00,70.00,12.00,33.00,44.00,61.00,72.00\n"
-                               "\"hn, γ=0.5\",5,12.50,30.00,40.00,65.25,,11.00,35.00,44.00,60.00,71.00\n"));
+             QString::fromUtf8(
+                 "run,epoch,t2i_R@1,t2i_R@5,t2i_R@10,t2i_R@25,t2i_R@50,"
+                 "i2t_R@1,i2t_R@5,i2t_R@10,i2t_R@25,i2t_R@50\n"
+                 "a_b & 50%,3,10.00,30.00,45.50,60.00,70.00,12.00,33.00,44.00,61.00,72.00\n"
+                 "\"hn, γ=0.5\",5,12.50,30.00,40.00,65.25,,11.00,35.00,44.00,60.00,71.00\n"));
   }
 
   void csv_quotes_quotes() {
@@ -57,25 +58,29 @@ class TestRecallTable : public QObject {
   }
 
   void latex_text() {
-    QCOMPARE(hand_made().toLatex(),
-             QString::fromUtf8(
-                 "\\begin{tabular}{lrrrrrrrrrrr}\n"
-                 "\\toprule\n"
-                 " & & \\multicolumn{5}{c}{Text$\\to$Image} & \\multicolumn{5}{c}{Image$\\to$Text} \\\\\n"
-                 "\\cmidrule(lr){3-7} \\cmidrule(lr){8-12}\n"
-                 "Run & Epoch & R@1 & R@5 & R@10 & R@25 & R@50 & R@1 & R@5 & R@10 & R@25 & R@50 \\\\\n"
-                 "\\midrule\n"
-                 "a\\_b \\& 50\\% & 3 & 10.00 & \\textbf{30.00} & \\textbf{45.50} & 60.00 & \\textbf{70.00} & "
-                 "\\textbf{12.00} & 33.00 & \\textbf{44.00} & \\textbf{61.00} & \\textbf{72.00} \\\\\n"
-                 "hn, γ=0.5 & 5 & \\textbf{12.50} & \\textbf{30.00} & 40.00 & \\textbf{65.25} & -- & "
-                 "11.00 & \\textbf{35.00} & \\textbf{44.00} & 60.00 & 71.00 \\\\\n"
-                 "\\bottomrule\n"
-                 "\\end{tabular}\n"));
+    QCOMPARE(
+        hand_made().toLatex(),
+        QString::fromUtf8(
+            "\\begin{tabular}{lrrrrrrrrrrr}\n"
+            "\\toprule\n"
+            " & & \\multicolumn{5}{c}{Text$\\to$Image} & \\multicolumn{5}{c}{Image$\\to$Text} "
+            "\\\\\n"
+            "\\cmidrule(lr){3-7} \\cmidrule(lr){8-12}\n"
+            "Run & Epoch & R@1 & R@5 & R@10 & R@25 & R@50 & R@1 & R@5 & R@10 & R@25 & R@50 \\\\\n"
+            "\\midrule\n"
+            "a\\_b \\& 50\\% & 3 & 10.00 & \\textbf{30.00} & \\textbf{45.50} & 60.00 & "
+            "\\textbf{70.00} & "
+            "\\textbf{12.00} & 33.00 & \\textbf{44.00} & \\textbf{61.00} & \\textbf{72.00} \\\\\n"
+            "hn, γ=0.5 & 5 & \\textbf{12.50} & \\textbf{30.00} & 40.00 & \\textbf{65.25} & -- & "
+            "11.00 & \\textbf{35.00} & \\textbf{44.00} & 60.00 & 71.00 \\\\\n"
+            "\\bottomrule\n"
+            "\\end{tabular}\n"));
   }
 
   void latex_escape_specials() {
     QCOMPARE(hnclip::gui::latex_escape(QStringLiteral("a\\b~c^d{e}#f$g")),
-             QStringLiteral("a\\textbackslash{}b\\textasciitilde{}c\\textasciicircum{}d\\{e\\}\\#f\\$g"));
+             QStringLiteral(
+                 "a\\textbackslash{}b\\textasciitilde{}c\\textasciicircum{}d\\{e\\}\\#f\\$g"));
   }
 
   void rows_from_summaries_use_report_epoch() {
@@ -89,8 +94,9 @@ class TestRecallTable : public QObject {
     for (int epoch : {1, 2})
       for (const char* dir : {"i2t", "t2i"})
         for (int i = 0; i < 5; ++i)
-          evals.push_back({epoch, epoch * 10, "test", dir, ks[i],
-                           (epoch == 1 ? 50.0 : 20.0) + i + (std::string(dir) == "i2t" ? 0.5 : 0.0)});
+          evals.push_back(
+              {epoch, epoch * 10, "test", dir, ks[i],
+               (epoch == 1 ? 50.0 : 20.0) + i + (std::string(dir) == "i2t" ? 0.5 : 0.0)});
     const auto s = hnclip::gui::make_run_summary(rec, evals, "/tmp/x/runs.db");
     QCOMPARE(s.report_epoch, 2);
     QCOMPARE(s.best_r1_t2i, 50.0);
@@ -98,10 +104,10 @@ class TestRecallTable : public QObject {
     const RecallTable t = RecallTable::fromSummaries({s});
     QCOMPARE(t.rows().size(), size_t(1));
     QCOMPARE(t.rows()[0].epoch, 2);
-    QCOMPARE(t.rows()[0].values[0], 20.0);   // t2i R@1
-    QCOMPARE(t.rows()[0].values[4], 24.0);   // t2i R@50
-    QCOMPARE(t.rows()[0].values[5], 20.5);   // i2t R@1
-    QCOMPARE(t.rows()[0].values[9], 24.5);   // i2t R@50
+    QCOMPARE(t.rows()[0].values[0], 20.0);  // t2i R@1
+    QCOMPARE(t.rows()[0].values[4], 24.0);  // t2i R@50
+    QCOMPARE(t.rows()[0].values[5], 20.5);  // i2t R@1
+    QCOMPARE(t.rows()[0].values[9], 24.5);  // i2t R@50
 
     rec.best_epoch = -1;  // none recorded: the epoch with the best mean R@1
     QCOMPARE(hnclip::gui::make_run_summary(rec, evals, "/tmp/x/runs.db").report_epoch, 1);

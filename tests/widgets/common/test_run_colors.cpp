@@ -12,7 +12,8 @@ class TestRunColors : public QObject {
       const int a = hnclip::gui::run_color(id).hsvHue();
       const int b = hnclip::gui::run_color(id + 1).hsvHue();
       const int d = std::abs(a - b);
-      QVERIFY2(std::min(d, 360 - d) >= 30, qPrintable(QStringLiteral("ids %1/%2").arg(id).arg(id + 1)));
+      QVERIFY2(std::min(d, 360 - d) >= 30,
+               qPrintable(QStringLiteral("ids %1/%2").arg(id).arg(id + 1)));
     }
   }
 };

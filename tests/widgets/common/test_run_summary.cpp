@@ -5,10 +5,10 @@
 
 #include <QtTest>
 
-#include "widgets/common/run_summary.h"
 #include "store/host_process.h"
 #include "store/run_store.h"
 #include "support/test_dirs.h"
+#include "widgets/common/run_summary.h"
 
 class TestRunSummary : public QObject {
   Q_OBJECT

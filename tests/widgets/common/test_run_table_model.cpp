@@ -7,15 +7,15 @@
 #include <QSortFilterProxyModel>
 #include <QtTest>
 
+#include "support/test_dirs.h"
 #include "widgets/common/run_colors.h"
 #include "widgets/common/run_table_model.h"
 #include "widgets/runs_fixture.h"
-#include "support/test_dirs.h"
 
 using hnclip::RunStatus;
 using hnclip::RunStore;
-using hnclip::gui::RunTableModel;
 using hnclip::gui::load_run_summaries;
+using hnclip::gui::RunTableModel;
 using hnclip::test::add_eval;
 using hnclip::test::add_run;
 using hnclip::test::make_config_json;
@@ -28,7 +28,8 @@ constexpr int64_t kFeb2024 = 1706745600000;
 
 QList<int64_t> ids_in_order(const QAbstractItemModel& m) {
   QList<int64_t> ids;
-  for (int r = 0; r < m.rowCount(); ++r) ids << m.index(r, 0).data(RunTableModel::RunIdRole).toLongLong();
+  for (int r = 0; r < m.rowCount(); ++r)
+    ids << m.index(r, 0).data(RunTableModel::RunIdRole).toLongLong();
   return ids;
 }
 }  // namespace
@@ -45,11 +46,12 @@ class TestRunTableModel : public QObject {
     dir_ = std::make_unique<hnclip::test::ScratchDir>();
     db_ = (*dir_ / "runs.db").string();
     RunStore store(db_);
-    a_ = add_run(store, "gamma-10", RunStatus::Finished, make_config_json("synthetic", 10, "recomputed", 4), kOct2025,
-                 "sweep");
-    b_ = add_run(store, "gamma-2", RunStatus::Running, make_config_json("flickr8k", 2, "frozen", 8), kJan2026);
-    c_ = add_run(store, "gamma-0.5", RunStatus::Interrupted, make_config_json("synthetic", 0.5, "recomputed", 6),
-                 kFeb2024);
+    a_ = add_run(store, "gamma-10", RunStatus::Finished,
+                 make_config_json("synthetic", 10, "recomputed", 4), kOct2025, "sweep");
+    b_ = add_run(store, "gamma-2", RunStatus::Running, make_config_json("flickr8k", 2, "frozen", 8),
+                 kJan2026);
+    c_ = add_run(store, "gamma-0.5", RunStatus::Interrupted,
+                 make_config_json("synthetic", 0.5, "recomputed", 6), kFeb2024);
     add_eval(store, a_, 1, {20, 40, 50, 60, 70}, {22, 41, 51, 61, 71});
     add_eval(store, a_, 2, {25, 45, 55, 65, 75}, {21, 42, 52, 62, 72});
     store.set_best_epoch(a_, 2);
@@ -62,9 +64,12 @@ class TestRunTableModel : public QObject {
     QCOMPARE(model.rowCount(), 3);
     QCOMPARE(ids_in_order(model), (QList<int64_t>{b_, a_, c_}));  // the store lists newest first
     const int ra = model.rowOfRun(a_);
-    const auto cell = [&](int col, int role = Qt::DisplayRole) { return model.index(ra, col).data(role); };
+    const auto cell = [&](int col, int role = Qt::DisplayRole) {
+      return model.index(ra, col).data(role);
+    };
     QCOMPARE(cell(RunTableModel::ColName).toString(), QString("gamma-10"));
-    QCOMPARE(cell(RunTableModel::ColName, Qt::DecorationRole).value<QColor>(), hnclip::gui::run_color(a_));
+    QCOMPARE(cell(RunTableModel::ColName, Qt::DecorationRole).value<QColor>(),
+             hnclip::gui::run_color(a_));
     QCOMPARE(cell(RunTableModel::ColStatus).toString(), QString("finished"));
     QVERIFY(!cell(RunTableModel::ColStatus, Qt::DecorationRole).value<QIcon>().isNull());
     QCOMPARE(cell(RunTableModel::ColBenchmark).toString(), QString("synthetic"));
@@ -76,11 +81,15 @@ class TestRunTableModel : public QObject {
     QCOMPARE(cell(RunTableModel::ColDuration).toString(), QString("1 min 05 s"));
     QCOMPARE(cell(RunTableModel::ColTags).toString(), QString("sweep"));
     QCOMPARE(cell(RunTableModel::ColGamma, RunTableModel::SortRole).typeId(), QMetaType::Double);
-    QCOMPARE(cell(RunTableModel::ColCreated, RunTableModel::SortRole).typeId(), QMetaType::QDateTime);
+    QCOMPARE(cell(RunTableModel::ColCreated, RunTableModel::SortRole).typeId(),
+             QMetaType::QDateTime);
     QCOMPARE(model.run(a_)->report_epoch, 2);
     // No evaluation: empty cells, sorted below every real value.
-    QCOMPARE(model.index(model.rowOfRun(c_), RunTableModel::ColBestR1T2I).data().toString(), QString());
-    QCOMPARE(model.index(model.rowOfRun(c_), RunTableModel::ColBestR1T2I).data(RunTableModel::SortRole).toDouble(),
+    QCOMPARE(model.index(model.rowOfRun(c_), RunTableModel::ColBestR1T2I).data().toString(),
+             QString());
+    QCOMPARE(model.index(model.rowOfRun(c_), RunTableModel::ColBestR1T2I)
+                 .data(RunTableModel::SortRole)
+                 .toDouble(),
              -1.0);
   }
 
@@ -91,7 +100,8 @@ class TestRunTableModel : public QObject {
     proxy.setSourceModel(&model);
     proxy.setSortRole(RunTableModel::SortRole);
     proxy.sort(RunTableModel::ColGamma);
-    QAbstractItemModelTester proxy_tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxy_tester(&proxy,
+                                          QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setRuns(load_run_summaries(db_));
     const QPersistentModelIndex a_index = model.index(model.rowOfRun(a_), RunTableModel::ColName);
 
@@ -102,7 +112,8 @@ class TestRunTableModel : public QObject {
     int64_t d = 0;
     {
       RunStore store(db_);
-      d = add_run(store, "new", RunStatus::Queued, make_config_json("synthetic", 1, "recomputed", 2), kJan2026 + 5);
+      d = add_run(store, "new", RunStatus::Queued,
+                  make_config_json("synthetic", 1, "recomputed", 2), kJan2026 + 5);
       store.delete_run(c_);
       store.rename_run(b_, "renamed");
     }
@@ -143,7 +154,8 @@ class TestRunTableModel : public QObject {
     proxy.setSourceModel(&model);
     proxy.setSortRole(RunTableModel::SortRole);
     proxy.sort(RunTableModel::ColGamma, Qt::AscendingOrder);
-    QCOMPARE(ids_in_order(proxy), (QList<int64_t>{c_, b_, a_}));  // 0.5 < 2 < 10 (text: "0.5" < "10" < "2")
+    QCOMPARE(ids_in_order(proxy),
+             (QList<int64_t>{c_, b_, a_}));  // 0.5 < 2 < 10 (text: "0.5" < "10" < "2")
     proxy.sort(RunTableModel::ColGamma, Qt::DescendingOrder);
     QCOMPARE(ids_in_order(proxy), (QList<int64_t>{a_, b_, c_}));
   }
@@ -168,8 +180,10 @@ class TestRunTableModel : public QObject {
     }
     RunTableModel model;
     model.setRuns(load_run_summaries(db_));
-    QCOMPARE(model.index(model.rowOfRun(bad), RunTableModel::ColGamma).data().toString(), QString("?"));
-    QCOMPARE(model.index(model.rowOfRun(bad), RunTableModel::ColName).data().toString(), QString("broken"));
+    QCOMPARE(model.index(model.rowOfRun(bad), RunTableModel::ColGamma).data().toString(),
+             QString("?"));
+    QCOMPARE(model.index(model.rowOfRun(bad), RunTableModel::ColName).data().toString(),
+             QString("broken"));
   }
 
   void duration_format() {

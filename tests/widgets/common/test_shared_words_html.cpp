@@ -20,8 +20,10 @@ QStringList marked(const QString& html) {
 QString visible(const QString& html) {
   QString s = html;
   s.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
-  s.replace(QStringLiteral("&lt;"), QStringLiteral("<")).replace(QStringLiteral("&gt;"), QStringLiteral(">"));
-  s.replace(QStringLiteral("&quot;"), QStringLiteral("\"")).replace(QStringLiteral("&amp;"), QStringLiteral("&"));
+  s.replace(QStringLiteral("&lt;"), QStringLiteral("<"))
+      .replace(QStringLiteral("&gt;"), QStringLiteral(">"));
+  s.replace(QStringLiteral("&quot;"), QStringLiteral("\""))
+      .replace(QStringLiteral("&amp;"), QStringLiteral("&"));
   return s;
 }
 }  // namespace
@@ -33,19 +35,22 @@ class TestSharedWordsHtml : public QObject {
     const QString a = QStringLiteral("A red car is parked in the street.");
     const QString b = QStringLiteral("The red car parked near a street lamp");
     const QString html = shared_words_html(a, b);
-    QCOMPARE(marked(html), (QStringList{QStringLiteral("red"), QStringLiteral("car"), QStringLiteral("parked"),
-                                        QStringLiteral("street")}));
+    QCOMPARE(marked(html), (QStringList{QStringLiteral("red"), QStringLiteral("car"),
+                                        QStringLiteral("parked"), QStringLiteral("street")}));
     QCOMPARE(visible(html), a);  // nothing lost or added
   }
 
   void stop_words_are_never_marked() {
-    const QString html = shared_words_html(QStringLiteral("the dog and the cat"), QStringLiteral("The cat and the bird"));
+    const QString html = shared_words_html(QStringLiteral("the dog and the cat"),
+                                           QStringLiteral("The cat and the bird"));
     QCOMPARE(marked(html), QStringList{QStringLiteral("cat")});
   }
 
   void case_insensitive_and_every_occurrence() {
-    const QString html = shared_words_html(QStringLiteral("Dog sees DOG; dog."), QStringLiteral("a dog"));
-    QCOMPARE(marked(html), (QStringList{QStringLiteral("Dog"), QStringLiteral("DOG"), QStringLiteral("dog")}));
+    const QString html =
+        shared_words_html(QStringLiteral("Dog sees DOG; dog."), QStringLiteral("a dog"));
+    QCOMPARE(marked(html),
+             (QStringList{QStringLiteral("Dog"), QStringLiteral("DOG"), QStringLiteral("dog")}));
     QVERIFY(html.contains(QStringLiteral("</b>; <b")));  // punctuation between the marks kept as is
   }
 
@@ -53,24 +58,27 @@ class TestSharedWordsHtml : public QObject {
     const QString a = QStringLiteral("<script>alert(\"x\")</script> & <b>bold</b> table");
     const QString html = shared_words_html(a, QStringLiteral("a bold table & script"));
     QVERIFY2(!html.contains(QStringLiteral("<script>")), qPrintable(html));
-    QVERIFY2(html.startsWith(QStringLiteral("&lt;<b ")), qPrintable(html));  // "<" escaped, "script" marked
+    QVERIFY2(html.startsWith(QStringLiteral("&lt;<b ")),
+             qPrintable(html));  // "<" escaped, "script" marked
     QVERIFY(html.contains(QStringLiteral("&amp;")));
     QVERIFY(html.contains(QStringLiteral("&quot;x&quot;")));
     // The literal <b> of the caption is text; only the shared words are real marks.
-    QCOMPARE(marked(html), (QStringList{QStringLiteral("script"), QStringLiteral("script"), QStringLiteral("bold"),
-                                        QStringLiteral("table")}));
+    QCOMPARE(marked(html), (QStringList{QStringLiteral("script"), QStringLiteral("script"),
+                                        QStringLiteral("bold"), QStringLiteral("table")}));
     QCOMPARE(visible(html), a);
   }
 
   void punctuation_splits_words_and_non_ascii_survives() {
     const QString a = QStringLiteral("café-table, 2 chairs (wooden)… über");
     const QString html = shared_words_html(a, QStringLiteral("wooden table with chairs"));
-    QCOMPARE(marked(html), (QStringList{QStringLiteral("table"), QStringLiteral("chairs"), QStringLiteral("wooden")}));
+    QCOMPARE(marked(html), (QStringList{QStringLiteral("table"), QStringLiteral("chairs"),
+                                        QStringLiteral("wooden")}));
     QCOMPARE(visible(html), a);
   }
 
   void nothing_shared_gives_the_escaped_text() {
-    QCOMPARE(shared_words_html(QStringLiteral("a < b"), QStringLiteral("c")), QStringLiteral("a &lt; b"));
+    QCOMPARE(shared_words_html(QStringLiteral("a < b"), QStringLiteral("c")),
+             QStringLiteral("a &lt; b"));
     QCOMPARE(shared_words_html(QString(), QStringLiteral("c")), QString());
   }
 };

@@ -29,7 +29,8 @@ QString write_image(const QString& path, int w, int h, QColor color) {
 QImage wait_ready(ThumbnailCache& cache, QSignalSpy& spy, const QString& path, int edge) {
   for (int round = 0; round < 100; ++round) {
     for (const auto& args : spy) {
-      if (args.at(0).toString() == path && args.at(1).toInt() == edge) return args.at(2).value<QImage>();
+      if (args.at(0).toString() == path && args.at(1).toInt() == edge)
+        return args.at(2).value<QImage>();
     }
     spy.wait(100);
   }
@@ -129,7 +130,8 @@ class TestThumbnailCache : public QObject {
     ThumbnailCache cache(QString(), 3 * one);  // memory only, room for three
     QSignalSpy spy(&cache, &ThumbnailCache::ready);
     QStringList paths;
-    for (int i = 0; i < 6; ++i) paths << write_image(dir.filePath(QStringLiteral("%1.png").arg(i)), 80, 80, Qt::gray);
+    for (int i = 0; i < 6; ++i)
+      paths << write_image(dir.filePath(QStringLiteral("%1.png").arg(i)), 80, 80, Qt::gray);
     for (const auto& p : paths) cache.thumbnail(p, 40);
     cache.waitForDone();
     QCOMPARE(spy.count(), 6);
@@ -163,7 +165,8 @@ class TestThumbnailCache : public QObject {
     QTRY_VERIFY(label.hasImage());
     QCOMPARE(label.pixmap().size(), QSize(64, 64));
     cache.waitForDone();
-    QCOMPARE(label.pixmap().size(), QSize(64, 64));  // a small image is enlarged to the label's edge
+    QCOMPARE(label.pixmap().size(),
+             QSize(64, 64));  // a small image is enlarged to the label's edge
     QSignalSpy clicks(&label, &ThumbnailLabel::clicked);
     QTest::mouseClick(&label, Qt::LeftButton);
     QCOMPARE(clicks.count(), 1);

@@ -19,14 +19,14 @@
 #include "data/benchmark_registry.h"
 #include "job/caption_geometry_job.h"
 #include "job/run_retriever.h"
+#include "support/test_dirs.h"
+#include "widgets/common/thumbnail_label.h"
 #include "widgets/retrieval/query_list_model.h"
 #include "widgets/retrieval/retrieval_data.h"
 #include "widgets/retrieval/retrieval_marks.h"
 #include "widgets/retrieval/retrieval_panel.h"
 #include "widgets/retrieval/retrieval_view.h"
 #include "widgets/runs_fixture.h"
-#include "support/test_dirs.h"
-#include "widgets/common/thumbnail_label.h"
 
 using hnclip::gui::QueryListFilter;
 using hnclip::gui::QueryListModel;
@@ -52,29 +52,36 @@ void write_manifest(const fs::path& dir) {
     QPainter p(&img);
     p.setBrush(colors[i % 4]);
     p.setPen(Qt::NoPen);
-    if (i % 3 == 0) p.drawEllipse(QPoint(24, 24), 8 + i % 5, 8 + i % 5);
-    else if (i % 3 == 1) p.drawRect(10, 10, 20 + i % 7, 20 + i % 7);
-    else p.drawRect(4, 20, 40, 6 + i % 4);
+    if (i % 3 == 0)
+      p.drawEllipse(QPoint(24, 24), 8 + i % 5, 8 + i % 5);
+    else if (i % 3 == 1)
+      p.drawRect(10, 10, 20 + i % 7, 20 + i % 7);
+    else
+      p.drawRect(4, 20, 40, 6 + i % 4);
     p.end();
     const std::string name = "img/" + std::to_string(i) + ".png";
     QVERIFY(img.save(QString::fromStdString((dir / name).string())));
     // (No raw string literals in this file: moc does not parse them.)
-    m << "{\"image\": \"" << name << "\", \"captions\": [\"a " << kColors[i % 4] << " " << kShapes[i % 3]
-      << " on a dark ground number " << i << "\", \"one " << kShapes[i % 3] << " coloured " << kColors[i % 4]
-      << "\"], \"split\": \"" << (i < kTestImages ? "test" : "train") << "\"}\n";
+    m << "{\"image\": \"" << name << "\", \"captions\": [\"a " << kColors[i % 4] << " "
+      << kShapes[i % 3] << " on a dark ground number " << i << "\", \"one " << kShapes[i % 3]
+      << " coloured " << kColors[i % 4] << "\"], \"split\": \""
+      << (i < kTestImages ? "test" : "train") << "\"}\n";
   }
 }
 
 // Brute force over a run's cached embeddings: every candidate scored, sorted (score desc, id asc).
-std::vector<std::pair<float, int64_t>> brute_force(const std::vector<float>& query, const std::vector<float>& cands,
-                                                   int64_t n, int64_t dim) {
+std::vector<std::pair<float, int64_t>> brute_force(const std::vector<float>& query,
+                                                   const std::vector<float>& cands, int64_t n,
+                                                   int64_t dim) {
   std::vector<std::pair<float, int64_t>> all;
   for (int64_t i = 0; i < n; ++i) {
     double s = 0;
     for (int64_t d = 0; d < dim; ++d) s += double(query[d]) * cands[i * dim + d];
     all.emplace_back(static_cast<float>(s), i);
   }
-  std::sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  std::sort(all.begin(), all.end(), [](auto& a, auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
   return all;
 }
 
@@ -92,8 +99,9 @@ class TestRetrievalPanel : public QObject {
     write_manifest(dir_->path());
     for (const char* gamma : {"0", "0.5"}) {
       const std::string cmd = std::string(HNCLIP_CLI_PATH) + " train --benchmark manifest --data " +
-                              (dir_->path() / "manifest.jsonl").string() + " --epochs 1 --batch 6 --lr 1e-3 --threads 1" +
-                              " --gamma " + gamma + " --name gamma-" + gamma + " --db " + db_ + " --cache-dir " + cache_;
+                              (dir_->path() / "manifest.jsonl").string() +
+                              " --epochs 1 --batch 6 --lr 1e-3 --threads 1" + " --gamma " + gamma +
+                              " --name gamma-" + gamma + " --db " + db_ + " --cache-dir " + cache_;
       std::string out, err;
       QCOMPARE(hnclip::test::run_command(cmd, &out, &err), 0);
     }
@@ -117,12 +125,19 @@ class TestRetrievalPanel : public QObject {
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QueryListFilter filter;
     filter.setSourceModel(&model);
-    QAbstractItemModelTester filter_tester(&filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setRows({{0, "red circle", 1, 1}, {1, "blue square", 1, 7}, {2, "green bar", 52, 1},
-                   {3, "red bar", 3, 2}, {4, "Red square", 2, 9}, {5, "lost", 0, 4}},
+    QAbstractItemModelTester filter_tester(&filter,
+                                           QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setRows({{0, "red circle", 1, 1},
+                   {1, "blue square", 1, 7},
+                   {2, "green bar", 52, 1},
+                   {3, "red bar", 3, 2},
+                   {4, "Red square", 2, 9},
+                   {5, "lost", 0, 4}},
                   "base", "hn");
     QCOMPARE(model.rowCount(), 6);
-    QVERIFY(model.headerData(QueryListModel::RankAColumn, Qt::Horizontal, Qt::ToolTipRole).toString().contains("base"));
+    QVERIFY(model.headerData(QueryListModel::RankAColumn, Qt::Horizontal, Qt::ToolTipRole)
+                .toString()
+                .contains("base"));
     QCOMPARE(model.index(2, QueryListModel::DiffColumn).data().toString(), QString("+51"));
     QCOMPARE(model.index(1, QueryListModel::DiffColumn).data().toString(), QString("-6"));
     QCOMPARE(model.index(5, QueryListModel::RankAColumn).data().toString(), QString("—"));
@@ -136,13 +151,16 @@ class TestRetrievalPanel : public QObject {
 
     filter.sort(QueryListModel::DiffColumn, Qt::DescendingOrder);
     QCOMPARE(filter.index(0, 0).data(QueryListModel::QueryIdRole).toLongLong(), 2LL);
-    QCOMPARE(filter.index(5, 0).data(QueryListModel::QueryIdRole).toLongLong(), 4LL);  // -7, numeric not text order
+    QCOMPARE(filter.index(5, 0).data(QueryListModel::QueryIdRole).toLongLong(),
+             4LL);  // -7, numeric not text order
     filter.sort(QueryListModel::RankAColumn, Qt::AscendingOrder);
-    QCOMPARE(filter.index(5, 0).data(QueryListModel::QueryIdRole).toLongLong(), 2LL);  // 52 after 3, not "52" < "7"
+    QCOMPARE(filter.index(5, 0).data(QueryListModel::QueryIdRole).toLongLong(),
+             2LL);  // 52 after 3, not "52" < "7"
 
     auto ids = [&] {
       QList<qlonglong> out;
-      for (int r = 0; r < filter.rowCount(); ++r) out << filter.index(r, 0).data(QueryListModel::QueryIdRole).toLongLong();
+      for (int r = 0; r < filter.rowCount(); ++r)
+        out << filter.index(r, 0).data(QueryListModel::QueryIdRole).toLongLong();
       std::sort(out.begin(), out.end());
       return out;
     };
@@ -161,10 +179,12 @@ class TestRetrievalPanel : public QObject {
     filter.setSearchText("");
     filter.sort(QueryListModel::DiffColumn, Qt::DescendingOrder);
     const QString csv = filter.toCsv();
-    QVERIFY2(csv.startsWith("query,text,rank_a,rank_b,diff\n2,green bar,52,1,51\n"), qPrintable(csv));
+    QVERIFY2(csv.startsWith("query,text,rank_a,rank_b,diff\n2,green bar,52,1,51\n"),
+             qPrintable(csv));
     QVERIFY2(csv.contains("\n5,lost,,4,\n"), qPrintable(csv));
     model.setRows({{0, "with, comma \"q\"", 2, 1}}, "a", "b");
-    QCOMPARE(filter.toCsv(), QString("query,text,rank_a,rank_b,diff\n0,\"with, comma \"\"q\"\"\",2,1,1\n"));
+    QCOMPARE(filter.toCsv(),
+             QString("query,text,rank_a,rank_b,diff\n0,\"with, comma \"\"q\"\"\",2,1,1\n"));
   }
 
   void storedRunsJoinIntoTheQueryList() {
@@ -173,8 +193,10 @@ class TestRetrievalPanel : public QObject {
     hnclip::RunStore store(db);
     const std::string config = "{\"benchmark\": \"manifest\", \"benchmark_root\": \"" +
                                (dir_->path() / "manifest.jsonl").string() + "\", \"epochs\": 1}";
-    const int64_t a = hnclip::test::add_run(store, "fixture-A", hnclip::RunStatus::Finished, config, 1000);
-    const int64_t b = hnclip::test::add_run(store, "fixture-B", hnclip::RunStatus::Finished, config, 2000);
+    const int64_t a =
+        hnclip::test::add_run(store, "fixture-A", hnclip::RunStatus::Finished, config, 1000);
+    const int64_t b =
+        hnclip::test::add_run(store, "fixture-B", hnclip::RunStatus::Finished, config, 2000);
     auto write = [&](int64_t run, const std::vector<int64_t>& ranks) {
       hnclip::RetrievalResult t2i, i2t;
       t2i.direction = "t2i";
@@ -186,7 +208,8 @@ class TestRetrievalPanel : public QObject {
       t2i.ranks = ranks;
       // Top ids that never hold the ground truth (image q / 2) for the queries looked at below.
       for (size_t q = 0; q < ranks.size(); ++q)
-        t2i.topk.push_back({int64_t((q + 5) % kTestImages), int64_t((q + 6) % kTestImages), int64_t((q + 7) % kTestImages)});
+        t2i.topk.push_back({int64_t((q + 5) % kTestImages), int64_t((q + 6) % kTestImages),
+                            int64_t((q + 7) % kTestImages)});
       i2t.ranks.assign(kTestImages, 1);
       i2t.topk.assign(kTestImages, {0});
       store.write_epoch_eval(run, 1, 10, "test", t2i, i2t);
@@ -223,7 +246,9 @@ class TestRetrievalPanel : public QObject {
     const auto& rows = panel.queryModel()->rows();
     QCOMPARE(rows[3].rank_a, int64_t{40});
     QCOMPARE(rows[3].rank_b, int64_t{1});
-    QCOMPARE(rows[0].text, QString("a red circle on a dark ground number 0"));  // caption 0 = image 0's first caption
+    QCOMPARE(
+        rows[0].text,
+        QString("a red circle on a dark ground number 0"));  // caption 0 = image 0's first caption
     const auto c = panel.counts();
     QCOMPARE(c.a_only, 1);
     QCOMPARE(c.b_only, 1);
@@ -242,7 +267,8 @@ class TestRetrievalPanel : public QObject {
     // Image 8 is a near-twin (its captions are caption 3's stored neighbours); 9 and 10 are not.
     QVERIFY(view_rows[0].items[0].near_twin);
     QVERIFY(!view_rows[0].items[1].near_twin && !view_rows[0].items[2].near_twin);
-    QCOMPARE(panel.view()->thumbnails()[0][0]->outline(), hnclip::gui::RetrievalView::kNearTwinColor);
+    QCOMPARE(panel.view()->thumbnails()[0][0]->outline(),
+             hnclip::gui::RetrievalView::kNearTwinColor);
     QVERIFY(!panel.lastError().isEmpty());  // why there are no scores
     // The export writes the visible list.
     const QString csv = QString::fromStdString((*dir_ / "q.csv").string());
@@ -252,17 +278,19 @@ class TestRetrievalPanel : public QObject {
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(f.readAll().count('\n'), 1 + 2 * kTestImages);
     // A run evaluated on another split is not offered as B, and asking for it explains why.
-    const int64_t other = hnclip::test::add_run(store, "synthetic-run", hnclip::RunStatus::Finished,
-                                                hnclip::test::make_config_json("synthetic", 0, "recomputed", 1), 3000);
+    const int64_t other = hnclip::test::add_run(
+        store, "synthetic-run", hnclip::RunStatus::Finished,
+        hnclip::test::make_config_json("synthetic", 0, "recomputed", 1), 3000);
     hnclip::test::add_eval(store, other, 1, {10, 20, 30, 40, 50}, {10, 20, 30, 40, 50});
     RetrievalPanel mixed(QString::fromStdString(db), QString::fromStdString(cache_));
     QSignalSpy runs(&mixed, &RetrievalPanel::runsLoaded);
     mixed.setRuns(a, other);
     mixed.refresh();
     QTRY_VERIFY_WITH_TIMEOUT(runs.count() > 0, kWaitMs);
-    QVERIFY2(mixed.warning().contains("synthetic default (seed 1) / test") && mixed.warning().contains("manifest"),
+    QVERIFY2(mixed.warning().contains("synthetic default (seed 1) / test") &&
+                 mixed.warning().contains("manifest"),
              qPrintable(mixed.warning()));
-    QCOMPARE(mixed.runB(), b);  // the one run on A's split
+    QCOMPARE(mixed.runB(), b);                    // the one run on A's split
     QCOMPARE(mixed.queryModel()->rowCount(), 0);  // nothing compared while the warning stands
     QSignalSpy mixed_loaded(&mixed, &RetrievalPanel::queriesLoaded);
     mixed.setRuns(a, b);
@@ -291,8 +319,10 @@ class TestRetrievalPanel : public QObject {
     QVERIFY(m.items[1].ground_truth);
     // Near-twin candidates: t2i maps neighbour captions to their images, less the ground truth.
     const std::vector<int64_t> caption_image{0, 0, 1, 1, 2, 2};
-    QCOMPARE(hnclip::gui::near_twin_candidates(true, {1, 2, 4}, {0}, caption_image), (std::set<int64_t>{1, 2}));
-    QCOMPARE(hnclip::gui::near_twin_candidates(false, {1, 2, 4, 99}, {0, 1}, caption_image), (std::set<int64_t>{2, 4}));
+    QCOMPARE(hnclip::gui::near_twin_candidates(true, {1, 2, 4}, {0}, caption_image),
+             (std::set<int64_t>{1, 2}));
+    QCOMPARE(hnclip::gui::near_twin_candidates(false, {1, 2, 4, 99}, {0, 1}, caption_image),
+             (std::set<int64_t>{2, 4}));
   }
 
   void scoresRanksAndAdhocQueryMatchBruteForce() {
@@ -320,7 +350,8 @@ class TestRetrievalPanel : public QObject {
     QCOMPARE(int64_t(rows.size()), e.num_captions);
     for (const auto& r : rows) {
       const int64_t truth = r.query / 2;  // two captions per image, image by image
-      const auto scores = brute_force({e.caption_row(r.query), e.caption_row(r.query) + e.dim}, e.images, e.num_images, e.dim);
+      const auto scores = brute_force({e.caption_row(r.query), e.caption_row(r.query) + e.dim},
+                                      e.images, e.num_images, e.dim);
       float gt = 0;
       for (const auto& [s, id] : scores)
         if (id == truth) gt = s;
@@ -331,14 +362,19 @@ class TestRetrievalPanel : public QObject {
         hi += s >= gt - 1e-5f;
       }
       QVERIFY2(r.rank_b >= lo && r.rank_b <= hi,
-               qPrintable(QString("query %1: stored rank %2, embeddings say %3..%4").arg(r.query).arg(r.rank_b).arg(lo).arg(hi)));
+               qPrintable(QString("query %1: stored rank %2, embeddings say %3..%4")
+                              .arg(r.query)
+                              .arg(r.rank_b)
+                              .arg(lo)
+                              .arg(hi)));
     }
 
     // The side-by-side view of the largest difference shows B's brute-force top-k with scores.
     panel.setK(7);
     QVERIFY(panel.selectLargestDifference());
     const int64_t q = *panel.selectedQuery();
-    const auto expected = brute_force({e.caption_row(q), e.caption_row(q) + e.dim}, e.images, e.num_images, e.dim);
+    const auto expected =
+        brute_force({e.caption_row(q), e.caption_row(q) + e.dim}, e.images, e.num_images, e.dim);
     const auto& row_b = panel.view()->rows()[1];
     QCOMPARE(row_b.items.size(), size_t{7});
     for (size_t i = 0; i < 7; ++i) {
@@ -347,7 +383,8 @@ class TestRetrievalPanel : public QObject {
       QCOMPARE(row_b.items[i].ground_truth, expected[i].second == q / 2);
       // Hovering a retrieved image shows its captions.
       const QString tip = panel.view()->thumbnails()[1][i]->toolTip();
-      QVERIFY2(tip.contains(QString("on a dark ground number %1\n").arg(expected[i].second)), qPrintable(tip));
+      QVERIFY2(tip.contains(QString("on a dark ground number %1\n").arg(expected[i].second)),
+               qPrintable(tip));
     }
     // Near-twins: images of caption q's 5 nearest captions under run A's checkpoint (no stored
     // geometry here), less the ground truth.
@@ -358,7 +395,8 @@ class TestRetrievalPanel : public QObject {
     std::set<int64_t> twins;
     for (const auto& n : ra->caption_neighbors(q, 5))
       if (n.id / 2 != q / 2) twins.insert(n.id / 2);
-    for (size_t i = 0; i < 7; ++i) QCOMPARE(row_b.items[i].near_twin, twins.count(expected[i].second) > 0);
+    for (size_t i = 0; i < 7; ++i)
+      QCOMPARE(row_b.items[i].near_twin, twins.count(expected[i].second) > 0);
     // Ground truth outlined green in the thumbnails, wherever it appears.
     const auto& thumbs = panel.view()->thumbnails();
     for (size_t r = 0; r < thumbs.size(); ++r)
@@ -385,7 +423,8 @@ class TestRetrievalPanel : public QObject {
     panel.refresh();
     QTRY_VERIFY_WITH_TIMEOUT(loaded.count() > queries_before && !panel.isBusy(), kWaitMs);
     QCOMPARE(panel.view()->rows()[1].items.size(), size_t{5});
-    QVERIFY(panel.view()->rows()[1].items[0].image_path.endsWith(QString("img/%1.png").arg(want[0].second)));
+    QVERIFY(panel.view()->rows()[1].items[0].image_path.endsWith(
+        QString("img/%1.png").arg(want[0].second)));
     // The figure export writes a picture of the view, once its thumbnails are painted.
     QTRY_VERIFY_WITH_TIMEOUT(panel.view()->allImagesShown(), kWaitMs);
     const QString png = QString::fromStdString((*dir_ / "view.png").string());

@@ -14,11 +14,11 @@
 #include <QtTest>
 
 #include "job/workbench_paths.h"
+#include "support/test_dirs.h"
 #include "widgets/common/run_list_view.h"
 #include "widgets/common/run_table_model.h"
-#include "widgets/runs_fixture.h"
 #include "widgets/runs/runs_panel.h"
-#include "support/test_dirs.h"
+#include "widgets/runs_fixture.h"
 
 using hnclip::RunStatus;
 using hnclip::RunStore;
@@ -33,7 +33,8 @@ constexpr int kWaitMs = 60000;  // generous: a slow shared machine must not fail
 
 QList<int64_t> proxy_ids(QAbstractItemModel* m) {
   QList<int64_t> ids;
-  for (int r = 0; r < m->rowCount(); ++r) ids << m->index(r, 0).data(hnclip::gui::RunTableModel::RunIdRole).toLongLong();
+  for (int r = 0; r < m->rowCount(); ++r)
+    ids << m->index(r, 0).data(hnclip::gui::RunTableModel::RunIdRole).toLongLong();
   std::sort(ids.begin(), ids.end());
   return ids;
 }
@@ -54,13 +55,14 @@ class TestRunsPanel : public QObject {
     dir_ = std::make_unique<hnclip::test::ScratchDir>();
     db_ = (*dir_ / "runs.db").string();
     RunStore store(db_);
-    base_ = add_run(store, "baseline-run", RunStatus::Finished, make_config_json("synthetic", 0, "recomputed", 3),
-                    1000000, "baseline");
-    margin_ = add_run(store, "margin-0.5", RunStatus::Finished, make_config_json("synthetic", 0.5, "recomputed", 3),
-                      2000000, "HN,ablation");
-    live_ = add_run(store, "live", RunStatus::Running, make_config_json("synthetic", 0.5, "frozen", 3), 3000000, "hn");
-    crashed_ = add_run(store, "crashed", RunStatus::Interrupted, make_config_json("synthetic", 1, "frozen", 3),
-                       4000000);
+    base_ = add_run(store, "baseline-run", RunStatus::Finished,
+                    make_config_json("synthetic", 0, "recomputed", 3), 1000000, "baseline");
+    margin_ = add_run(store, "margin-0.5", RunStatus::Finished,
+                      make_config_json("synthetic", 0.5, "recomputed", 3), 2000000, "HN,ablation");
+    live_ = add_run(store, "live", RunStatus::Running,
+                    make_config_json("synthetic", 0.5, "frozen", 3), 3000000, "hn");
+    crashed_ = add_run(store, "crashed", RunStatus::Interrupted,
+                       make_config_json("synthetic", 1, "frozen", 3), 4000000);
     add_eval(store, base_, 1, {10, 20, 30, 40, 50}, {11, 21, 31, 41, 51});
     add_eval(store, margin_, 1, {12, 19, 30, 44, 55}, {10, 25, 30, 40, 50});
     // A checkpoint in the run's folder and one recorded elsewhere: both go with the run.
@@ -119,7 +121,8 @@ class TestRunsPanel : public QObject {
     int bold_keys = 0, highlighted = 0;
     for (int r = 0; r < diff->rowCount(); ++r) {
       bold_keys += diff->verticalHeaderItem(r)->font().bold() ? 1 : 0;
-      for (int c = 0; c < 2; ++c) highlighted += diff->item(r, c)->data(Qt::BackgroundRole).isValid() ? 1 : 0;
+      for (int c = 0; c < 2; ++c)
+        highlighted += diff->item(r, c)->data(Qt::BackgroundRole).isValid() ? 1 : 0;
     }
     QCOMPARE(bold_keys, 1);
     QCOMPARE(highlighted, 1);
@@ -136,7 +139,8 @@ class TestRunsPanel : public QObject {
         bold += table.isBest(r, c) ? 1 : 0;
       }
     QCOMPARE(bold, 11);  // t2i R@10 tie (30/30) counts twice, every other column once
-    QVERIFY(table.toCsv().contains("baseline-run,1,10.00,20.00,30.00,40.00,50.00,11.00,21.00,31.00,41.00,51.00\n"));
+    QVERIFY(table.toCsv().contains(
+        "baseline-run,1,10.00,20.00,30.00,40.00,50.00,11.00,21.00,31.00,41.00,51.00\n"));
 
     // One run selected: nothing to compare.
     panel.selectRuns({crashed_});
@@ -168,7 +172,8 @@ class TestRunsPanel : public QObject {
     // A run added by another process shows up on refresh; the selection is untouched.
     {
       RunStore store(db_);
-      add_run(store, "from-cli", RunStatus::Queued, make_config_json("synthetic", 2, "recomputed", 1), 5000000);
+      add_run(store, "from-cli", RunStatus::Queued,
+              make_config_json("synthetic", 2, "recomputed", 1), 5000000);
     }
     panel.refresh();
     wait_idle(panel);
@@ -238,7 +243,8 @@ class TestRunsPanel : public QObject {
       wait_idle(panel);
       panel.setFilterText("margin");
       panel.setDiffOnly(false);
-      panel.findChild<QTreeView*>()->sortByColumn(hnclip::gui::RunTableModel::ColGamma, Qt::AscendingOrder);
+      panel.findChild<QTreeView*>()->sortByColumn(hnclip::gui::RunTableModel::ColGamma,
+                                                  Qt::AscendingOrder);
       saved = panel.options();
     }
     RunsPanel panel(QString::fromStdString(db_));

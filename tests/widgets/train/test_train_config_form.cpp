@@ -142,7 +142,8 @@ class TestTrainConfigForm : public QObject {
     QVERIFY(!form.isValid());
     QVERIFY(form.fieldMessage(QStringLiteral("--data-root")).contains(QStringLiteral("manifest")));
     form.dataRootEdit()->setText(QStringLiteral("/definitely/not/here.jsonl"));
-    QVERIFY(form.fieldMessage(QStringLiteral("--data-root")).contains(QStringLiteral("/definitely/not/here.jsonl")));
+    QVERIFY(form.fieldMessage(QStringLiteral("--data-root"))
+                .contains(QStringLiteral("/definitely/not/here.jsonl")));
     form.benchmarkCombo()->setCurrentText(QStringLiteral("synthetic"));
     QVERIFY(form.isValid());
   }

@@ -72,7 +72,8 @@ void TestTrainingController::start_pause_stop_leaves_a_stopped_run() {
 
   QVERIFY2(wait_until([&] { return steps.count() >= 3 || !failed.isEmpty(); }, 300000),
            "no progress from the worker");
-  QVERIFY2(failed.isEmpty(), qPrintable(failed.isEmpty() ? QString() : failed.first().first().toString()));
+  QVERIFY2(failed.isEmpty(),
+           qPrintable(failed.isEmpty() ? QString() : failed.first().first().toString()));
   QCOMPARE(created.count(), 1);
   QVERIFY(every_step_on_gui_thread);
   const qint64 run_id = created.first().first().toLongLong();

@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "qcustomplot.h"
-#include "widgets/common/run_colors.h"
 #include "train/probe_summary.h"
+#include "widgets/common/run_colors.h"
 #include "widgets/train/training_plots_panel.h"
 
 using hnclip::gui::TrainingPlotsPanel;
@@ -16,7 +16,8 @@ using Role = TrainingPlotsPanel::GraphRole;
 
 namespace {
 
-hnclip::StepEvent step(int64_t s, double loss, double loss_standard, double lr = 1e-4, int epoch = 1) {
+hnclip::StepEvent step(int64_t s, double loss, double loss_standard, double lr = 1e-4,
+                       int epoch = 1) {
   hnclip::StepEvent e;
   e.step = s;
   e.epoch = epoch;
@@ -27,7 +28,8 @@ hnclip::StepEvent step(int64_t s, double loss, double loss_standard, double lr =
   return e;
 }
 
-hnclip::ProbeEvent probe(int64_t s, int epoch, double loss_standard, double gn_standard, double gn_boosted) {
+hnclip::ProbeEvent probe(int64_t s, int epoch, double loss_standard, double gn_standard,
+                         double gn_boosted) {
   hnclip::ProbeEvent p;
   p.step = s;
   p.epoch = epoch;
@@ -35,7 +37,8 @@ hnclip::ProbeEvent probe(int64_t s, int epoch, double loss_standard, double gn_s
   p.loss_boosted = loss_standard * 2;
   p.grad_norm_standard = gn_standard;
   p.grad_norm_boosted = gn_boosted;
-  p.grad_ratio = gn_standard == 0 ? std::numeric_limits<double>::infinity() : gn_boosted / gn_standard;
+  p.grad_ratio =
+      gn_standard == 0 ? std::numeric_limits<double>::infinity() : gn_boosted / gn_standard;
   p.grad_cosine = gn_standard == 0 ? std::numeric_limits<double>::quiet_NaN() : 0.5;
   return p;
 }
@@ -55,7 +58,8 @@ hnclip::EvalEvent eval(int epoch, int64_t s, double base) {
 std::vector<std::pair<double, double>> points(const QCPGraph* g) {
   std::vector<std::pair<double, double>> out;
   if (!g) return out;
-  for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) out.emplace_back(it->key, it->value);
+  for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+    out.emplace_back(it->key, it->value);
   return out;
 }
 
@@ -104,9 +108,12 @@ class TestTrainingPlotsPanel : public QObject {
     QCOMPARE(panel.runs(), QList<int64_t>{3});
     // Nothing was invented on the probe charts.
     QVERIFY(panel.graph("grad_norm", 3, "grad_norm_standard") == nullptr);
-    // Each run keeps its colour: the EMA is drawn in run_color, the raw curve in a faint version of it.
-    QCOMPARE(panel.graph("loss", 3, "loss_boosted", Role::Smoothed)->pen().color(), hnclip::gui::run_color(3));
-    QCOMPARE(panel.graph("loss", 3, "loss_boosted")->pen().color().rgb(), hnclip::gui::run_color(3).rgb());
+    // Each run keeps its colour: the EMA is drawn in run_color, the raw curve in a faint version of
+    // it.
+    QCOMPARE(panel.graph("loss", 3, "loss_boosted", Role::Smoothed)->pen().color(),
+             hnclip::gui::run_color(3));
+    QCOMPARE(panel.graph("loss", 3, "loss_boosted")->pen().color().rgb(),
+             hnclip::gui::run_color(3).rgb());
     QCOMPARE(panel.graph("lr", 3, "lr")->pen().color(), hnclip::gui::run_color(3));
   }
 
@@ -125,7 +132,8 @@ class TestTrainingPlotsPanel : public QObject {
       QCOMPARE(smoothed.size(), expected.size());
       for (size_t i = 0; i < expected.size(); ++i) {
         QCOMPARE(smoothed[i].first, static_cast<double>(i + 1));
-        QVERIFY2(std::abs(smoothed[i].second - expected[i]) < 1e-12, qPrintable(QString::number(i)));
+        QVERIFY2(std::abs(smoothed[i].second - expected[i]) < 1e-12,
+                 qPrintable(QString::number(i)));
       }
     };
     check(0.8);
@@ -160,7 +168,8 @@ class TestTrainingPlotsPanel : public QObject {
     const QCPGraph* marks = panel.graph("grad_norm", 2, "grad_norm_standard", Role::ZeroMarks);
     QCOMPARE(marks->lineStyle(), QCPGraph::lsNone);
     QVERIFY(marks->scatterStyle().shape() != QCPScatterStyle::ssNone);
-    QVERIFY(panel.graph("grad_norm", 2, "grad_norm_boosted", Role::ZeroMarks) == nullptr);  // never zero
+    QVERIFY(panel.graph("grad_norm", 2, "grad_norm_boosted", Role::ZeroMarks) ==
+            nullptr);  // never zero
     // The infinite ratio and undefined cosine of that probe are not points.
     QCOMPARE(points(panel.graph("grad_ratio", 2, "grad_ratio")).size(), size_t(1));
     QCOMPARE(points(panel.graph("grad_ratio", 2, "grad_ratio"))[0].second, 3.0);
@@ -207,8 +216,10 @@ class TestTrainingPlotsPanel : public QObject {
     TrainingPlotsPanel panel;
     panel.appendEval(4, eval(0, 0, 10));
     panel.appendEval(4, eval(1, 50, 30));
-    QVERIFY((points(panel.graph("recall", 4, "t2i_R@1")) == std::vector<std::pair<double, double>>{{0, 10}, {50, 30}}));
-    QVERIFY((points(panel.graph("recall", 4, "i2t_R@10")) == std::vector<std::pair<double, double>>{{0, 31}, {50, 51}}));
+    QVERIFY((points(panel.graph("recall", 4, "t2i_R@1")) ==
+             std::vector<std::pair<double, double>>{{0, 10}, {50, 30}}));
+    QVERIFY((points(panel.graph("recall", 4, "i2t_R@10")) ==
+             std::vector<std::pair<double, double>>{{0, 31}, {50, 51}}));
     QCOMPARE(panel.graph("recall", 4, "t2i_R@5")->pen().style(), Qt::SolidLine);
     QCOMPARE(panel.graph("recall", 4, "i2t_R@5")->pen().style(), Qt::DashLine);
   }
@@ -222,16 +233,21 @@ class TestTrainingPlotsPanel : public QObject {
       steps.push_back({i, 1, 0.5 * i, 5.0 - i, 4.0 - i, 1e-4, 4.6, 1.0});
       values.push_back(5.0 - i);
     }
-    std::vector<hnclip::ProbeRow> probes{{2, 1, 0.5, 1.0, 0.0, 0.5, std::numeric_limits<double>::infinity(), 0.1},
-                                         {4, 1, 1e-4, 1.0, 0.2, 0.5, 2.5, 0.1}};
-    std::vector<hnclip::EpochEvalRow> evals{{0, 0, "test", "t2i", 1, 5.0}, {0, 0, "test", "i2t", 1, 6.0},
-                                           {1, 5, "test", "t2i", 1, 15.0}, {1, 5, "test", "i2t", 1, 16.0}};
+    std::vector<hnclip::ProbeRow> probes{
+        {2, 1, 0.5, 1.0, 0.0, 0.5, std::numeric_limits<double>::infinity(), 0.1},
+        {4, 1, 1e-4, 1.0, 0.2, 0.5, 2.5, 0.1}};
+    std::vector<hnclip::EpochEvalRow> evals{{0, 0, "test", "t2i", 1, 5.0},
+                                            {0, 0, "test", "i2t", 1, 6.0},
+                                            {1, 5, "test", "t2i", 1, 15.0},
+                                            {1, 5, "test", "i2t", 1, 16.0}};
     panel.setRunHistory(9, QStringLiteral("resumed"), steps, probes, evals);
     QCOMPARE(points(panel.graph("loss", 9, "loss_boosted")).size(), size_t(5));
-    QCOMPARE(points(panel.graph("grad_norm", 9, "grad_norm_standard", Role::ZeroMarks)).size(), size_t(1));
+    QCOMPARE(points(panel.graph("grad_norm", 9, "grad_norm_standard", Role::ZeroMarks)).size(),
+             size_t(1));
     QCOMPARE(points(panel.graph("recall", 9, "t2i_R@1")).size(), size_t(2));
     QCOMPARE(points(panel.graph("recall", 9, "i2t_R@1")).size(), size_t(2));
-    QCOMPARE(panel.graph("loss", 9, "loss_boosted", Role::Smoothed)->name(), QStringLiteral("resumed · boosted"));
+    QCOMPARE(panel.graph("loss", 9, "loss_boosted", Role::Smoothed)->name(),
+             QStringLiteral("resumed · boosted"));
 
     panel.appendStep(9, step(6, 0.5, 0.25));
     values.push_back(0.5);
@@ -240,7 +256,8 @@ class TestTrainingPlotsPanel : public QObject {
     QCOMPARE(raw.back(), std::make_pair(6.0, 0.5));
     const auto smoothed = points(panel.graph("loss", 9, "loss_boosted", Role::Smoothed));
     const auto expected = reference_ema(values, 0.5);
-    for (size_t i = 0; i < expected.size(); ++i) QVERIFY(std::abs(smoothed[i].second - expected[i]) < 1e-12);
+    for (size_t i = 0; i < expected.size(); ++i)
+      QVERIFY(std::abs(smoothed[i].second - expected[i]) < 1e-12);
     // The fractions of epoch 1 continue from the stored probes: 2 solved of 3, 1 zero of 3.
     panel.appendProbe(9, probe(6, 1, 1e-4, 0.5, 1.0));
     const auto solved = points(panel.graph("probe_fractions", 9, "solved_fraction"));
@@ -276,19 +293,23 @@ class TestTrainingPlotsPanel : public QObject {
     QVERIFY2(panel.exportCsv("loss", path, &error), qPrintable(error));
     const QStringList lines = read_lines(path);
     QCOMPARE(lines.size(), 4);
-    QCOMPARE(lines[0], QStringLiteral("step,wall_time_s,run1:loss_boosted,run1:loss_boosted_smoothed,"
-                                      "run1:loss_standard,run1:loss_standard_smoothed,run2:loss_boosted,"
-                                      "run2:loss_boosted_smoothed,run2:loss_standard,run2:loss_standard_smoothed"));
+    QCOMPARE(lines[0],
+             QStringLiteral(
+                 "step,wall_time_s,run1:loss_boosted,run1:loss_boosted_smoothed,"
+                 "run1:loss_standard,run1:loss_standard_smoothed,run2:loss_boosted,"
+                 "run2:loss_boosted_smoothed,run2:loss_standard,run2:loss_standard_smoothed"));
     QCOMPARE(lines[1], QStringLiteral("1,0.5,2,2,1,1,,,,"));
     QCOMPARE(lines[2], QStringLiteral("2,1,1.5,1.5,0.75,0.75,,,,"));
     QCOMPARE(lines[3], QStringLiteral("1,0.5,,,,,3,3,2.5,2.5"));
     // By index too, and the zero flag column of the gradient-norm chart.
     panel.appendProbe(1, probe(2, 1, 0.1, 0.0, 0.5));
-    QVERIFY(panel.exportCsv(QString::number(panel.chartNames().indexOf("grad_norm")), path, &error));
+    QVERIFY(
+        panel.exportCsv(QString::number(panel.chartNames().indexOf("grad_norm")), path, &error));
     const QStringList g = read_lines(path);
-    QCOMPARE(g[0], QStringLiteral("step,wall_time_s,run1:grad_norm_boosted,run1:grad_norm_boosted_smoothed,"
-                                  "run1:grad_norm_standard,run1:grad_norm_standard_smoothed,"
-                                  "run1:grad_norm_standard_zero"));
+    QCOMPARE(g[0], QStringLiteral(
+                       "step,wall_time_s,run1:grad_norm_boosted,run1:grad_norm_boosted_smoothed,"
+                       "run1:grad_norm_standard,run1:grad_norm_standard_smoothed,"
+                       "run1:grad_norm_standard_zero"));
     QCOMPARE(g[1], QStringLiteral("2,1,0.5,0.5,1e-10,1e-10,1"));
     QVERIFY(!panel.exportCsv("no_such_chart", path, &error));
     QVERIFY(error.contains("no_such_chart"));
@@ -339,7 +360,8 @@ class TestTrainingPlotsPanel : public QObject {
     for (const QString& chart : panel.chartNames()) {
       QCOMPARE(panel.plot(chart)->graphCount(), before[chart] / 2);
       for (const QString& series : panel.seriesNames(chart)) {
-        for (Role role : {Role::Raw, Role::Smoothed, Role::ZeroMarks}) QVERIFY(!panel.graph(chart, 1, series, role));
+        for (Role role : {Role::Raw, Role::Smoothed, Role::ZeroMarks})
+          QVERIFY(!panel.graph(chart, 1, series, role));
       }
       for (int i = 0; i < panel.plot(chart)->graphCount(); ++i) {
         QCOMPARE(panel.plot(chart)->graph(i)->pen().color().rgb(), hnclip::gui::run_color(2).rgb());
@@ -420,9 +442,10 @@ class TestTrainingPlotsPanel : public QObject {
     for (int i = 1; i <= 5; ++i) panel.appendStep(7, step(i, 1.0 + i, 1.0));
     panel.replotNow();
     QCustomPlot* p = panel.plot("lr");
-    const QPoint at(static_cast<int>(p->xAxis->coordToPixel(3)), static_cast<int>(p->yAxis->coordToPixel(1e-4)));
-    QMouseEvent move(QEvent::MouseMove, QPointF(at), p->mapToGlobal(QPointF(at)), Qt::NoButton, Qt::NoButton,
-                     Qt::NoModifier);
+    const QPoint at(static_cast<int>(p->xAxis->coordToPixel(3)),
+                    static_cast<int>(p->yAxis->coordToPixel(1e-4)));
+    QMouseEvent move(QEvent::MouseMove, QPointF(at), p->mapToGlobal(QPointF(at)), Qt::NoButton,
+                     Qt::NoButton, Qt::NoModifier);
     QCoreApplication::sendEvent(p, &move);
     QTRY_VERIFY(QToolTip::isVisible());
     QVERIFY2(QToolTip::text().contains("baseline"), qPrintable(QToolTip::text()));
