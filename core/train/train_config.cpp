@@ -94,7 +94,11 @@ void from_string(const std::string& s, DeviceSpec& out) {
   const std::string refusal = "--device must be auto, cpu or cuda[:N] (got '" + s + "')";
   const auto colon = s.find(':');
   DeviceSpec d;
-  enum_from_word(s.substr(0, colon), d.kind, refusal);
+  try {
+    enum_from_word(s.substr(0, colon), d.kind, "");
+  } catch (const ConfigError&) {
+    throw ConfigError(refusal);  // naming the whole word, not its part before ':'
+  }
   if (colon != std::string::npos) {
     const std::string index = s.substr(colon + 1);
     // Only cuda takes an index, written in plain decimal digits (so to_string gives `s` back).
