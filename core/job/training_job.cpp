@@ -11,12 +11,14 @@
 #include "data/batch_loader.h"
 #include "data/benchmark_summary.h"
 #include "job/run_assets.h"
+#include "job/stored_best_epoch.h"
 #include "job/workbench_paths.h"
 #include "model/make_clip_model.h"
 #include "store/host_process.h"
 #include "store/run_recorder.h"
 #include "store/run_store.h"
 #include "train/autocast_guard.h"
+#include "train/best_epoch.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
 #include "train/trainer.h"
@@ -27,19 +29,16 @@ namespace {
 // Keeps runs.best_epoch current while training, so a GUI or `hnclip runs` sees it live.
 class BestEpochTracker : public TrainObserver {
  public:
-  BestEpochTracker(RunStore& store, int64_t run, double best)
+  BestEpochTracker(RunStore& store, int64_t run, BestEpochSelector best)
       : store_(store), run_(run), best_(best) {}
   void on_eval(const EvalEvent& e) override {
-    if (e.epoch >= 1 && e.mean_r1() > best_) {
-      best_ = e.mean_r1();
-      store_.set_best_epoch(run_, e.epoch);
-    }
+    if (best_.offer(e.epoch, e.mean_r1())) store_.set_best_epoch(run_, e.epoch);
   }
 
  private:
   RunStore& store_;
   int64_t run_;
-  double best_;
+  BestEpochSelector best_;
 };
 }  // namespace
 
@@ -150,15 +149,10 @@ std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths&
       if (m.step == last->step) s.start.completed_seconds = m.wall_time_s;
     }
     // Best so far among the epochs being kept.
-    std::map<int, double> r1;
-    for (const auto& e : s.store->epoch_evals(run_id)) {
-      if (e.k == 1 && e.epoch >= 1 && e.epoch <= last->epoch) r1[e.epoch] += 0.5 * e.recall;
-    }
-    for (const auto& [epoch, score] : r1) {
-      if (score > s.start.best_mean_r1) {
-        s.start.best_mean_r1 = score;
-        s.start.best_epoch = epoch;
-      }
+    const StoredBestEpoch kept = best_stored_epoch(s.store->epoch_evals(run_id), last->epoch);
+    if (kept.epoch >= 0) {
+      s.start.best_epoch = kept.epoch;
+      s.start.best_mean_r1 = kept.score;
     }
   }
   s.store->delete_step_metrics_after(run_id, s.start.completed_steps);
@@ -187,7 +181,7 @@ TrainResult TrainingJob::run(const std::atomic<bool>& stop,
     return std::make_unique<BatchLoader>(d, workers);
   };
   RunRecorder recorder(*s.store, s.run_id);
-  BestEpochTracker best(*s.store, s.run_id, s.start.best_mean_r1);
+  BestEpochTracker best(*s.store, s.run_id, BestEpochSelector(s.start.best_epoch, s.start.best_mean_r1));
   try {
     Trainer trainer(s.model, s.config, *s.train_data, *s.test_data, loaders,
                     run_checkpoint_dir(s.paths.database, s.run_id), s.tokenizer->to_json(),

@@ -14,6 +14,7 @@
 #include "loss/token_similarity.h"
 #include "model/peft.h"
 #include "train/autocast_guard.h"
+#include "train/best_epoch.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
 #include "train/gradient_probe.h"
@@ -157,10 +158,10 @@ void Trainer::emit_status(const std::string& status, const std::string& message)
 struct Trainer::State {
   State(const PairedData& test, const BatchSourceFactory& make_loader, const TrainStart& start)
       : evaluator(test, make_loader, kEvalBatch),
-        best_score(start.best_mean_r1),
+        best(start.best_epoch, start.best_mean_r1),
         step(start.completed_steps),
         train_seconds(start.completed_seconds) {
-    result.best_epoch = start.best_epoch;
+    result.best_epoch = best.epoch();
   }
 
   std::vector<torch::Tensor> trainable;  // what the optimiser updates, also the probe's inputs
@@ -173,7 +174,7 @@ struct Trainer::State {
   bool bf16 = false;
   bool token_term = false;
   TrainResult result;
-  double best_score;
+  BestEpochSelector best;
   int64_t step;
   double train_seconds;
   // The current epoch's clock: step events report training time net of pauses.
@@ -456,8 +457,7 @@ void Trainer::save_epoch(State& st, int epoch, const EvalEvent& ev) {
                   CheckpointMeta{model_->config(), tokenizer_, epoch, st.step, run_id_, cfg_json},
                   st.optimizer.get());
   for (auto* o : observers_) o->on_checkpoint({epoch, st.step, path, score});
-  if (score > st.best_score) {  // strictly better: ties keep the earlier epoch
-    st.best_score = score;
+  if (st.best.offer(epoch, score)) {
     st.result.best_epoch = epoch;
     st.result.best_eval = ev;
   }
