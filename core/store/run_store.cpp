@@ -434,6 +434,23 @@ void RunStore::delete_step_metrics_after(int64_t run, int64_t step) {
   st.run();
 }
 
+std::vector<EpochLossCount> RunStore::step_loss_counts(int64_t run, double threshold) const {
+  Statement st(db_, path_,
+               "SELECT epoch, COUNT(loss_standard), COALESCE(SUM(loss_standard < ?2), 0) "
+               "FROM step_metrics WHERE run_id = ?1 GROUP BY epoch ORDER BY epoch",
+               "count solved steps of run " + std::to_string(run));
+  st.bind_int64(1, run).bind_double(2, threshold);
+  std::vector<EpochLossCount> out;
+  while (st.step()) {
+    EpochLossCount c;
+    c.epoch = static_cast<int>(st.column_int64(0));
+    c.steps = st.column_int64(1);
+    c.below = st.column_int64(2);
+    if (c.steps > 0) out.push_back(c);
+  }
+  return out;
+}
+
 // ---- gradient probes ----
 
 void RunStore::append_probes(int64_t run, const std::vector<ProbeRow>& rows) {

@@ -59,6 +59,14 @@ struct StepMetricRow {
   double grad_norm = 0;
 };
 
+// One epoch's count of steps with a recorded plain InfoNCE loss, and how many of them were
+// below a threshold (the paper's "solved" batches, loss < 1e-3).
+struct EpochLossCount {
+  int epoch = 0;
+  int64_t steps = 0;
+  int64_t below = 0;
+};
+
 struct ProbeRow {
   int64_t step = 0;
   int epoch = 0;
@@ -146,6 +154,9 @@ class RunStore {
   std::vector<StepMetricRow> step_metrics(int64_t run) const;  // ordered by step
   // Drops metrics of steps > step (resume from an earlier checkpoint continues the same curves).
   void delete_step_metrics_after(int64_t run, int64_t step);
+  // Per epoch (ordered) of every step's loss_standard: one aggregate query, so a table of many
+  // runs does not read their step rows. Steps without a recorded loss are not counted.
+  std::vector<EpochLossCount> step_loss_counts(int64_t run, double threshold) const;
 
   // Gradient probes, appended in one transaction per call; a step already stored refuses the
   // whole call, like append_step_metrics.

@@ -997,3 +997,36 @@ TEST(RunStoreConcurrency, WriterAndReaderOnTwoConnectionsDoNotGetBusy) {
 
 }  // namespace
 }  // namespace hnclip
+
+namespace hnclip {
+namespace {
+
+// step_loss_counts: per epoch, every step with a recorded plain loss, and those below the
+// threshold (strictly); steps without a loss (NaN, stored NULL) and other runs do not count.
+TEST(RunStoreSteps, LossCountsPerEpochFromEveryStep) {
+  test::ScratchDir dir;
+  RunStore store((dir / "runs.db").string());
+  const int64_t id = store.create_run(sample_run("a", 1000));
+  const int64_t other = store.create_run(sample_run("b", 2000));
+  auto row = [](int64_t step, int epoch, double loss_standard) {
+    StepMetricRow r = metric(step, epoch, 1.0);
+    r.loss_standard = loss_standard;
+    return r;
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  store.append_step_metrics(id, {row(1, 1, 5e-4), row(2, 1, 1e-3), row(3, 1, 0.2), row(4, 1, 9e-4),
+                                 row(5, 2, 1e-5), row(6, 2, nan), row(7, 3, nan)});
+  store.append_step_metrics(other, {row(1, 1, 1e-6)});
+  const auto counts = store.step_loss_counts(id, 1e-3);
+  ASSERT_EQ(counts.size(), 2u);  // epoch 3 has no recorded loss
+  EXPECT_EQ(counts[0].epoch, 1);
+  EXPECT_EQ(counts[0].steps, 4);
+  EXPECT_EQ(counts[0].below, 2);  // 1e-3 itself is not below
+  EXPECT_EQ(counts[1].epoch, 2);
+  EXPECT_EQ(counts[1].steps, 1);
+  EXPECT_EQ(counts[1].below, 1);
+  EXPECT_TRUE(store.step_loss_counts(999, 1e-3).empty());
+}
+
+}  // namespace
+}  // namespace hnclip
