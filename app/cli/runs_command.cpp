@@ -11,6 +11,7 @@
 #include "common_options.h"
 #include "data/benchmark_summary.h"
 #include "store/run_store.h"
+#include "train/best_epoch.h"
 
 namespace hnclip::cli {
 
@@ -50,12 +51,17 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
                    {"gamma", config.loss_gamma},
                    {"gbar", to_string(config.loss_gbar)},
                    {"epochs", config.epochs}};
-  if (auto it = table.find(r.best_epoch); it != table.end()) {
-    j["best"] = nlohmann::json::object();
-    for (const auto& [dir, ks] : it->second) {
-      for (const auto& [k, v] : ks) j["best"][dir]["R@" + std::to_string(k)] = v;
+  // best_epoch is never 0 (train/best_epoch.h): the starting checkpoint's score is "start".
+  auto recall_json = [&](int epoch, const char* key) {
+    if (auto it = table.find(epoch); it != table.end()) {
+      j[key] = nlohmann::json::object();
+      for (const auto& [dir, ks] : it->second) {
+        for (const auto& [k, v] : ks) j[key][dir]["R@" + std::to_string(k)] = v;
+      }
     }
-  }
+  };
+  if (r.best_epoch > kStartEpoch) recall_json(r.best_epoch, "best");
+  recall_json(kStartEpoch, "start");
   if (full) {
     j["config"] = nlohmann::json::parse(r.config_json, nullptr, false);      // as stored
     j["data"] = nlohmann::json::parse(r.data_summary_json, nullptr, false);  // {} for older runs
@@ -112,18 +118,26 @@ CommandAction add_runs_command(CLI::App& app) {
       std::cout << arr.dump() << std::endl;
       return kExitOk;
     }
-    std::printf("%5s  %-20s %-11s %6s %-10s %6s %5s %8s %8s  %s\n", "id", "name", "status", "gamma",
-                "gbar", "epochs", "best", "t2i R@1", "i2t R@1", "created");
+    // "start" is epoch 0 (the starting checkpoint); "best" is the best fine-tuned epoch.
+    std::printf("%5s  %-20s %-11s %6s %-10s %6s %14s %5s %14s  %s\n", "id", "name", "status",
+                "gamma", "gbar", "epochs", "start t2i/i2t", "best", "best t2i/i2t", "created");
+    auto r1_pair = [](const nlohmann::json& j, const char* key) {
+      if (!j.contains(key)) return std::string("-");
+      auto one = [&](const char* dir) {
+        return j[key].contains(dir) && j[key][dir].contains("R@1")
+                   ? fixed(j[key][dir]["R@1"].get<double>())
+                   : std::string("-");
+      };
+      return one("t2i") + "/" + one("i2t");
+    };
     for (const auto& r : runs) {
       const auto j = run_json(store, r, false);
-      const bool has = j.contains("best");
-      std::printf("%5lld  %-20.20s %-11s %6s %-10s %6d %5d %8s %8s  %s\n",
+      std::printf("%5lld  %-20.20s %-11s %6s %-10s %6d %14s %5s %14s  %s\n",
                   static_cast<long long>(r.id), r.name.c_str(), to_string(r.status).c_str(),
                   fixed(j["gamma"].get<double>()).c_str(), j["gbar"].get<std::string>().c_str(),
-                  j["epochs"].get<int>(), r.best_epoch,
-                  has ? fixed(j["best"]["t2i"].value("R@1", 0.0)).c_str() : "-",
-                  has ? fixed(j["best"]["i2t"].value("R@1", 0.0)).c_str() : "-",
-                  j["created"].get<std::string>().c_str());
+                  j["epochs"].get<int>(), r1_pair(j, "start").c_str(),
+                  r.best_epoch > kStartEpoch ? std::to_string(r.best_epoch).c_str() : "-",
+                  r1_pair(j, "best").c_str(), j["created"].get<std::string>().c_str());
     }
     return kExitOk;
   };
@@ -159,15 +173,17 @@ CommandAction add_show_command(CLI::App& app) {
               << (j["data"].contains("splits")
                       ? "  data " + describe_benchmark_summary(j["data"]) + "\n"
                       : "")
-              << "  epoch   t2i R@1   R@5  R@10 | i2t R@1   R@5  R@10\n";
+              << "  epoch   t2i R@1   R@5  R@10 | i2t R@1   R@5  R@10   (s: start, *: best)\n";
     for (const auto& e : j["evaluations"]) {
       auto r = [&](const char* d, const char* k) {
         return e.contains(d) ? fixed(e[d].value(k, 0.0)) : std::string("-");
       };
       std::printf("  %5d %s %9s %5s %5s | %7s %5s %5s\n", e["epoch"].get<int>(),
-                  e["epoch"].get<int>() == run->best_epoch ? "*" : " ", r("t2i", "R@1").c_str(),
-                  r("t2i", "R@5").c_str(), r("t2i", "R@10").c_str(), r("i2t", "R@1").c_str(),
-                  r("i2t", "R@5").c_str(), r("i2t", "R@10").c_str());
+                  e["epoch"].get<int>() == kStartEpoch       ? "s"
+                  : e["epoch"].get<int>() == run->best_epoch ? "*"
+                                                             : " ",
+                  r("t2i", "R@1").c_str(), r("t2i", "R@5").c_str(), r("t2i", "R@10").c_str(),
+                  r("i2t", "R@1").c_str(), r("i2t", "R@5").c_str(), r("i2t", "R@10").c_str());
     }
     for (const auto& c : j["checkpoints"])
       std::cout << "  checkpoint epoch " << c["epoch"] << ": " << c["path"].get<std::string>()

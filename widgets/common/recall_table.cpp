@@ -1,9 +1,12 @@
 #include "widgets/common/recall_table.h"
 
-#include "widgets/common/csv_field.h"
-
 #include <cmath>
 #include <limits>
+
+#include <QStringList>
+
+#include "train/best_epoch.h"
+#include "widgets/common/csv_field.h"
 
 namespace hnclip::gui {
 namespace {
@@ -12,19 +15,58 @@ double rounded(double v) {
   return std::round(v * scale) / scale;
 }
 
+// Equal at the shown precision, missing where the other is missing.
+bool same_values(const std::array<double, RecallTable::kValueColumns>& a,
+                 const std::array<double, RecallTable::kValueColumns>& b) {
+  for (int c = 0; c < RecallTable::kValueColumns; ++c) {
+    if (std::isnan(a[c]) != std::isnan(b[c])) return false;
+    if (!std::isnan(a[c]) && rounded(a[c]) != rounded(b[c])) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 RecallTable::RecallTable(std::vector<Row> rows) : rows_(std::move(rows)) {
   best_.fill(std::numeric_limits<double>::quiet_NaN());
   for (const auto& row : rows_)
-    for (int c = 0; c < kValueColumns; ++c) {
+    for (int c = 0; c < kValueColumns && !row.start; ++c) {
       const double v = row.values[c];
       if (!std::isnan(v) && (std::isnan(best_[c]) || rounded(v) > best_[c])) best_[c] = rounded(v);
     }
 }
 
-RecallTable RecallTable::fromSummaries(const std::vector<RunSummary>& runs) {
+RecallTable RecallTable::fromSummaries(const std::vector<RunSummary>& runs, StartRows start) {
   std::vector<Row> rows;
+  std::vector<std::vector<int64_t>> start_runs;  // per start row: the runs sharing it
+  for (const auto& s : runs) {
+    if (start == StartRows::Omit) break;
+    Row row;
+    row.start = true;
+    row.epoch = kStartEpoch;
+    bool any = false;
+    for (int c = 0; c < kValueColumns; ++c) {
+      row.values[c] = s.recall(kStartEpoch, direction(c), k(c));
+      any = any || !std::isnan(row.values[c]);
+    }
+    if (!any) continue;
+    size_t i = 0;
+    while (i < rows.size() && !same_values(rows[i].values, row.values)) ++i;
+    if (i == rows.size()) {
+      rows.push_back(row);
+      start_runs.emplace_back();
+    }
+    start_runs[i].push_back(s.record.id);
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    QStringList ids;
+    for (int64_t id : start_runs[i]) ids << QString::number(id);
+    rows[i].run_id = start_runs[i].size() == 1 ? start_runs[i][0] : 0;
+    rows[i].run_name = QStringLiteral("start (%1 %2)")
+                           .arg(ids.size() == 1 ? QStringLiteral("run") : QStringLiteral("runs"),
+                                ids.join(QStringLiteral(", ")))
+                           .toStdString();
+  }
   for (const auto& s : runs) {
     Row row;
     row.run_id = s.record.id;
@@ -43,6 +85,7 @@ std::string RecallTable::direction(int column) { return column < kKCount ? "t2i"
 int RecallTable::k(int column) { return kKs[column % kKCount]; }
 
 bool RecallTable::isBest(int row, int column) const {
+  if (rows_.at(row).start) return false;
   const double v = rows_.at(row).values.at(column);
   return !std::isnan(v) && rounded(v) == best_[column];
 }

@@ -1,6 +1,8 @@
 #pragma once
 // RecallTable: runs × (R@1/5/10/25/50 text→image, then image→text) at each run's reported epoch,
-// with the best value of every column marked, and its CSV and LaTeX (booktabs) renderings.
+// optionally with the starting checkpoints' rows ("start", epoch 0) as the reference, the best
+// fine-tuned value of every column marked (start rows never are), and its CSV and LaTeX
+// (booktabs) renderings.
 // Plain values (QtCore strings only): any thread.
 
 #include <array>
@@ -26,18 +28,24 @@ class RecallTable {
     std::string run_name;
     int epoch = -1;                              // -1 = nothing evaluated
     std::array<double, kValueColumns> values{};  // percent; NaN = not stored
+    bool start = false;  // a starting checkpoint's row (epoch 0): a reference, never a best
   };
 
   explicit RecallTable(std::vector<Row> rows);
-  // One row per summary, at its report_epoch, in the given order.
-  static RecallTable fromSummaries(const std::vector<RunSummary>& runs);
+  enum class StartRows { Omit, Include };
+  // One row per summary, at its report_epoch, in the given order. With StartRows::Include, first
+  // one "start" row per distinct epoch-0 score (runs fine-tuned from one checkpoint share one,
+  // named "start (runs 3, 4)", run_id 0 when shared).
+  static RecallTable fromSummaries(const std::vector<RunSummary>& runs,
+                                   StartRows start = StartRows::Omit);
 
   const std::vector<Row>& rows() const { return rows_; }
   // "R@1" ... for a value column; direction() is "t2i" for the first kKCount columns.
   static QString columnTitle(int column);
   static std::string direction(int column);
   static int k(int column);
-  // True when row's value is the column's maximum at kDecimals (ties: all of them).
+  // True when row's value is the column's maximum over the non-start rows at kDecimals (ties: all
+  // of them); never for a start row.
   bool isBest(int row, int column) const;
   // The value as shown: kDecimals decimals, "" when missing.
   static QString formatValue(double value);

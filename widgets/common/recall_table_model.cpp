@@ -20,8 +20,9 @@ void fill_recall_model(QStandardItemModel* model, const RecallTable& table, cons
   bold.setBold(true);
   for (size_t r = 0; r < rows.size(); ++r) {
     QList<QStandardItem*> items;
-    items.append(
-        new QStandardItem(rows[r].epoch >= 0 ? QString::number(rows[r].epoch) : QString()));
+    items.append(new QStandardItem(rows[r].start        ? QObject::tr("0 (start)")
+                                   : rows[r].epoch >= 0 ? QString::number(rows[r].epoch)
+                                                        : QString()));
     for (int c = 0; c < RecallTable::kValueColumns; ++c) {
       auto* item = new QStandardItem(RecallTable::formatValue(rows[r].values[c]));
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);

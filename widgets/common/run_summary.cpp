@@ -4,12 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "job/stored_best_epoch.h"
 #include "job/workbench_paths.h"
+#include "train/probe_summary.h"
 #include "train/train_config.h"
 
 namespace hnclip::gui {
 namespace {
-const char* const kTestSplit = "test";  // the split the Runs tab reports
 
 bool same_double(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
@@ -30,7 +31,7 @@ bool same_eval(const EpochEvalRow& a, const EpochEvalRow& b) {
 
 double RunSummary::recall(int epoch, const std::string& direction, int k) const {
   for (const auto& e : evals)
-    if (e.epoch == epoch && e.split == kTestSplit && e.direction == direction && e.k == k)
+    if (e.epoch == epoch && e.split == kReportedSplit && e.direction == direction && e.k == k)
       return e.recall;
   return std::numeric_limits<double>::quiet_NaN();
 }
@@ -39,7 +40,11 @@ bool operator==(const RunSummary& a, const RunSummary& b) {
   if (!same_record(a.record, b.record) || a.benchmark != b.benchmark ||
       !same_double(a.gamma, b.gamma) || a.gbar != b.gbar || a.epochs != b.epochs ||
       a.config_readable != b.config_readable || !same_double(a.best_r1_t2i, b.best_r1_t2i) ||
-      !same_double(a.best_r1_i2t, b.best_r1_i2t) || a.report_epoch != b.report_epoch ||
+      !same_double(a.best_r1_i2t, b.best_r1_i2t) || !same_double(a.start_r1_t2i, b.start_r1_t2i) ||
+      !same_double(a.start_r1_i2t, b.start_r1_i2t) ||
+      a.solved_first_epoch != b.solved_first_epoch ||
+      !same_double(a.solved_first, b.solved_first) || a.solved_last_epoch != b.solved_last_epoch ||
+      !same_double(a.solved_last, b.solved_last) || a.report_epoch != b.report_epoch ||
       a.checkpoint_dir != b.checkpoint_dir || a.evals.size() != b.evals.size())
     return false;
   for (size_t i = 0; i < a.evals.size(); ++i)
@@ -48,7 +53,8 @@ bool operator==(const RunSummary& a, const RunSummary& b) {
 }
 
 RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> evals,
-                            const std::string& database_path) {
+                            const std::string& database_path,
+                            const std::vector<EpochLossCount>& solved_steps) {
   RunSummary s;
   s.record = record;
   s.evals = std::move(evals);
@@ -67,28 +73,22 @@ RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> e
   s.gbar = to_string(config.loss_gbar);
   s.epochs = config.epochs;
 
-  // Best R@1 per direction, and the epoch whose mean R@1 is best (the fallback report epoch).
-  std::vector<int> epochs;
-  for (const auto& e : s.evals) {
-    if (e.split != kTestSplit || e.k != 1 || (e.direction != "t2i" && e.direction != "i2t"))
-      continue;
-    double& best = e.direction == "t2i" ? s.best_r1_t2i : s.best_r1_i2t;
-    if (std::isnan(best) || e.recall > best) best = e.recall;
-    if (epochs.empty() || epochs.back() != e.epoch) epochs.push_back(e.epoch);
+  const StoredBestEpoch best = best_stored_epoch(s.evals);
+  s.report_epoch = best.epoch;
+  s.best_r1_t2i = best.r1_t2i;
+  s.best_r1_i2t = best.r1_i2t;
+  s.start_r1_t2i = best.start_r1_t2i;
+  s.start_r1_i2t = best.start_r1_i2t;
+
+  auto fraction = [](const EpochLossCount& c) {
+    return static_cast<double>(c.below) / static_cast<double>(c.steps);
+  };
+  if (!solved_steps.empty()) {
+    s.solved_first_epoch = solved_steps.front().epoch;
+    s.solved_first = fraction(solved_steps.front());
+    s.solved_last_epoch = solved_steps.back().epoch;
+    s.solved_last = fraction(solved_steps.back());
   }
-  double best_mean = -1;
-  for (int epoch : epochs) {
-    const double t = s.recall(epoch, "t2i", 1), i = s.recall(epoch, "i2t", 1);
-    const double mean = std::isnan(t) ? i : std::isnan(i) ? t : (t + i) / 2;
-    if (!std::isnan(mean) && mean > best_mean) {
-      best_mean = mean;
-      s.report_epoch = epoch;
-    }
-  }
-  // The trainer's own choice of best epoch wins when it was evaluated.
-  if (record.best_epoch >= 0)
-    for (int epoch : epochs)
-      if (epoch == record.best_epoch) s.report_epoch = epoch;
   return s;
 }
 
@@ -99,7 +99,8 @@ std::vector<RunSummary> load_run_summaries(const std::string& db_path) {
   store.mark_dead_runs_interrupted();
   std::vector<RunSummary> out;
   for (const auto& record : store.list_runs())
-    out.push_back(make_run_summary(record, store.epoch_evals(record.id), db_path));
+    out.push_back(make_run_summary(record, store.epoch_evals(record.id), db_path,
+                                   store.step_loss_counts(record.id, kSolvedLoss)));
   return out;
 }
 

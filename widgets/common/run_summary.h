@@ -1,6 +1,7 @@
 #pragma once
 // RunSummary: what the Runs tab shows of one run, read from the store in one go (record, the
-// config fields the table has columns for, best recall per direction, every per-epoch recall row).
+// config fields the table has columns for, the starting and the best epoch's R@1 per direction,
+// the solved fraction of the first and last trained epoch, every per-epoch recall row).
 // load_run_summaries opens its own RunStore, so it may run on any thread (the GUI calls it on a
 // QtConcurrent worker: the GUI thread never waits on SQLite).
 
@@ -21,12 +22,21 @@ struct RunSummary {
   std::string gbar;
   int epochs = 0;
   bool config_readable = true;  // false: config_json did not parse (shown as "?")
-  // Best R@1 (percent) over the evaluated epochs of the test split, per direction; NaN = none.
+  // R@1 (percent) of the test split at the best epoch, per direction; NaN = none.
   double best_r1_t2i = std::numeric_limits<double>::quiet_NaN();
   double best_r1_i2t = std::numeric_limits<double>::quiet_NaN();
-  // The epoch the recall table reports: the store's best_epoch when it was evaluated, else the
-  // evaluated epoch with the highest mean R@1 of both directions; -1 = nothing evaluated.
+  // R@1 (percent) of epoch 0, the starting checkpoint; NaN when it was not evaluated.
+  double start_r1_t2i = std::numeric_limits<double>::quiet_NaN();
+  double start_r1_i2t = std::numeric_limits<double>::quiet_NaN();
+  // The epoch the recall table reports: the best fine-tuned epoch by the core's one rule
+  // (train/best_epoch.h, what the CLI's best_epoch is), never epoch 0; -1 = none evaluated.
   int report_epoch = -1;
+  // Fraction of every step of an epoch whose plain InfoNCE loss was below kSolvedLoss (1e-3), for
+  // the first and the last epoch with recorded steps; NaN (epoch -1) when none are recorded.
+  int solved_first_epoch = -1;
+  double solved_first = std::numeric_limits<double>::quiet_NaN();
+  int solved_last_epoch = -1;
+  double solved_last = std::numeric_limits<double>::quiet_NaN();
   std::vector<EpochEvalRow> evals;  // every recall row, ordered by epoch, direction, k
   std::string checkpoint_dir;       // where the run's checkpoint files live
 
@@ -38,9 +48,11 @@ struct RunSummary {
 bool operator==(const RunSummary& a, const RunSummary& b);
 inline bool operator!=(const RunSummary& a, const RunSummary& b) { return !(a == b); }
 
-// Builds a summary from a record and its evaluations (no database access).
+// Builds a summary from a record, its evaluations and its per-epoch step loss counts (below
+// kSolvedLoss), without database access.
 RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> evals,
-                            const std::string& database_path);
+                            const std::string& database_path,
+                            const std::vector<EpochLossCount>& solved_steps = {});
 
 // Every run of the database at `db_path`, newest first. Throws StoreError naming the file.
 std::vector<RunSummary> load_run_summaries(const std::string& db_path);

@@ -29,6 +29,18 @@ int64_t duration_ms(const RunRecord& r) {
 
 QString format_recall(double v) { return std::isnan(v) ? QString() : QString::number(v, 'f', 2); }
 
+QString format_percent(double fraction) {
+  return std::isnan(fraction) ? QStringLiteral("–") : QString::number(100 * fraction, 'f', 0) + '%';
+}
+
+// "12% / 96%": the solved fraction of the first and the last epoch with steps; one value when
+// they are the same epoch; "" when no step was recorded.
+QString format_solved(const RunSummary& s) {
+  if (s.solved_first_epoch < 0) return {};
+  if (s.solved_first_epoch == s.solved_last_epoch) return format_percent(s.solved_first);
+  return format_percent(s.solved_first) + QStringLiteral(" / ") + format_percent(s.solved_last);
+}
+
 QStyle::StandardPixmap status_icon(RunStatus s) {
   switch (s) {
     case RunStatus::Queued:
@@ -166,10 +178,16 @@ QVariant RunTableModel::display(const RunSummary& s, int column) const {
       return s.config_readable ? qs(s.gbar) : unknown;
     case ColEpochs:
       return s.config_readable ? QString::number(s.epochs) : unknown;
+    case ColStartR1T2I:
+      return format_recall(s.start_r1_t2i);
     case ColBestR1T2I:
       return format_recall(s.best_r1_t2i);
+    case ColStartR1I2T:
+      return format_recall(s.start_r1_i2t);
     case ColBestR1I2T:
       return format_recall(s.best_r1_i2t);
+    case ColSolved:
+      return format_solved(s);
     case ColDuration:
       return format_duration_ms(duration_ms(r));
     case ColCreated:
@@ -197,10 +215,16 @@ QVariant RunTableModel::sortValue(const RunSummary& s, int column) const {
       return qs(s.gbar);
     case ColEpochs:
       return s.config_readable ? s.epochs : -1;
+    case ColStartR1T2I:
+      return std::isnan(s.start_r1_t2i) ? -1.0 : s.start_r1_t2i;
     case ColBestR1T2I:
       return std::isnan(s.best_r1_t2i) ? -1.0 : s.best_r1_t2i;
+    case ColStartR1I2T:
+      return std::isnan(s.start_r1_i2t) ? -1.0 : s.start_r1_i2t;
     case ColBestR1I2T:
       return std::isnan(s.best_r1_i2t) ? -1.0 : s.best_r1_i2t;
+    case ColSolved:  // by the last epoch: how saturated the run ended
+      return std::isnan(s.solved_last) ? -1.0 : s.solved_last;
     case ColDuration:
       return static_cast<qlonglong>(duration_ms(r));
     case ColCreated:
@@ -258,15 +282,22 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       if (column == ColStatus && !s.record.status_message.empty())
         return qs(s.record.status_message);
-      if (column == ColName)
+      if (column == ColName || column == ColBestR1T2I || column == ColBestR1I2T)
         return QStringLiteral("run %1%2")
             .arg(s.record.id)
             .arg(s.report_epoch >= 0 ? QStringLiteral(", best epoch %1").arg(s.report_epoch)
-                                     : QString());
+                                     : QStringLiteral(", no fine-tuned epoch evaluated yet"));
+      if (column == ColSolved && s.solved_first_epoch >= 0)
+        return tr("Steps whose plain InfoNCE loss was below 1e-3: %1 in epoch %2, %3 in epoch %4")
+            .arg(format_percent(s.solved_first))
+            .arg(s.solved_first_epoch)
+            .arg(format_percent(s.solved_last))
+            .arg(s.solved_last_epoch);
       return {};
     case Qt::TextAlignmentRole:
-      if (column == ColGamma || column == ColEpochs || column == ColBestR1T2I ||
-          column == ColBestR1I2T || column == ColDuration)
+      if (column == ColGamma || column == ColEpochs || column == ColStartR1T2I ||
+          column == ColBestR1T2I || column == ColStartR1I2T || column == ColBestR1I2T ||
+          column == ColSolved || column == ColDuration)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
       return {};
   }
@@ -289,10 +320,16 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
         return QStringLiteral("Ḡ mode");
       case ColEpochs:
         return tr("Epochs");
+      case ColStartR1T2I:
+        return tr("start R@1 t→i");
       case ColBestR1T2I:
-        return tr("R@1 t→i");
+        return tr("best R@1 t→i");
+      case ColStartR1I2T:
+        return tr("start R@1 i→t");
       case ColBestR1I2T:
-        return tr("R@1 i→t");
+        return tr("best R@1 i→t");
+      case ColSolved:
+        return tr("solved (epoch 1 / last)");
       case ColDuration:
         return tr("Duration");
       case ColCreated:
@@ -307,10 +344,22 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Margin strength γ (0 = plain InfoNCE)");
       case ColGbar:
         return tr("How Ḡ is computed: recomputed every step or frozen");
+      case ColStartR1T2I:
+        return tr("Text→image R@1 (%) of the starting checkpoint (epoch 0), before any step");
       case ColBestR1T2I:
-        return tr("Best text→image R@1 (%) over the evaluated epochs");
+        return tr(
+            "Text→image R@1 (%) at the best fine-tuned epoch (highest mean R@1 of both "
+            "directions; epoch 0 never counts)");
+      case ColStartR1I2T:
+        return tr("Image→text R@1 (%) of the starting checkpoint (epoch 0), before any step");
       case ColBestR1I2T:
-        return tr("Best image→text R@1 (%) over the evaluated epochs");
+        return tr(
+            "Image→text R@1 (%) at the best fine-tuned epoch (highest mean R@1 of both "
+            "directions; epoch 0 never counts)");
+      case ColSolved:
+        return tr(
+            "Share of every training step whose plain InfoNCE loss was below 1e-3 "
+            "(the paper's saturation), in the first and the last epoch");
     }
   }
   return {};

@@ -24,8 +24,11 @@ class RunTableModel : public QAbstractTableModel {
     ColGamma,
     ColGbar,
     ColEpochs,
-    ColBestR1T2I,
+    ColStartR1T2I,  // epoch 0: the starting checkpoint
+    ColBestR1T2I,   // the best fine-tuned epoch (train/best_epoch.h)
+    ColStartR1I2T,
     ColBestR1I2T,
+    ColSolved,  // solved fraction of every step, first / last epoch
     ColDuration,
     ColCreated,
     ColTags,

@@ -77,6 +77,40 @@ class TestRecallTable : public QObject {
             "\\end{tabular}\n"));
   }
 
+  // Start rows: one per distinct epoch-0 score (shared by the runs fine-tuned from it), first,
+  // never marked best even when they beat every fine-tuned row.
+  void start_rows_are_a_reference_never_a_best() {
+    std::vector<hnclip::gui::RunSummary> runs;
+    const int ks[5] = {1, 5, 10, 25, 50};
+    for (int id : {3, 4, 5}) {
+      hnclip::RunRecord rec;
+      rec.id = id;
+      rec.name = "run" + std::to_string(id);
+      rec.config_json = "{}";
+      std::vector<hnclip::EpochEvalRow> evals;
+      for (int epoch : {0, 1})
+        for (const char* dir : {"t2i", "i2t"})
+          for (int i = 0; i < 5; ++i) {
+            const double start = id == 5 ? 70.0 : 87.32;  // runs 3 and 4 share one start
+            evals.push_back(
+                {epoch, epoch * 10, "test", dir, ks[i], (epoch == 0 ? start : 60.0 + id) + i});
+          }
+      runs.push_back(hnclip::gui::make_run_summary(rec, evals, "/tmp/x/runs.db"));
+    }
+    const RecallTable t = RecallTable::fromSummaries(runs, RecallTable::StartRows::Include);
+    QCOMPARE(t.rows().size(), size_t(5));
+    QVERIFY(t.rows()[0].start && t.rows()[1].start && !t.rows()[2].start);
+    QCOMPARE(t.rows()[0].run_name, std::string("start (runs 3, 4)"));
+    QCOMPARE(t.rows()[0].run_id, int64_t(0));
+    QCOMPARE(t.rows()[1].run_name, std::string("start (run 5)"));
+    QCOMPARE(t.rows()[0].values[0], 87.32);
+    for (int c = 0; c < RecallTable::kValueColumns; ++c) {
+      QVERIFY(!t.isBest(0, c) && !t.isBest(1, c));
+      QVERIFY(t.isBest(4, c));  // run 5: the best fine-tuned row
+    }
+    QCOMPARE(RecallTable::fromSummaries(runs).rows().size(), size_t(3));  // Omit: as before
+  }
+
   void latex_escape_specials() {
     QCOMPARE(hnclip::gui::latex_escape(QStringLiteral("a\\b~c^d{e}#f$g")),
              QStringLiteral(
@@ -88,7 +122,7 @@ class TestRecallTable : public QObject {
     rec.id = 9;
     rec.name = "r";
     rec.config_json = "{}";
-    rec.best_epoch = 2;  // the trainer's choice wins over the higher R@1 of epoch 1
+    rec.best_epoch = 2;  // the stored choice does not override the rule: epoch 1's mean is higher
     std::vector<hnclip::EpochEvalRow> evals;
     const int ks[5] = {1, 5, 10, 25, 50};
     for (int epoch : {1, 2})
@@ -98,18 +132,18 @@ class TestRecallTable : public QObject {
               {epoch, epoch * 10, "test", dir, ks[i],
                (epoch == 1 ? 50.0 : 20.0) + i + (std::string(dir) == "i2t" ? 0.5 : 0.0)});
     const auto s = hnclip::gui::make_run_summary(rec, evals, "/tmp/x/runs.db");
-    QCOMPARE(s.report_epoch, 2);
+    QCOMPARE(s.report_epoch, 1);
     QCOMPARE(s.best_r1_t2i, 50.0);
     QCOMPARE(s.best_r1_i2t, 50.5);
     const RecallTable t = RecallTable::fromSummaries({s});
     QCOMPARE(t.rows().size(), size_t(1));
-    QCOMPARE(t.rows()[0].epoch, 2);
-    QCOMPARE(t.rows()[0].values[0], 20.0);  // t2i R@1
-    QCOMPARE(t.rows()[0].values[4], 24.0);  // t2i R@50
-    QCOMPARE(t.rows()[0].values[5], 20.5);  // i2t R@1
-    QCOMPARE(t.rows()[0].values[9], 24.5);  // i2t R@50
+    QCOMPARE(t.rows()[0].epoch, 1);
+    QCOMPARE(t.rows()[0].values[0], 50.0);  // t2i R@1
+    QCOMPARE(t.rows()[0].values[4], 54.0);  // t2i R@50
+    QCOMPARE(t.rows()[0].values[5], 50.5);  // i2t R@1
+    QCOMPARE(t.rows()[0].values[9], 54.5);  // i2t R@50
 
-    rec.best_epoch = -1;  // none recorded: the epoch with the best mean R@1
+    rec.best_epoch = -1;  // none recorded: the same rule, the same epoch
     QCOMPARE(hnclip::gui::make_run_summary(rec, evals, "/tmp/x/runs.db").report_epoch, 1);
     const auto none = hnclip::gui::make_run_summary(rec, {}, "/tmp/x/runs.db");
     QCOMPARE(none.report_epoch, -1);

@@ -76,8 +76,11 @@ class TestRunTableModel : public QObject {
     QCOMPARE(cell(RunTableModel::ColGamma).toString(), QString("10"));
     QCOMPARE(cell(RunTableModel::ColGbar).toString(), QString("recomputed"));
     QCOMPARE(cell(RunTableModel::ColEpochs).toString(), QString("4"));
-    QCOMPARE(cell(RunTableModel::ColBestR1T2I).toString(), QString("25.00"));  // best over epochs
-    QCOMPARE(cell(RunTableModel::ColBestR1I2T).toString(), QString("22.00"));  // (epoch 1 here)
+    // Both at the best epoch (2, the higher mean), not each direction's own maximum (22 in 1).
+    QCOMPARE(cell(RunTableModel::ColBestR1T2I).toString(), QString("25.00"));
+    QCOMPARE(cell(RunTableModel::ColBestR1I2T).toString(), QString("21.00"));
+    QCOMPARE(cell(RunTableModel::ColStartR1T2I).toString(), QString());  // epoch 0 not evaluated
+    QCOMPARE(cell(RunTableModel::ColSolved).toString(), QString());      // no steps recorded
     QCOMPARE(cell(RunTableModel::ColDuration).toString(), QString("1 min 05 s"));
     QCOMPARE(cell(RunTableModel::ColTags).toString(), QString("sweep"));
     QCOMPARE(cell(RunTableModel::ColGamma, RunTableModel::SortRole).typeId(), QMetaType::Double);
@@ -91,6 +94,55 @@ class TestRunTableModel : public QObject {
                  .data(RunTableModel::SortRole)
                  .toDouble(),
              -1.0);
+  }
+
+  // A run whose fine-tuning loses accuracy: the start (epoch 0) shows as its own columns and
+  // never as the best; the solved column counts every stored step of the first and last epoch.
+  void start_is_apart_from_best_and_solved_comes_from_every_step() {
+    {
+      RunStore store(db_);
+      add_eval(store, c_, 0, {87.32, 95, 97, 98, 99}, {86, 94, 96, 97, 98});
+      add_eval(store, c_, 1, {80, 90, 92, 93, 94}, {81, 90, 92, 93, 94});
+      add_eval(store, c_, 2, {79, 89, 91, 92, 93}, {80, 89, 91, 92, 93});
+      std::vector<hnclip::StepMetricRow> steps;
+      for (int step = 1; step <= 8; ++step) {
+        hnclip::StepMetricRow r;
+        r.step = step;
+        r.epoch = step <= 4 ? 1 : 2;
+        // Epoch 1: one of four below 1e-3; epoch 2: three of four.
+        r.loss_standard = (step == 1 || step >= 6) ? 5e-4 : 0.3;
+        steps.push_back(r);
+      }
+      store.append_step_metrics(c_, steps);
+    }
+    RunTableModel model;
+    model.setRuns(load_run_summaries(db_));
+    const int rc = model.rowOfRun(c_);
+    const auto cell = [&](int col, int role = Qt::DisplayRole) {
+      return model.index(rc, col).data(role);
+    };
+    QCOMPARE(model.run(c_)->report_epoch, 1);
+    QCOMPARE(cell(RunTableModel::ColStartR1T2I).toString(), QString("87.32"));
+    QCOMPARE(cell(RunTableModel::ColStartR1I2T).toString(), QString("86.00"));
+    QCOMPARE(cell(RunTableModel::ColBestR1T2I).toString(), QString("80.00"));
+    QCOMPARE(cell(RunTableModel::ColBestR1I2T).toString(), QString("81.00"));
+    QVERIFY(cell(RunTableModel::ColBestR1T2I, Qt::ToolTipRole).toString().contains("best epoch 1"));
+    QCOMPARE(cell(RunTableModel::ColSolved).toString(), QString("25% / 75%"));
+    QCOMPARE(cell(RunTableModel::ColSolved, RunTableModel::SortRole).toDouble(), 0.75);
+    QVERIFY(
+        model.headerData(RunTableModel::ColSolved, Qt::Horizontal).toString().contains("solved"));
+
+    // Only the start evaluated (a run before its first epoch ends): no best at all.
+    {
+      RunStore store(db_);
+      add_eval(store, b_, 0, {50, 60, 70, 80, 90}, {50, 60, 70, 80, 90});
+    }
+    model.setRuns(load_run_summaries(db_));
+    QCOMPARE(model.run(b_)->report_epoch, -1);
+    QCOMPARE(model.index(model.rowOfRun(b_), RunTableModel::ColBestR1T2I).data().toString(),
+             QString());
+    QCOMPARE(model.index(model.rowOfRun(b_), RunTableModel::ColStartR1T2I).data().toString(),
+             QString("50.00"));
   }
 
   void tester_across_refreshes_without_reset() {
