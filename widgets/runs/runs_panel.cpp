@@ -48,6 +48,10 @@ const char* const kOptHeader = "header";
 const char* const kOptFilter = "filter";
 const char* const kOptDiffOnly = "diffOnly";
 const char* const kOptSplitter = "splitter";
+// The header state's column widths are the user's only when they were set over content: widths
+// saved from an empty table (every column at its minimum) would squash the first fill.
+const char* const kOptHeaderFitted = "headerFitted";
+const char* const kOptHeaderColumns = "headerColumns";  // a state of another column set is not used
 
 // Header views paint icons, not colours: a filled square in the run's colour.
 QIcon run_swatch(int64_t run_id, int size) {
@@ -231,8 +235,11 @@ void RunsPanel::onLoaded() {
     showMessage(tr("Could not read the runs: %1").arg(r.error), true);
   } else {
     model_->setRuns(std::move(r.runs));
-    if (!loaded_once_ && !header_restored_)  // first fill: fit the columns once, then the user's
+    // The first fill with rows fits the columns once; after that the widths are the user's.
+    if (!columns_fitted_ && model_->rowCount() > 0) {
       for (int c = 0; c < RunTableModel::ColumnCount; ++c) view_->resizeColumnToContents(c);
+      columns_fitted_ = true;
+    }
     loaded_once_ = true;
     if (has_pending_selection_) {
       has_pending_selection_ = false;
@@ -331,13 +338,16 @@ void RunsPanel::rebuildDiffModel() {
 void RunsPanel::rebuildRecallModel() {
   const auto runs = selectedSummaries();
   recall_table_ =
-      RecallTable(static_cast<int>(runs.size()) >= kMinCompared ? RecallTable::fromSummaries(runs)
-                                                                : RecallTable({}));
+      RecallTable(static_cast<int>(runs.size()) >= kMinCompared
+                      ? RecallTable::fromSummaries(runs, RecallTable::StartRows::Include)
+                      : RecallTable({}));
   fill_recall_model(recall_model_, recall_table_, font());
   const auto& rows = recall_table_.rows();
   for (size_t r = 0; r < rows.size(); ++r) {
     auto* header = new QStandardItem(QString::fromStdString(rows[r].run_name));
-    header->setIcon(run_swatch(rows[r].run_id, fontMetrics().height() / 2 + 2));
+    if (rows[r].run_id > 0)
+      header->setIcon(run_swatch(rows[r].run_id, fontMetrics().height() / 2 + 2));
+    if (rows[r].start) header->setToolTip(tr("The starting checkpoint (epoch 0), before any step"));
     recall_model_->setVerticalHeaderItem(static_cast<int>(r), header);
   }
   recall_view_->resizeColumnsToContents();
@@ -356,18 +366,22 @@ void RunsPanel::focusFilter() {
 
 QVariantMap RunsPanel::options() const {
   return {{kOptHeader, view_->header()->saveState()},
+          {kOptHeaderFitted, columns_fitted_},
+          {kOptHeaderColumns, static_cast<int>(RunTableModel::ColumnCount)},
           {kOptFilter, filter_->text()},
           {kOptDiffOnly, diff_only_->isChecked()},
           {kOptSplitter, splitter_->saveState()}};
 }
 
 void RunsPanel::setOptions(const QVariantMap& options) {
-  if (options.contains(kOptHeader)) {
+  if (options.contains(kOptHeader) &&
+      options.value(kOptHeaderColumns).toInt() == RunTableModel::ColumnCount) {
     auto* header = view_->header();
-    header_restored_ = header->restoreState(options.value(kOptHeader).toByteArray());
+    const bool restored = header->restoreState(options.value(kOptHeader).toByteArray());
     // The restored sort indicator alone does not re-sort the proxy.
-    if (header_restored_)
-      view_->sortByColumn(header->sortIndicatorSection(), header->sortIndicatorOrder());
+    if (restored) view_->sortByColumn(header->sortIndicatorSection(), header->sortIndicatorOrder());
+    // Widths from an empty table: fit to contents on the first fill instead (onLoaded).
+    columns_fitted_ = restored && options.value(kOptHeaderFitted).toBool();
   }
   if (options.contains(kOptFilter)) filter_->setText(options.value(kOptFilter).toString());
   if (options.contains(kOptDiffOnly)) diff_only_->setChecked(options.value(kOptDiffOnly).toBool());
@@ -573,14 +587,9 @@ void RunsPanel::restoreState(QSettings& s) {
   QList<int64_t> selected;
   for (const auto& v : s.value(QStringLiteral("runs/selected")).toList())
     selected << v.toLongLong();
-  if (selected.isEmpty()) return;
-  // The run model fills in asynchronously: select once the first refresh has landed.
-  auto* once = new QMetaObject::Connection;
-  *once = connect(this, &RunsPanel::runsChanged, this, [this, selected, once] {
-    disconnect(*once);
-    delete once;
-    selectRuns(selected);
-  });
+  // The run model fills in asynchronously: before the first load lands, selectRuns keeps the ids
+  // and onLoaded selects them (runsChanged would wait for an edit that may never come).
+  if (!selected.isEmpty()) selectRuns(selected);
 }
 
 QList<QPair<int64_t, QString>> RunsPanel::runChoices() {

@@ -156,7 +156,7 @@ class RunsPanel : public QWidget, public WorkbenchTab {
   QList<int64_t> pending_selection_;
   bool has_pending_selection_ = false;
   bool loaded_once_ = false;
-  bool header_restored_ = false;
+  bool columns_fitted_ = false;  // widths set over content: fitted once, or the user's restored
   RecallTable recall_table_{std::vector<RecallTable::Row>{}};
 };
 

@@ -8,6 +8,7 @@
 #include <QFont>
 #include <QLineEdit>
 #include <QMenu>
+#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStandardItemModel>
 #include <QTreeView>
@@ -234,6 +235,58 @@ class TestRunsPanel : public QObject {
     QCOMPARE(panel.selectedRuns(), QList<int64_t>{margin_});
     QCOMPARE(selection.count(), 1);
     QCOMPARE(selection.last().at(0).value<QList<int64_t>>(), QList<int64_t>{margin_});
+  }
+
+  // A relaunch: the selection saved by one panel is selected again by the next, which restores
+  // it before its first load has landed (as MainWindow does) and with no edit ever made.
+  void selection_is_restored_after_relaunch() {
+    const QString ini = QString::fromStdString((*dir_ / "settings.ini").string());
+    {
+      RunsPanel panel(QString::fromStdString(db_));
+      wait_idle(panel);
+      panel.selectRuns({base_, margin_});
+      QSettings s(ini, QSettings::IniFormat);
+      panel.saveState(s);
+    }
+    RunsPanel panel(QString::fromStdString(db_));
+    QSettings s(ini, QSettings::IniFormat);
+    panel.restoreState(s);
+    wait_idle(panel);
+    QList<int64_t> selected = panel.selectedRuns();
+    std::sort(selected.begin(), selected.end());
+    QCOMPARE(selected, (QList<int64_t>{base_, margin_}));
+  }
+
+  // Column widths saved from an empty table are not restored over content: the first fill fits
+  // the columns to their contents, as a panel that restored nothing does.
+  void widths_saved_from_an_empty_table_do_not_squash_the_first_fill() {
+    hnclip::test::ScratchDir empty_dir;
+    const std::string empty_db = (empty_dir / "runs.db").string();
+    { RunStore create(empty_db); }
+    QVariantMap saved;
+    {
+      RunsPanel empty(QString::fromStdString(empty_db));
+      wait_idle(empty);
+      empty.resize(1200, 600);
+      saved = empty.options();
+    }
+    RunsPanel fresh(QString::fromStdString(db_));
+    wait_idle(fresh);
+    RunsPanel restored(QString::fromStdString(db_));
+    restored.setOptions(saved);
+    wait_idle(restored);
+    auto* a = fresh.findChild<QTreeView*>();
+    auto* b = restored.findChild<QTreeView*>();
+    for (int c = 0; c < hnclip::gui::RunTableModel::ColumnCount; ++c)
+      QCOMPARE(b->columnWidth(c), a->columnWidth(c));
+
+    // Widths saved over content are the user's, and come back.
+    b->setColumnWidth(hnclip::gui::RunTableModel::ColTags, 321);
+    const QVariantMap user = restored.options();
+    RunsPanel again(QString::fromStdString(db_));
+    again.setOptions(user);
+    wait_idle(again);
+    QCOMPARE(again.findChild<QTreeView*>()->columnWidth(hnclip::gui::RunTableModel::ColTags), 321);
   }
 
   void options_round_trip() {
