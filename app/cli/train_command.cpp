@@ -12,6 +12,7 @@
 #include "job/workbench_paths.h"
 #include "model/peft.h"
 #include "progress_printer.h"
+#include "train/builtin_recipe.h"
 #include "train/checkpoint.h"
 
 namespace hnclip::cli {
@@ -90,7 +91,9 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
       ->capture_default_str();
   cmd->add_option("--init", c.init,
                   "checkpoint to start from: a workbench checkpoint ('pretrained' = the committed "
-                  "tiny one) or an OpenAI CLIP / Long-CLIP ViT state dict (.pt)");
+                  "tiny one; 'random' = from scratch) or an OpenAI CLIP / Long-CLIP ViT state "
+                  "dict (.pt). Default for `train`: 'pretrained' on the built-in benchmark "
+                  "without --model, else random");
   cmd->add_option("--vocab", c.vocab,
                   "CLIP BPE vocabulary (bpe_simple_vocab_16e6.txt.gz), needed with an OpenAI / "
                   "Long-CLIP --init");
@@ -179,7 +182,17 @@ CommandAction add_train_command(CLI::App& app) {
       }
       job = TrainingJob::resume(o->resume, o->common.paths(), log);
     } else {
-      job = std::make_unique<TrainingJob>(o->config, o->common.paths(), log);
+      TrainConfig config = o->config;
+      if (config.init == kRandomInit) {
+        config.init.clear();
+      } else if (cmd->count("--init") == 0 && cmd->count("--model") == 0) {
+        config.init = default_init_for(config);
+        if (!config.init.empty())
+          log("starting from --init " + config.init +
+              " (the built-in benchmark's default; "
+              "--init random trains from scratch)");
+      }
+      job = std::make_unique<TrainingJob>(config, o->common.paths(), log);
     }
     return run_job(*job, o->common.json);
   };

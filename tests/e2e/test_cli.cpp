@@ -80,6 +80,13 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   EXPECT_EQ(s["gbar_snapshots"][0]["size"], 32);
   EXPECT_LE(s["gbar_snapshots"][0]["max_value"].get<double>(), 1.0);
   EXPECT_EQ(s["best"]["t2i"]["R@1"], j["t2i"]["R@1"]);
+  // The starting checkpoint's score is "start" (epoch 0), apart from the best fine-tuned epoch.
+  EXPECT_EQ(s["start"]["t2i"]["R@1"], s["evaluations"][0]["t2i"]["R@1"]);
+  EXPECT_EQ(s["evaluations"][0]["epoch"], 0);
+  EXPECT_TRUE(list[0].contains("start"));
+  // On the built-in benchmark `train` starts from the committed pretrained checkpoint, and says so.
+  EXPECT_EQ(j["config"]["init"], "pretrained");
+  EXPECT_NE(r.err.find("--init random"), std::string::npos) << r.err;
   // Gradient probes every 5 steps (the default): 16 steps per epoch -> 3 per epoch.
   auto pr = hnclip("probes --run " + std::to_string(j["run_id"].get<int>()) + " --json" + common());
   ASSERT_EQ(pr.code, 0) << pr.err;
@@ -111,6 +118,10 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
 
 TEST_F(Cli, BadInputGivesOneLineAndTheRightExitCode) {
   expect_one_line_error(hnclip("train --no-such-flag" + common()), 2, "--no-such-flag");
+  // `--init random` trains from scratch: stored as no checkpoint.
+  auto scratch = hnclip(small_train() + " --epochs 1 --init random --json" + common());
+  ASSERT_EQ(scratch.code, 0) << scratch.err;
+  EXPECT_EQ(json::parse(scratch.out)["config"]["init"], "");
   expect_one_line_error(hnclip(small_train() + " --gamma -0.5" + common()), 2, "--gamma");
   expect_one_line_error(hnclip(small_train() + " --gamma nan" + common()), 2, "--gamma");
   expect_one_line_error(hnclip(small_train() + " --gamma inf" + common()), 2, "--gamma");
