@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
       QStringLiteral("path"), QString::fromStdString(hnclip::default_cache_dir()));
   const QCommandLineOption config(
       {QStringLiteral("config")},
-      QStringLiteral("Run configuration as JSON (TrainConfig keys) to put in the form."),
+      QStringLiteral("Run configuration as JSON (TrainConfig keys) to put in the form; keys "
+                     "not given keep the form's default, the built-in fine-tuning recipe."),
       QStringLiteral("json"));
   const QCommandLineOption autostart({QStringLiteral("autostart")},
                                      QStringLiteral("Press Start once the window is up."));

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -14,23 +15,29 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <QStringList>
 #include <QVBoxLayout>
 
 #include "data/benchmark_registry.h"
 #include "model/clip_config.h"
+#include "train/builtin_recipe.h"
+#include "widgets/train/train_advanced_fields.h"
 
 namespace hnclip::gui {
 namespace {
 
-constexpr double kGammaMax = 2.0;    // the range for γ
-constexpr double kGammaStep = 0.05;  // slider and spin box step
+constexpr double kGammaMax = 2.0;      // the slider's range for γ
+constexpr double kGammaSpinMax = 1e3;  // typed (or copied) γ: only validate() limits it
+constexpr double kGammaStep = 0.05;    // slider and spin box step
 constexpr int kGammaSliderTicks = static_cast<int>(kGammaMax / kGammaStep + 0.5);
 const char* const kPretrainedItem = "pretrained";  // model combo data: the built-in tiny checkpoint
 const char* const kCheckpointItem = "checkpoint";  // model combo data: a file the user picks
 const char* const kRandomPrefix = "random:";       // model combo data: random init of a preset
+const char* const kDefaultPreset = "tiny";         // TrainConfig's model "" without --init
 
 QString flag_of(const QString& message) {
   // Core messages start with the flag they are about ("--lr must be > 0").
@@ -44,7 +51,7 @@ QString flag_of(const QString& message) {
 TrainConfigForm::TrainConfigForm(const std::vector<std::string>& devices, QWidget* parent)
     : QWidget(parent), devices_(devices) {
   buildUi();
-  setConfig(hnclip::TrainConfig{});
+  setConfig(hnclip::builtin_finetune_recipe());
 }
 
 QLabel* TrainConfigForm::messageLabel(const QString& flag) {
@@ -77,7 +84,7 @@ void TrainConfigForm::buildUi() {
       {QStringLiteral("small"), QStringLiteral("default"), QStringLiteral("large")});
   data->addRow(tr("Size"), benchmark_size_);
   data_seed_ = new QSpinBox(data_box);
-  data_seed_->setRange(0, 1000000);
+  data_seed_->setRange(0, std::numeric_limits<int>::max());
   data->addRow(tr("Data seed"), data_seed_);
   auto* root_row = new QHBoxLayout;
   data_root_ = new QLineEdit(data_box);
@@ -136,10 +143,10 @@ void TrainConfigForm::buildUi() {
   peft_->addItem(QStringLiteral("LoRA"), QStringLiteral("lora"));
   peft_->addItem(QStringLiteral("DoRA"), QStringLiteral("dora"));
   peft_rank_ = new QSpinBox(model_box);
-  peft_rank_->setRange(1, 1024);
+  peft_rank_->setRange(1, 1000000);
   peft_rank_->setPrefix(tr("r "));
   peft_alpha_ = new QDoubleSpinBox(model_box);
-  peft_alpha_->setRange(0.0, 4096.0);
+  peft_alpha_->setRange(0.0, 1e6);
   peft_alpha_->setPrefix(tr("α "));
   peft_towers_ = new QComboBox(model_box);
   peft_towers_->addItems({QStringLiteral("both"), QStringLiteral("image"), QStringLiteral("text")});
@@ -158,7 +165,7 @@ void TrainConfigForm::buildUi() {
   auto* loss = new QFormLayout(loss_box);
   auto* gamma_row = new QHBoxLayout;
   gamma_ = new QDoubleSpinBox(loss_box);
-  gamma_->setRange(0.0, kGammaMax);
+  gamma_->setRange(0.0, kGammaSpinMax);  // the slider covers [0, 2]; typed values go further
   gamma_->setSingleStep(kGammaStep);
   gamma_->setDecimals(2);
   gamma_->setToolTip(tr("Margin strength γ: 0 is plain InfoNCE"));
@@ -178,7 +185,7 @@ void TrainConfigForm::buildUi() {
   gbar_row->addStretch(1);
   loss->addRow(tr("Ḡ"), gbar_row);
   token_weight_ = new QDoubleSpinBox(loss_box);
-  token_weight_->setRange(0.0, 10.0);
+  token_weight_->setRange(0.0, 1e6);
   token_weight_->setSingleStep(0.05);
   loss->addRow(tr("Token-term weight"), token_weight_);
   auto* scale_row = new QHBoxLayout;
@@ -196,7 +203,7 @@ void TrainConfigForm::buildUi() {
   auto* opt_box = new QGroupBox(tr("Training"), this);
   auto* opt = new QFormLayout(opt_box);
   epochs_ = new QSpinBox(opt_box);
-  epochs_->setRange(1, 10000);
+  epochs_->setRange(1, 1000000);
   opt->addRow(tr("Epochs"), epochs_);
   batch_ = new QSpinBox(opt_box);
   batch_->setRange(2, 65536);
@@ -207,7 +214,7 @@ void TrainConfigForm::buildUi() {
   opt->addRow(tr("Learning rate"), lr_);
   opt->addRow(messageLabel(QStringLiteral("--lr")));
   seed_ = new QSpinBox(opt_box);
-  seed_->setRange(0, 1000000);
+  seed_->setRange(0, std::numeric_limits<int>::max());
   opt->addRow(tr("Seed"), seed_);
   probe_every_ = new QSpinBox(opt_box);
   probe_every_->setRange(0, 100000);
@@ -236,6 +243,17 @@ void TrainConfigForm::buildUi() {
   name_->setPlaceholderText(tr("optional run name"));
   opt->addRow(tr("Run name"), name_);
   outer->addWidget(opt_box);
+  advanced_toggle_ = new QPushButton(this);
+  advanced_toggle_->setCheckable(true);
+  advanced_toggle_->setFlat(true);
+  advanced_toggle_->setStyleSheet(QStringLiteral("text-align: left"));
+  advanced_toggle_->setObjectName(QStringLiteral("advancedToggle"));
+  outer->addWidget(advanced_toggle_);
+  advanced_ =
+      new TrainAdvancedFields([this](const QString& flag) { return messageLabel(flag); }, this);
+  advanced_->setVisible(false);
+  outer->addWidget(advanced_);
+  connect(advanced_toggle_, &QPushButton::toggled, this, &TrainConfigForm::setAdvancedVisible);
 
   auto* same_as = new QPushButton(tr("Same as run…"), this);
   same_as->setToolTip(tr("Copy the configuration of a stored run"));
@@ -275,6 +293,7 @@ void TrainConfigForm::buildUi() {
   const auto edited = [this] { revalidate(); };
   for (auto* c : {benchmark_, benchmark_size_, model_, device_, peft_, peft_towers_})
     connect(c, &QComboBox::currentIndexChanged, this, edited);
+  connect(advanced_, &TrainAdvancedFields::edited, this, edited);
   for (auto* e : {data_root_, init_path_, vocab_, lr_, name_})
     connect(e, &QLineEdit::textChanged, this, edited);
   for (auto* s : {data_seed_, epochs_, batch_, seed_, probe_every_, peft_rank_})
@@ -286,56 +305,85 @@ void TrainConfigForm::buildUi() {
     connect(b, &QAbstractButton::toggled, this, edited);
 }
 
+void TrainConfigForm::setAdvancedVisible(bool visible) {
+  const QSignalBlocker block(advanced_toggle_);
+  advanced_toggle_->setChecked(visible);
+  advanced_->setVisible(visible);
+  updateAdvancedTitle();
+}
+
+bool TrainConfigForm::advancedVisible() const { return advanced_toggle_->isChecked(); }
+QString TrainConfigForm::advancedTitle() const { return advanced_toggle_->text(); }
+
+void TrainConfigForm::updateAdvancedTitle() {
+  const QStringList changed = advanced_->changedFromDefaults();
+  const QString arrow = advancedVisible() ? QStringLiteral("▾ ") : QStringLiteral("▸ ");
+  advanced_toggle_->setText(changed.isEmpty()
+                                ? arrow + tr("Advanced (all defaults)")
+                                : arrow + tr("Advanced (%1 changed: %2)")
+                                              .arg(changed.size())
+                                              .arg(changed.join(QStringLiteral(", "))));
+}
+
 hnclip::TrainConfig TrainConfigForm::config() const {
-  hnclip::TrainConfig c;
+  hnclip::TrainConfig c = base_;
   c.benchmark = benchmark_->currentText().toStdString();
   hnclip::from_string(benchmark_size_->currentText().toStdString(), c.benchmark_size);
   c.data_seed = static_cast<uint64_t>(data_seed_->value());
   c.benchmark_root =
       c.benchmark == "synthetic" ? std::string() : data_root_->text().trimmed().toStdString();
-  c.data_fraction = data_fraction_->value();
+  c.data_fraction = given_.value(data_fraction_, data_fraction_->value());
   const QString model = model_->currentData().toString();
-  if (model == QLatin1String(kPretrainedItem)) {
-    c.init = "pretrained";
-    c.model.clear();
-  } else if (model == QLatin1String(kCheckpointItem)) {
-    c.init = init_path_->text().trimmed().toStdString();
-    c.model.clear();
+  if (model == QLatin1String(kPretrainedItem) || model == QLatin1String(kCheckpointItem)) {
+    c.init = model == QLatin1String(kPretrainedItem) ? std::string(hnclip::kPretrainedInit)
+                                                     : init_path_->text().trimmed().toStdString();
+    // A preset given with this very checkpoint stays (validate() judges it); any other start
+    // takes the checkpoint's shape.
+    if (c.init != base_.init) c.model.clear();
   } else {
     c.init.clear();
     c.model = model.mid(static_cast<int>(qstrlen(kRandomPrefix))).toStdString();
+    // A random start given without a preset ("" = tiny) reads back as given.
+    if (base_.init.empty() && base_.model.empty() && c.model == kDefaultPreset) c.model.clear();
   }
   c.vocab = vocab_->text().trimmed().toStdString();
   c.long_clip = long_clip_->isChecked();
   hnclip::from_string(peft_->currentData().toString().toStdString(), c.peft);
   c.peft_rank = peft_rank_->value();
-  c.peft_alpha = peft_alpha_->value();
+  c.peft_alpha = given_.value(peft_alpha_, peft_alpha_->value());
   c.peft_towers = peft_towers_->currentText().toStdString();
-  c.loss_gamma = gamma_->value();
+  c.loss_gamma = given_.value(gamma_, gamma_->value());
   c.loss_gbar =
       gbar_frozen_->isChecked() ? hnclip::GbarMode::kFrozen : hnclip::GbarMode::kRecomputed;
-  c.loss_token_weight = token_weight_->value();
-  c.logit_scale = logit_scale_->value();
+  c.loss_token_weight = given_.value(token_weight_, token_weight_->value());
+  c.logit_scale = given_.value(logit_scale_, logit_scale_->value());
   c.fixed_scale = fixed_scale_->isChecked();
   c.epochs = epochs_->value();
   c.batch_size = batch_->value();
   bool ok = false;
   const double lr = lr_->text().trimmed().toDouble(&ok);
-  c.lr = ok ? lr : std::nan("");
+  c.lr = ok ? given_.value(lr_, lr) : std::nan("");
   c.seed = static_cast<uint64_t>(seed_->value());
   c.probe_every = probe_every_->value();
   hnclip::from_string(device_->currentData().toString().toStdString(), c.device);
   c.name = name_->text().trimmed().toStdString();
+  advanced_->read(c);
   return c;
 }
 
 void TrainConfigForm::setConfig(const hnclip::TrainConfig& c) {
   updating_ = true;
+  base_ = c;
+  given_.clear();
+  const auto set_given = [this](QDoubleSpinBox* spin, double v) {
+    spin->setValue(v);
+    given_.remember(spin, v, spin->value());
+  };
   benchmark_->setCurrentText(QString::fromStdString(c.benchmark));
   benchmark_size_->setCurrentText(QString::fromStdString(hnclip::to_string(c.benchmark_size)));
   data_seed_->setValue(static_cast<int>(c.data_seed));
   data_root_->setText(QString::fromStdString(c.benchmark_root));
-  data_fraction_->setValue(c.data_fraction);
+  set_given(data_fraction_, c.data_fraction);
   if (c.init == "pretrained") {
     model_->setCurrentIndex(model_->findData(QString::fromLatin1(kPretrainedItem)));
   } else if (!c.init.empty()) {
@@ -352,16 +400,17 @@ void TrainConfigForm::setConfig(const hnclip::TrainConfig& c) {
   const int peft = peft_->findData(QString::fromStdString(hnclip::to_string(c.peft)));
   peft_->setCurrentIndex(peft >= 0 ? peft : 0);
   peft_rank_->setValue(static_cast<int>(c.peft_rank));
-  peft_alpha_->setValue(c.peft_alpha);
+  set_given(peft_alpha_, c.peft_alpha);
   peft_towers_->setCurrentText(QString::fromStdString(c.peft_towers));
-  gamma_->setValue(c.loss_gamma);
+  set_given(gamma_, c.loss_gamma);
   (c.loss_gbar == hnclip::GbarMode::kFrozen ? gbar_frozen_ : gbar_recomputed_)->setChecked(true);
-  token_weight_->setValue(c.loss_token_weight);
-  logit_scale_->setValue(c.logit_scale);
+  set_given(token_weight_, c.loss_token_weight);
+  set_given(logit_scale_, c.logit_scale);
   fixed_scale_->setChecked(c.fixed_scale);
   epochs_->setValue(c.epochs);
   batch_->setValue(static_cast<int>(c.batch_size));
   lr_->setText(QString::number(c.lr, 'g', 6));
+  given_.remember(lr_, c.lr, lr_->text().toDouble());
   seed_->setValue(static_cast<int>(c.seed));
   probe_every_->setValue(c.probe_every);
   int d = device_->findData(QString::fromStdString(hnclip::to_string(c.device)));
@@ -371,6 +420,7 @@ void TrainConfigForm::setConfig(const hnclip::TrainConfig& c) {
     d = device_->findData(QStringLiteral("cuda"));
   device_->setCurrentIndex(d >= 0 ? d : 0);
   name_->setText(QString::fromStdString(c.name));
+  advanced_->write(c);
   updating_ = false;
   revalidate();
 }
@@ -477,6 +527,7 @@ void TrainConfigForm::revalidate() {
   }
   const bool was_valid = problem_.isEmpty();
   problem_ = message;
+  updateAdvancedTitle();
   if (was_valid != problem_.isEmpty()) emit validityChanged(problem_.isEmpty());
   emit changed();
 }

@@ -1,10 +1,14 @@
 #pragma once
 // TrainConfigForm: the Train tab's run configuration — benchmark, starting model, loss (γ, Ḡ mode,
-// token weight), optimisation, probes, device and name — edited as widgets and read back as one
-// hnclip::TrainConfig. Every edit re-validates with the core's own TrainConfig::validate() plus
-// the form's checks (files and folders that must exist); the first problem is shown under the
-// field it belongs to, and validityChanged() lets the owner disable Start.
-// Threading: GUI thread only. Reads no database and no files beyond existence checks.
+// token weight), optimisation, probes, device and name, and under "Advanced" every other key
+// (splits, context length, weight decay, warm-up, gradient clipping, Ḡ snapshots, threads,
+// loader workers, precision, start evaluation) — edited as widgets and read back as one
+// hnclip::TrainConfig. config() starts from the config last given to setConfig(), so a key the
+// form has no widget for is kept as given, never reset to its default. Every edit re-validates with
+// the core's own TrainConfig::validate() plus the form's checks (files and folders that must
+// exist); the first problem is shown under the field it belongs to, and validityChanged() lets the
+// owner disable Start. Threading: GUI thread only. Reads no database and no files beyond existence
+// checks.
 
 #include <map>
 #include <string>
@@ -13,6 +17,7 @@
 #include <QWidget>
 
 #include "train/train_config.h"
+#include "widgets/train/given_values.h"
 
 class QCheckBox;
 class QComboBox;
@@ -23,6 +28,10 @@ class QPushButton;
 class QRadioButton;
 class QSlider;
 class QSpinBox;
+
+namespace hnclip::gui {
+class TrainAdvancedFields;
+}
 
 namespace hnclip::gui {
 
@@ -40,6 +49,11 @@ class TrainConfigForm : public QWidget {
   bool isValid() const { return problem_.isEmpty(); }
   // The label under the field that `flag` (e.g. "--lr") belongs to; for tests.
   QString fieldMessage(const QString& flag) const;
+  // The Advanced section: shown or folded (its title says how many of its keys differ from
+  // TrainConfig's defaults, so a folded section hides no change).
+  void setAdvancedVisible(bool visible);
+  bool advancedVisible() const;
+  QString advancedTitle() const;
   // A summary line for the chosen benchmark (Table-A1 style) once the owner knows it.
   void setBenchmarkSummary(const QString& text);
 
@@ -52,6 +66,7 @@ class TrainConfigForm : public QWidget {
   QComboBox* deviceCombo() const { return device_; }
   QComboBox* benchmarkCombo() const { return benchmark_; }
   QComboBox* peftCombo() const { return peft_; }
+  TrainAdvancedFields* advancedFields() const { return advanced_; }
   QLineEdit* vocabEdit() const { return vocab_; }
   QLineEdit* dataRootEdit() const { return data_root_; }
 
@@ -63,6 +78,7 @@ class TrainConfigForm : public QWidget {
 
  private:
   void buildUi();
+  void updateAdvancedTitle();
   void revalidate();
   void updateEnabledFields();
   QLabel* messageLabel(const QString& flag);
@@ -99,6 +115,11 @@ class TrainConfigForm : public QWidget {
   QSpinBox* probe_every_ = nullptr;
   QComboBox* device_ = nullptr;
   QLineEdit* name_ = nullptr;
+  // Advanced.
+  QPushButton* advanced_toggle_ = nullptr;
+  TrainAdvancedFields* advanced_ = nullptr;
+  GivenValues given_;         // exact values behind rounded editors
+  hnclip::TrainConfig base_;             // the last setConfig(): what config() starts from
   std::map<QString, QLabel*> messages_;  // flag -> its in-place message label
   QString problem_;
   bool updating_ = false;  // setConfig in progress: one revalidation at the end

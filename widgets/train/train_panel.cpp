@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "train/builtin_recipe.h"
+
 #include "widgets/train/benchmark_row_text.h"
 #include "widgets/train/run_history.h"
 #include "widgets/train/train_config_form.h"
@@ -313,9 +315,10 @@ void TrainPanel::appendLog(const QString& line) { log_->appendPlainText(line); }
 
 namespace {
 // A stored or typed run configuration; missing keys keep their defaults.
+// Keys the JSON does not give keep *out's values (from_json reads only the keys present).
 bool parse_config(const QString& json, hnclip::TrainConfig* out, QString* error) {
   try {
-    *out = nlohmann::json::parse(json.toStdString()).get<hnclip::TrainConfig>();
+    from_json(nlohmann::json::parse(json.toStdString()), *out);
     return true;
   } catch (const std::exception& e) {
     *error = QString::fromStdString(e.what());
@@ -329,7 +332,8 @@ hnclip::TrainConfig TrainPanel::currentConfig() const { return form_->config(); 
 void TrainPanel::setConfig(const hnclip::TrainConfig& config) { form_->setConfig(config); }
 
 bool TrainPanel::setConfigJson(const QString& json, QString* error) {
-  hnclip::TrainConfig config;
+  // Keys not given keep the form's own defaults, the built-in fine-tuning recipe.
+  hnclip::TrainConfig config = hnclip::builtin_finetune_recipe();
   if (!parse_config(json, &config, error)) return false;
   form_->setConfig(config);
   return true;

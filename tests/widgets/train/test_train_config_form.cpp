@@ -8,7 +8,12 @@
 #include <QStandardItemModel>
 #include <QtTest>
 
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
 #include "support/test_dirs.h"
+#include "widgets/train/train_advanced_fields.h"
 #include "widgets/train/train_config_form.h"
 
 using hnclip::gui::TrainConfigForm;
@@ -60,6 +65,85 @@ class TestTrainConfigForm : public QObject {
     QVERIFY(form.config().init.empty());
   }
 
+  // Every TrainConfig key, each at a value other than its default (and rounded editors given more
+  // digits than they show), reads back unchanged: the form never resets what it was given. A key
+  // added to TrainConfig fails the first check until this test gives it a non-default value.
+  void every_key_round_trips_unchanged() {
+    hnclip::test::ScratchDir dir;
+    const std::string manifest = (dir.path() / "m.jsonl").string();
+    { std::ofstream(manifest) << "{}\n"; }
+    hnclip::TrainConfig c;
+    c.benchmark = "manifest";
+    c.benchmark_size = hnclip::BenchmarkSize::kLarge;
+    c.benchmark_root = manifest;
+    c.train_split = "pretrain";
+    c.test_split = "val";
+    c.data_fraction = 0.123456;
+    c.data_seed = 77;
+    c.model = "ViT-B/16";
+    c.init = (dir.path() / "start.pt").string();
+    c.context_length = 40;
+    c.vocab = "/somewhere/vocab.txt.gz";
+    c.long_clip = true;
+    c.loss_gamma = 0.123456;
+    c.loss_gbar = hnclip::GbarMode::kFrozen;
+    c.loss_token_weight = 0.3333333;
+    c.logit_scale = 42.424242;
+    c.fixed_scale = true;
+    c.peft = hnclip::PeftMethod::kLora;
+    c.peft_rank = 3;
+    c.peft_alpha = 5.55555;
+    c.peft_towers = "image";
+    c.epochs = 3;
+    c.batch_size = 16;
+    c.lr = 1.23456789e-4;
+    c.weight_decay = 0.0123456;
+    c.warmup_fraction = 0.1234567;
+    c.grad_clip = 0.987654321;
+    c.probe_every = 2;
+    c.gbar_snapshots = 5;
+    c.seed = 4;
+    c.device = hnclip::DeviceSpec{hnclip::DeviceKind::kCpu};
+    c.threads = 1;
+    c.loader_workers = 3;
+    c.precision = hnclip::Precision::kFp32;
+    c.eval_at_start = false;
+    c.name = "every key";
+    const nlohmann::json given = c, defaults = hnclip::TrainConfig{};
+    for (const auto& [key, value] : defaults.items())
+      QVERIFY2(given.at(key) != value, ("the test leaves " + key + " at its default").c_str());
+
+    TrainConfigForm form({"cpu"});
+    form.setConfig(c);
+    const nlohmann::json back = form.config();
+    for (const auto& [key, value] : given.items())
+      QVERIFY2(back.at(key) == value,
+               (key + ": " + value.dump() + " came back as " + back.at(key).dump()).c_str());
+    // Folded, the Advanced section's title still names what differs from the defaults.
+    QVERIFY(!form.advancedVisible());
+    QVERIFY2(form.advancedTitle().contains("threads 1") && form.advancedTitle().contains("fp32"),
+             qPrintable(form.advancedTitle()));
+
+    // An edit changes exactly the edited key.
+    form.advancedFields()->threadsSpin()->setValue(2);
+    nlohmann::json edited = form.config();
+    QCOMPARE(edited.at("threads").get<int>(), 2);
+    edited["threads"] = 1;
+    QCOMPARE(edited, given);
+  }
+
+  void opens_on_the_builtin_finetuning_recipe() {
+    TrainConfigForm form({"cpu"});
+    const auto c = form.config();
+    QCOMPARE(c.benchmark, std::string("synthetic"));
+    QCOMPARE(c.init, std::string("pretrained"));
+    QCOMPARE(c.loss_gamma, 0.5);
+    QCOMPARE(c.logit_scale, 100.0);
+    QVERIFY(c.fixed_scale);
+    QVERIFY(form.isValid());
+    QVERIFY2(form.advancedTitle().contains("all defaults"), qPrintable(form.advancedTitle()));
+  }
+
   void adapters_and_vocabulary_round_trip_and_are_checked() {
     hnclip::test::ScratchDir dir;
     TrainConfigForm form({"cpu"});
@@ -98,8 +182,11 @@ class TestTrainConfigForm : public QObject {
     QCOMPARE(form.gammaSlider()->value(), 25);
     form.gammaSlider()->setValue(10);
     QCOMPARE(form.gammaSpin()->value(), 0.5);
-    QCOMPARE(form.gammaSpin()->maximum(), 2.0);
+    QCOMPARE(form.gammaSlider()->maximum(), 40);  // the slider spans [0, 2] ...
     QCOMPARE(form.gammaSpin()->singleStep(), 0.05);
+    form.gammaSpin()->setValue(3.5);  // ... a typed (or copied) γ beyond it is kept, not clamped
+    QCOMPARE(form.config().loss_gamma, 3.5);
+    QCOMPARE(form.gammaSlider()->value(), 40);
   }
 
   void invalid_learning_rate_is_refused_in_place() {

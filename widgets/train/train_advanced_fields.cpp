@@ -1,0 +1,132 @@
+#include "widgets/train/train_advanced_fields.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+
+#include <utility>
+
+namespace hnclip::gui {
+
+TrainAdvancedFields::TrainAdvancedFields(
+    const std::function<QLabel*(const QString& flag)>& message_label, QWidget* parent)
+    : QGroupBox(tr("Advanced"), parent) {
+  auto* form = new QFormLayout(this);
+  train_split_ = new QLineEdit(this);
+  form->addRow(tr("Train split"), train_split_);
+  test_split_ = new QLineEdit(this);
+  form->addRow(tr("Test split"), test_split_);
+  context_length_ = new QSpinBox(this);
+  context_length_->setRange(1, 100000);
+  context_length_->setToolTip(
+      tr("Word tokenizer context (a checkpoint's own is used with --init)"));
+  form->addRow(tr("Context length"), context_length_);
+  form->addRow(message_label(QStringLiteral("--context-length")));
+  weight_decay_ = new QDoubleSpinBox(this);
+  weight_decay_->setRange(0.0, 1e6);
+  weight_decay_->setDecimals(4);
+  weight_decay_->setSingleStep(0.01);
+  weight_decay_->setToolTip(tr("AdamW weight decay (not on gains, biases, embeddings, s)"));
+  form->addRow(tr("Weight decay"), weight_decay_);
+  warmup_ = new QDoubleSpinBox(this);
+  warmup_->setRange(0.0, 1.0);
+  warmup_->setDecimals(3);
+  warmup_->setSingleStep(0.01);
+  warmup_->setToolTip(tr("Fraction of all steps of linear warm-up before the cosine decay"));
+  form->addRow(tr("Warm-up fraction"), warmup_);
+  form->addRow(message_label(QStringLiteral("--warmup")));
+  grad_clip_ = new QDoubleSpinBox(this);
+  grad_clip_->setRange(0.0, 1e6);
+  grad_clip_->setDecimals(3);
+  grad_clip_->setSpecialValueText(tr("off"));
+  grad_clip_->setToolTip(tr("Clip the global gradient norm to this value"));
+  form->addRow(tr("Gradient clipping"), grad_clip_);
+  gbar_snapshots_ = new QSpinBox(this);
+  gbar_snapshots_->setRange(0, 1024);
+  gbar_snapshots_->setToolTip(tr("Fixed training batches whose Ḡ is stored every epoch"));
+  form->addRow(tr("Ḡ snapshots"), gbar_snapshots_);
+  threads_ = new QSpinBox(this);
+  threads_->setRange(1, 1024);
+  threads_->setToolTip(tr("LibTorch intra-op threads"));
+  form->addRow(tr("Threads"), threads_);
+  loader_workers_ = new QSpinBox(this);
+  loader_workers_->setRange(0, 1024);
+  form->addRow(tr("Loader workers"), loader_workers_);
+  precision_ = new QComboBox(this);
+  precision_->addItems({QStringLiteral("auto"), QStringLiteral("fp32"), QStringLiteral("bf16")});
+  precision_->setToolTip(tr("auto: bf16 autocast on CUDA, fp32 on the CPU"));
+  form->addRow(tr("Precision"), precision_);
+  form->addRow(message_label(QStringLiteral("--precision")));
+  eval_at_start_ = new QCheckBox(tr("evaluate the starting model as epoch 0"), this);
+  form->addRow(QString(), eval_at_start_);
+
+  for (auto* e : {train_split_, test_split_})
+    connect(e, &QLineEdit::textChanged, this, &TrainAdvancedFields::edited);
+  for (auto* s : {context_length_, gbar_snapshots_, threads_, loader_workers_})
+    connect(s, &QSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
+  for (auto* s : {weight_decay_, warmup_, grad_clip_})
+    connect(s, &QDoubleSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
+  connect(precision_, &QComboBox::currentIndexChanged, this, &TrainAdvancedFields::edited);
+  connect(eval_at_start_, &QCheckBox::toggled, this, &TrainAdvancedFields::edited);
+}
+
+void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
+  train_split_->setText(QString::fromStdString(c.train_split));
+  test_split_->setText(QString::fromStdString(c.test_split));
+  context_length_->setValue(static_cast<int>(c.context_length));
+  given_.clear();
+  for (auto [spin, v] :
+       {std::pair{weight_decay_, c.weight_decay}, std::pair{warmup_, c.warmup_fraction},
+        std::pair{grad_clip_, c.grad_clip}}) {
+    spin->setValue(v);
+    given_.remember(spin, v, spin->value());
+  }
+  gbar_snapshots_->setValue(c.gbar_snapshots);
+  threads_->setValue(c.threads);
+  loader_workers_->setValue(c.loader_workers);
+  precision_->setCurrentText(QString::fromStdString(hnclip::to_string(c.precision)));
+  eval_at_start_->setChecked(c.eval_at_start);
+}
+
+void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
+  c.train_split = train_split_->text().trimmed().toStdString();
+  c.test_split = test_split_->text().trimmed().toStdString();
+  c.context_length = context_length_->value();
+  c.weight_decay = given_.value(weight_decay_, weight_decay_->value());
+  c.warmup_fraction = given_.value(warmup_, warmup_->value());
+  c.grad_clip = given_.value(grad_clip_, grad_clip_->value());
+  c.gbar_snapshots = gbar_snapshots_->value();
+  c.threads = threads_->value();
+  c.loader_workers = loader_workers_->value();
+  hnclip::from_string(precision_->currentText().toStdString(), c.precision);
+  c.eval_at_start = eval_at_start_->isChecked();
+}
+
+QStringList TrainAdvancedFields::changedFromDefaults() const {
+  hnclip::TrainConfig c;
+  read(c);
+  const hnclip::TrainConfig d;
+  QStringList changed;
+  if (c.train_split != d.train_split)
+    changed << tr("train split %1").arg(QString::fromStdString(c.train_split));
+  if (c.test_split != d.test_split)
+    changed << tr("test split %1").arg(QString::fromStdString(c.test_split));
+  if (c.context_length != d.context_length) changed << tr("context %1").arg(c.context_length);
+  if (c.weight_decay != d.weight_decay) changed << tr("weight decay %1").arg(c.weight_decay);
+  if (c.warmup_fraction != d.warmup_fraction) changed << tr("warm-up %1").arg(c.warmup_fraction);
+  if (c.grad_clip != d.grad_clip) changed << tr("grad clip %1").arg(c.grad_clip);
+  if (c.gbar_snapshots != d.gbar_snapshots) changed << tr("Ḡ snapshots %1").arg(c.gbar_snapshots);
+  if (c.threads != d.threads) changed << tr("threads %1").arg(c.threads);
+  if (c.loader_workers != d.loader_workers)
+    changed << tr("loader workers %1").arg(c.loader_workers);
+  if (c.precision != d.precision)
+    changed << tr("precision %1").arg(QString::fromStdString(hnclip::to_string(c.precision)));
+  if (c.eval_at_start != d.eval_at_start) changed << tr("no start evaluation");
+  return changed;
+}
+
+}  // namespace hnclip::gui

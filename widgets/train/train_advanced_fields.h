@@ -1,0 +1,57 @@
+#pragma once
+// TrainAdvancedFields: the Train form's "Advanced" keys — splits, context length, weight decay,
+// warm-up, gradient clipping, Ḡ snapshots, threads, loader workers, precision, start evaluation —
+// so every TrainConfig key the CLI takes can be seen and edited in the window. write() shows a
+// config's values, read() puts them back; changedFromDefaults() names the keys that differ from
+// TrainConfig's defaults, for the folded section's title. GUI thread only.
+
+#include <functional>
+
+#include <QGroupBox>
+#include <QStringList>
+
+#include "train/train_config.h"
+#include "widgets/train/given_values.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+
+namespace hnclip::gui {
+
+class TrainAdvancedFields : public QGroupBox {
+  Q_OBJECT
+ public:
+  // `message_label(flag)` makes the in-place problem label of a flag (owned by the form).
+  TrainAdvancedFields(const std::function<QLabel*(const QString& flag)>& message_label,
+                      QWidget* parent = nullptr);
+
+  void write(const hnclip::TrainConfig& config);
+  void read(hnclip::TrainConfig& config) const;
+  QStringList changedFromDefaults() const;
+
+  QSpinBox* threadsSpin() const { return threads_; }
+  QDoubleSpinBox* gradClipSpin() const { return grad_clip_; }
+
+ signals:
+  void edited();
+
+ private:
+  QLineEdit* train_split_ = nullptr;
+  QLineEdit* test_split_ = nullptr;
+  QSpinBox* context_length_ = nullptr;
+  QDoubleSpinBox* weight_decay_ = nullptr;
+  QDoubleSpinBox* warmup_ = nullptr;
+  QDoubleSpinBox* grad_clip_ = nullptr;
+  QSpinBox* gbar_snapshots_ = nullptr;
+  QSpinBox* threads_ = nullptr;
+  QSpinBox* loader_workers_ = nullptr;
+  QComboBox* precision_ = nullptr;
+  QCheckBox* eval_at_start_ = nullptr;
+  GivenValues given_;
+};
+
+}  // namespace hnclip::gui
