@@ -11,10 +11,12 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QVBoxLayout>
 
 #include "job/available_devices.h"
 #include "widgets/captions/captions_panel.h"
 #include "widgets/captions/gbar_heatmap_panel.h"
+#include "widgets/common/message_banner.h"
 #include "widgets/common/run_list_view.h"
 #include "widgets/common/thumbnail_cache.h"
 #include "widgets/common/workbench_tab.h"
@@ -59,7 +61,22 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
   captions_->addPage(gbar_, tr("Ḡ heatmaps"));
   gbar_->setSources(options_.database, options_.cache_dir);
   addTab(retrieval_, tr("Retrieval"));
-  setCentralWidget(tabs_);
+  // Above the tabs: a store every tab depends on that cannot be used is said where it is seen.
+  auto* central = new QWidget(this);
+  auto* column = new QVBoxLayout(central);
+  column->setContentsMargins(0, 0, 0, 0);
+  banner_ = new MessageBanner(central);
+  column->addWidget(banner_);
+  column->addWidget(tabs_, 1);
+  setCentralWidget(central);
+  connect(runs_, &RunsPanel::refreshed, this, [this] {
+    const QString error = runs_->loadError();
+    banner_->setMessage(
+        error.isEmpty() ? QString()
+                        : tr("The run database %1 cannot be used: %2. Runs can neither be listed "
+                             "nor recorded; start the workbench with --db PATH to use another.")
+                              .arg(options_.database, error));
+  });
   connect(tabs_, &QTabWidget::currentChanged, this, [this] {
     if (WorkbenchTab* tab = currentTab()) tab->activated();
   });

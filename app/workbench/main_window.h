@@ -18,6 +18,7 @@ class CaptionsPanel;
 class GbarHeatmapPanel;
 class ThumbnailCache;
 class RetrievalPanel;
+class MessageBanner;
 class RunListView;
 class RunsPanel;
 class TrainPanel;
@@ -82,6 +83,7 @@ class MainWindow : public QMainWindow {
   hnclip::gui::CaptionsPanel* captions_ = nullptr;
   hnclip::gui::GbarHeatmapPanel* gbar_ = nullptr;
   hnclip::gui::RunListView* run_list_ = nullptr;
+  hnclip::gui::MessageBanner* banner_ = nullptr;
   hnclip::gui::RetrievalPanel* retrieval_ = nullptr;
   bool closing_ = false;  // close requested while training: close once the run has stopped
 };

@@ -231,6 +231,7 @@ bool RunsPanel::isBusy() const { return isRefreshing() || edits_in_flight_ > 0; 
 void RunsPanel::onLoaded() {
   loading_ = false;
   LoadResult r = loader_->result();
+  load_error_ = r.error;
   if (!r.error.isEmpty()) {
     showMessage(tr("Could not read the runs: %1").arg(r.error), true);
   } else {

@@ -60,6 +60,9 @@ class RunsPanel : public QWidget, public WorkbenchTab {
   bool isRefreshing() const;
   // True while a reload or a store edit is still on its way (tests wait for false).
   bool isBusy() const;
+  // Why the last load could not read the store (the database cannot be opened, is not one, is
+  // too new); empty after a load that worked. Read it on refreshed().
+  QString loadError() const { return load_error_; }
 
   // Selected run ids, in table order. selectRuns before the first load completes is applied
   // once the runs are there.
@@ -156,6 +159,7 @@ class RunsPanel : public QWidget, public WorkbenchTab {
   QList<int64_t> pending_selection_;
   bool has_pending_selection_ = false;
   bool loaded_once_ = false;
+  QString load_error_;
   bool columns_fitted_ = false;  // widths set over content: fitted once, or the user's restored
   RecallTable recall_table_{std::vector<RecallTable::Row>{}};
 };
