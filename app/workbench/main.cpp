@@ -31,6 +31,14 @@ QPalette dark_palette() {
   p.setColor(QPalette::HighlightedText, Qt::black);
   p.setColor(QPalette::Link, QColor(255, 140, 120));
   p.setColor(QPalette::Mid, QColor(80, 80, 84));
+  // Roles a default-constructed palette copies from the light one: placeholder text would be dark
+  // grey on the dark base, and Fusion draws a pressed (checked) button's bevel from these.
+  p.setColor(QPalette::PlaceholderText, QColor(150, 150, 155));
+  p.setColor(QPalette::Light, QColor(75, 75, 80));
+  p.setColor(QPalette::Midlight, QColor(60, 60, 64));
+  p.setColor(QPalette::Dark, QColor(20, 20, 22));
+  p.setColor(QPalette::Shadow, Qt::black);
+  p.setColor(QPalette::BrightText, Qt::white);
   for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
     p.setColor(QPalette::Disabled, role, disabled);
   return p;
