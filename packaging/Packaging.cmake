@@ -7,9 +7,12 @@ set(HNCLIP_APP_ID "io.github.hnclip.Workbench")
 set(_linux "${CMAKE_CURRENT_LIST_DIR}/linux")
 set(_icons "${CMAKE_SOURCE_DIR}/resources/icons")
 
-# Resources the programs read at run time (the pretrained tiny checkpoint); workbench_paths.cpp
-# looks for them at <prefix>/share/hnclip-workbench/resources.
+# Resources the programs read at run time (the pretrained tiny checkpoint, CLIP's BPE vocabulary
+# with its MIT notice); workbench_paths.cpp looks for them at <prefix>/share/hnclip-workbench/resources.
 install(DIRECTORY "${CMAKE_SOURCE_DIR}/resources/checkpoints"
+        DESTINATION "${CMAKE_INSTALL_DATADIR}/hnclip-workbench/resources")
+install(FILES "${CMAKE_SOURCE_DIR}/resources/bpe_simple_vocab_16e6.txt.gz"
+              "${CMAKE_SOURCE_DIR}/resources/bpe_simple_vocab_16e6.LICENSE"
         DESTINATION "${CMAKE_INSTALL_DATADIR}/hnclip-workbench/resources")
 
 if(HNCLIP_BUILD_GUI)

@@ -38,19 +38,26 @@ CommandAction add_encode_command(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("encode", "print a model's raw text and image features (before normalisation)");
+  auto* cmd = app.add_subcommand(
+      "encode", "print a model's raw text and image features (before normalisation)");
   cmd->add_option("--checkpoint", o->checkpoint,
-                  "workbench checkpoint ('pretrained' = the committed tiny one) or OpenAI CLIP / Long-CLIP ViT state dict")
+                  "workbench checkpoint ('pretrained' = the committed tiny one) or OpenAI CLIP / "
+                  "Long-CLIP ViT state dict")
       ->required();
-  cmd->add_option("--vocab", o->vocab, "CLIP BPE vocabulary (bpe_simple_vocab_16e6.txt.gz), for an OpenAI / Long-CLIP file");
-  cmd->add_option("--text", o->texts, "a text to encode (repeatable)")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--vocab", o->vocab,
+                  "CLIP BPE vocabulary for an OpenAI / Long-CLIP file (default: the shipped "
+                  "bpe_simple_vocab_16e6.txt.gz)");
+  cmd->add_option("--text", o->texts, "a text to encode (repeatable)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--image", o->images, "an image file to encode (repeatable)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", o->json, "machine-readable output on stdout");
   return [o]() {
-    auto source = open_model_source(resolve_init_checkpoint(o->checkpoint), o->vocab, "--checkpoint",
-                                    /*need_tokenizer=*/!o->texts.empty());
+    auto source =
+        open_model_source(resolve_init_checkpoint(o->checkpoint), o->vocab, "--checkpoint",
+                          /*need_tokenizer=*/!o->texts.empty());
+    if (!source.vocab_note.empty() && !o->texts.empty()) std::cerr << source.vocab_note << "\n";
     ClipModel model(source.shape);
     load_model_source_weights(source, model);
     source.clip_weights.clear();
@@ -72,7 +79,8 @@ CommandAction add_encode_command(CLI::App& app) {
       ImagePipelineConfig pc;
       pc.image_size = static_cast<int>(source.shape.image_size);
       const ImagePipeline pipeline(pc);
-      auto batch = torch::empty({static_cast<int64_t>(o->images.size()), 3, pc.image_size, pc.image_size});
+      auto batch =
+          torch::empty({static_cast<int64_t>(o->images.size()), 3, pc.image_size, pc.image_size});
       for (size_t i = 0; i < o->images.size(); ++i) {
         pipeline.load(o->images[i], batch[static_cast<int64_t>(i)].data_ptr<float>());
       }
@@ -86,12 +94,14 @@ CommandAction add_encode_command(CLI::App& app) {
       const auto& c = source.shape;
       std::cout << (source.workbench ? "workbench checkpoint" : "CLIP state dict") << " "
                 << source.path << ": image " << c.image_size << "px, context " << c.context_length
-                << ", embedding " << c.embed_dim << (c.frozen_positions ? " (Long-CLIP)" : "") << "\n";
+                << ", embedding " << c.embed_dim << (c.frozen_positions ? " (Long-CLIP)" : "")
+                << "\n";
       for (const char* key : {"text", "image"}) {
         const auto& list = out.at(key);
         for (size_t i = 0; i < list.size(); ++i) {
           std::cout << key << " " << i << ":";
-          for (size_t k = 0; k < std::min<size_t>(list[i].size(), 6); ++k) std::cout << " " << list[i][k].get<float>();
+          for (size_t k = 0; k < std::min<size_t>(list[i].size(), 6); ++k)
+            std::cout << " " << list[i][k].get<float>();
           std::cout << " ...\n";
         }
       }

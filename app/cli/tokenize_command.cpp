@@ -11,6 +11,7 @@
 #include "cli_support.h"
 #include "commands.h"
 #include "common_options.h"
+#include "job/workbench_paths.h"
 #include "text/clip_bpe_tokenizer.h"
 
 namespace hnclip::cli {
@@ -23,18 +24,24 @@ CommandAction add_tokenize_command(CLI::App& app) {
     std::vector<std::string> texts;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("tokenize", "CLIP BPE token ids of texts (start ... end, no padding)");
+  auto* cmd =
+      app.add_subcommand("tokenize", "CLIP BPE token ids of texts (start ... end, no padding)");
   take_last_value(cmd);
-  cmd->add_option("--vocab", o->vocab, "CLIP's bpe_simple_vocab_16e6.txt.gz")->required();
-  cmd->add_option("--context", o->context, "context length: 77 (CLIP) or 248 (Long-CLIP); at least 2")
+  o->vocab = shipped_clip_vocab();
+  cmd->add_option("--vocab", o->vocab, "CLIP's BPE vocabulary (default: the shipped one)")
+      ->capture_default_str();
+  cmd->add_option("--context", o->context,
+                  "context length: 77 (CLIP) or 248 (Long-CLIP); at least 2")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "print {\"ids\": [[...], ...]} on stdout");
   // A vector positional keeps every text; "--" ends the options so a text may start with '-'.
-  cmd->add_option("text", o->texts, "texts to tokenize, one id row each")->required()
+  cmd->add_option("text", o->texts, "texts to tokenize, one id row each")
+      ->required()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   return [o]() {
     if (o->context < 2) {
-      throw UsageError("--context must be at least 2 (start and end tokens), got " + std::to_string(o->context));
+      throw UsageError("--context must be at least 2 (start and end tokens), got " +
+                       std::to_string(o->context));
     }
     std::unique_ptr<ClipBpeTokenizer> tok;
     try {

@@ -95,8 +95,8 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
                   "dict (.pt). Default for `train`: 'pretrained' on the built-in benchmark "
                   "without --model, else random");
   cmd->add_option("--vocab", c.vocab,
-                  "CLIP BPE vocabulary (bpe_simple_vocab_16e6.txt.gz), needed with an OpenAI / "
-                  "Long-CLIP --init");
+                  "CLIP BPE vocabulary for an OpenAI / Long-CLIP --init (default: the shipped "
+                  "bpe_simple_vocab_16e6.txt.gz)");
   cmd->add_flag("--long-clip", c.long_clip,
                 "start Long-CLIP from a 77-position CLIP --init: positions stretched to 248, the "
                 "first 20 frozen");
@@ -201,8 +201,8 @@ CommandAction add_train_command(CLI::App& app) {
 CommandAction add_pretrain_command(CLI::App& app) {
   auto o = std::make_shared<TrainOptions>();
   auto out_path = std::make_shared<std::string>();
-  // The recipe of shared/notes/builtin-benchmark-recipe.md (round 2): the broad `pretrain` split,
-  // learnable scale from CLIP's 1/0.07, AdamW lr 2e-3, batch 128, 16 epochs.
+  // The pretraining recipe the README gives (round 2 of the built-in benchmark): the broad
+  // `pretrain` split, learnable scale from CLIP's 1/0.07, AdamW lr 2e-3, batch 128, 16 epochs.
   auto& c = o->config;
   c.train_split = "pretrain";
   c.lr = 2e-3;

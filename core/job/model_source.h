@@ -1,8 +1,8 @@
 #pragma once
 // ModelSource: a model file to start from (train --init) or to encode with (encode --checkpoint),
 // whichever kind it is: a workbench checkpoint (shape and tokenizer in its header) or an OpenAI
-// CLIP / Long-CLIP ViT state dict (shape read off the tensors; the CLIP BPE tokenizer from a
-// vocabulary file the user names, at the file's context length, 77 or 248).
+// CLIP / Long-CLIP ViT state dict (shape read off the tensors; the CLIP BPE tokenizer at the file's
+// context length, 77 or 248, from the vocabulary the user names or else the shipped one).
 
 #include <string>
 
@@ -20,12 +20,15 @@ struct ModelSource {
   ClipConfig shape;
   nlohmann::json tokenizer;     // Tokenizer::to_json() form, for tokenizer_from_json
   StateDict clip_weights;       // the state dict's tensors (read once); empty for a workbench file
+  // Non-empty when a CLIP file's vocabulary was not given and the shipped one is used: the line
+  // to tell the user (the caller logs it), naming the file and --vocab.
+  std::string vocab_note;
 };
 
 // Reads the header (workbench) or the whole state dict (CLIP). `flag` ("--init", "--checkpoint")
-// and "--vocab" are what error messages name: ConfigError when a CLIP file comes without a
-// readable --vocab, CheckpointError / StateDictError for an unreadable or unfitting file.
-// With need_tokenizer false a CLIP file may come without --vocab (tokenizer then stays null).
+// and "--vocab" are what error messages name: ConfigError when --vocab (or, with none given, the
+// shipped vocabulary) is not a file, CheckpointError / StateDictError for an unreadable or
+// unfitting file. With need_tokenizer false a CLIP file's vocabulary is not checked.
 // With long_clip a 77-position CLIP file becomes a Long-CLIP one (long_clip_from_clip_state_dict);
 // a workbench checkpoint is then refused with ConfigError naming --long-clip.
 ModelSource open_model_source(const std::string& path, const std::string& vocab,

@@ -24,10 +24,12 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
   ClipConfig shape;
   const std::string init = resolve_init_checkpoint(config.init);
   // Checkpoint problems are found before the (possibly long) benchmark generation. --init may be
-  // a workbench checkpoint or an OpenAI / Long-CLIP state dict (then --vocab is needed).
+  // a workbench checkpoint or an OpenAI / Long-CLIP state dict (tokenized with --vocab, else the shipped vocabulary).
   std::optional<ModelSource> init_source;
-  if (!init.empty())
+  if (!init.empty()) {
     init_source = open_model_source(init, config.vocab, "--init", true, config.long_clip);
+    if (!init_source->vocab_note.empty()) log(init_source->vocab_note);
+  }
   std::optional<CheckpointMeta> meta;
   if (!shape_checkpoint.empty()) meta = read_checkpoint_meta(shape_checkpoint);
 

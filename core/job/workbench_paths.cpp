@@ -8,6 +8,7 @@ namespace hnclip {
 namespace {
 constexpr const char* kAppFolder = "hnclip-workbench";
 constexpr const char* kPretrainedName = "checkpoints/tiny-synthetic-pretrained.pt";
+constexpr const char* kClipVocabName = "bpe_simple_vocab_16e6.txt.gz";
 // Relative to the installation prefix (the folder above bin/); matches the install() rules.
 constexpr const char* kInstalledResourceDir = "share/hnclip-workbench/resources";
 
@@ -37,13 +38,18 @@ std::string resource_dir() {
   return HNCLIP_RESOURCE_DIR_DEFAULT;
 }
 
+std::string shipped_clip_vocab() {
+  return (std::filesystem::path(resource_dir()) / kClipVocabName).string();
+}
+
 std::string run_checkpoint_dir(const std::string& database_path, int64_t run_id) {
   auto folder = std::filesystem::path(database_path).parent_path();
   return (folder / "checkpoints" / ("run-" + std::to_string(run_id))).string();
 }
 
 std::string resolve_init_checkpoint(const std::string& value) {
-  if (value == "pretrained") return (std::filesystem::path(resource_dir()) / kPretrainedName).string();
+  if (value == "pretrained")
+    return (std::filesystem::path(resource_dir()) / kPretrainedName).string();
   return value;
 }
 

@@ -20,6 +20,10 @@ std::string default_cache_dir();
 std::string resource_dir();
 // Checkpoints of run `id` live in <folder of the database>/checkpoints/run-<id>/.
 std::string run_checkpoint_dir(const std::string& database_path, int64_t run_id);
+// CLIP's BPE vocabulary (bpe_simple_vocab_16e6.txt.gz, MIT; licence beside it), shipped in the
+// resources and installed with the programs: what an OpenAI / Long-CLIP file is tokenized with
+// when --vocab does not name another.
+std::string shipped_clip_vocab();
 // "pretrained" names the committed tiny checkpoint; any other value is a path, returned as is.
 std::string resolve_init_checkpoint(const std::string& value);
 

@@ -46,7 +46,7 @@ ClipConfig clip_preset(const std::string& name, int64_t vocab_size, int64_t cont
   c.vocab_size = vocab_size;
   c.context_length = context_length;
   if (name == "tiny") {
-    // From shared/notes/builtin-benchmark-recipe.md round 2: small enough for ~1k img/s on a core.
+    // The pretraining recipe (README, round 2): small enough for ~1k img/s on a core.
     c.image_size = 48; c.patch_size = 8; c.vision_width = 64; c.vision_layers = 2;
     c.vision_heads = 2; c.text_width = 64; c.text_layers = 2; c.text_heads = 2; c.embed_dim = 64;
   } else if (name == "ViT-B/32" || name == "ViT-B/16") {

@@ -106,10 +106,17 @@ TEST(CliEncode, ImagesAloneNeedNoVocabulary) {
   expect_close(got.at("image"), want.at("image"), "image features");
   EXPECT_TRUE(got.at("text").empty());
 
-  // Text from a CLIP file without its vocabulary: a usage error naming --vocab.
+  // Text from this file (a 1000-row token embedding, not CLIP's 49408) without --vocab: the shipped
+  // vocabulary would give ids it has no row for, so it is refused naming both sizes and --vocab;
+  // a --vocab that is not a file is a usage error naming it.
+  const auto shipped =
+      run_hnclip("encode --checkpoint " + (dir / "clip.pt").string() + " --text cat --json");
+  hnclip::test::expect_one_line_error(shipped, 2, "--vocab");
+  EXPECT_NE(shipped.err.find("49408 tokens"), std::string::npos) << shipped.err;
   hnclip::test::expect_one_line_error(
-      run_hnclip("encode --checkpoint " + (dir / "clip.pt").string() + " --text cat --json"), 2,
-      "--vocab");
+      run_hnclip("encode --checkpoint " + (dir / "clip.pt").string() +
+                 " --vocab /nonexistent/v.txt.gz --text cat --json"),
+      2, "--vocab");
 }
 
 TEST(CliEncode, UsageErrorsNameTheFlag) {
@@ -132,8 +139,10 @@ TEST(CliEncode, TrainStartsFromAClipStateDictAndEncodesItsCheckpoint) {
   const std::string train =
       "train --benchmark-size small --epochs 1 --batch 32 --threads 1 --probe-every 0 --init " +
       (dir / "clip.pt").string();
-  // An OpenAI file carries no tokenizer: without --vocab the run is refused before anything runs.
-  hnclip::test::expect_one_line_error(run_hnclip(train + common), 2, "--vocab");
+  // An OpenAI file carries no tokenizer: a --vocab that is not a file is refused before anything
+  // runs (without --vocab the shipped one is used, as below with the same file named).
+  hnclip::test::expect_one_line_error(run_hnclip(train + " --vocab /nonexistent/v.txt.gz" + common),
+                                      2, "--vocab");
 
   const auto r = run_hnclip(train + " --vocab " + vocab_path() + " --json" + common);
   ASSERT_EQ(r.code, 0) << r.err;

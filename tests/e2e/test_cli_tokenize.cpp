@@ -68,8 +68,17 @@ TEST(CliTokenize, DoubleDashLetsATextStartWithADash) {
       << r.out;  // 5 ids
 }
 
+// Without --vocab the vocabulary shipped in resources/ is used: the same ids.
+TEST(CliTokenize, ShippedVocabularyIsTheDefault) {
+  const auto shipped = tokenize("'a dog'");
+  ASSERT_EQ(shipped.code, 0) << shipped.err;
+  const auto named = tokenize("--vocab " + kVocab + " 'a dog'");
+  ASSERT_EQ(named.code, 0) << named.err;
+  EXPECT_EQ(shipped.out, named.out);
+  EXPECT_FALSE(shipped.out.empty());
+}
+
 TEST(CliTokenize, UsageErrorsNameTheFlag) {
-  expect_one_line_error(tokenize("'a dog'"), 2, "--vocab");
   expect_one_line_error(tokenize("--vocab /nonexistent/bpe.txt.gz 'a dog'"), 2,
                         "/nonexistent/bpe.txt.gz");
   expect_one_line_error(tokenize("--vocab /nonexistent/bpe.txt.gz 'a dog'"), 2, "--vocab");

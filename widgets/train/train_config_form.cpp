@@ -127,7 +127,7 @@ void TrainConfigForm::buildUi() {
   model->addRow(messageLabel(QStringLiteral("--init")));
   auto* vocab_row = new QHBoxLayout;
   vocab_ = new QLineEdit(model_box);
-  vocab_->setPlaceholderText(tr("bpe_simple_vocab_16e6.txt.gz"));
+  vocab_->setPlaceholderText(tr("default: the shipped bpe_simple_vocab_16e6.txt.gz"));
   vocab_->setToolTip(
       tr("CLIP's BPE vocabulary, needed to start from an OpenAI CLIP or Long-CLIP file"));
   vocab_browse_ = new QPushButton(tr("Browse…"), model_box);
