@@ -182,6 +182,19 @@ class TestRetrievalPanel : public QObject {
     QVERIFY2(csv.startsWith("query,text,rank_a,rank_b,diff\n2,green bar,52,1,51\n"),
              qPrintable(csv));
     QVERIFY2(csv.contains("\n5,lost,,4,\n"), qPrintable(csv));
+    // The text column shows a row's distinguishing part, the full text on hover; the search and
+    // the CSV see the full text.
+    model.setRows({{0, "This image shows a red cube", 1, 1, QStringLiteral("…red cube")},
+                   {1, "This image shows a blue cube", 1, 2, QStringLiteral("…blue cube")}},
+                  "a", "b");
+    QCOMPARE(model.index(0, QueryListModel::TextColumn).data().toString(),
+             QStringLiteral("…red cube"));
+    QCOMPARE(model.index(0, QueryListModel::TextColumn).data(Qt::ToolTipRole).toString(),
+             QStringLiteral("This image shows a red cube"));
+    filter.setSearchText("image shows");
+    QCOMPARE(filter.rowCount(), 2);
+    filter.setSearchText("");
+    QVERIFY(filter.toCsv().contains("This image shows a blue cube"));
     model.setRows({{0, "with, comma \"q\"", 2, 1}}, "a", "b");
     QCOMPARE(filter.toCsv(),
              QString("query,text,rank_a,rank_b,diff\n0,\"with, comma \"\"q\"\"\",2,1,1\n"));
@@ -267,6 +280,15 @@ class TestRetrievalPanel : public QObject {
     // Image 8 is a near-twin (its captions are caption 3's stored neighbours); 9 and 10 are not.
     QVERIFY(view_rows[0].items[0].near_twin);
     QVERIFY(!view_rows[0].items[1].near_twin && !view_rows[0].items[2].near_twin);
+    // Each retrieved image's captions are marked where they differ from the query caption (3:
+    // "one square coloured green"); image 8's second caption "one bar coloured red" differs in
+    // "bar" and "red" only, so the line under the image names those two.
+    const auto& twin = view_rows[0].items[0];
+    QVERIFY2(twin.tooltip.contains(QStringLiteral(">bar</b>")) &&
+                 twin.tooltip.contains(QStringLiteral(">red</b>")) &&
+                 !twin.tooltip.contains(QStringLiteral(">coloured</b>")),
+             qPrintable(twin.tooltip));
+    QCOMPARE(twin.differs, QStringLiteral("bar red"));
     QCOMPARE(panel.view()->thumbnails()[0][0]->outline(),
              hnclip::gui::RetrievalView::kNearTwinColor);
     QVERIFY(!panel.lastError().isEmpty());  // why there are no scores
