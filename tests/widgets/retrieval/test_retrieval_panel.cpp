@@ -13,6 +13,7 @@
 #include <QApplication>
 #include <QImage>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QTableView>
 #include <QtTest>
 
@@ -403,8 +404,10 @@ class TestRetrievalPanel : public QObject {
       QVERIFY(std::abs(row_b.items[i].score - expected[i].first) < 1e-5f);
       QVERIFY(row_b.items[i].image_path.endsWith(QString("img/%1.png").arg(expected[i].second)));
       QCOMPARE(row_b.items[i].ground_truth, expected[i].second == q / 2);
-      // Hovering a retrieved image shows its captions.
-      const QString tip = panel.view()->thumbnails()[1][i]->toolTip();
+      // Hovering a retrieved image shows its captions (rich text, marked where they differ from
+      // the query caption), one per line.
+      QString tip = panel.view()->thumbnails()[1][i]->toolTip();
+      tip.replace(QString("<br>"), QString("\n")).remove(QRegularExpression("<[^>]*>"));
       QVERIFY2(tip.contains(QString("on a dark ground number %1\n").arg(expected[i].second)),
                qPrintable(tip));
     }
