@@ -34,25 +34,39 @@ QString word_diff_html(const QString& text, const QString& reference, bool show_
         QLatin1String(kRemovedOpen) + removed.join(QLatin1Char(' ')) + QLatin1String(kRemovedClose);
     removed.clear();
   };
-  size_t cursor = 0;  // bytes of `text` written so far
+  size_t cursor = 0;        // bytes of `text` written so far
+  bool added_open = false;  // the last word written was an added one, its mark still open
+  const auto close_added = [&] {
+    if (added_open) out += QLatin1String(kAddedClose);
+    added_open = false;
+  };
   for (const auto& op : diff.ops) {
     if (op.kind == hnclip::WordDiffOp::kRemoved) {
       const auto& w = diff.a[op.a];
-      if (show_removed) removed << escaped(a, w.begin, w.end);
+      if (show_removed) {
+        close_added();
+        removed << escaped(a, w.begin, w.end);
+      }
       continue;
     }
     const auto& w = diff.b[op.b];
+    const bool added = op.kind == hnclip::WordDiffOp::kAdded;
+    // A run of added words is one mark, the spacing between them inside it: easier to read than
+    // a mark per word.
+    if (!added) close_added();
     out += escaped(b, cursor, w.begin);  // spacing and punctuation before the word
     if (!removed.isEmpty()) {
       flush_removed();
       out += QLatin1Char(' ');
     }
-    if (op.kind == hnclip::WordDiffOp::kAdded)
-      out += QLatin1String(kAddedOpen) + escaped(b, w.begin, w.end) + QLatin1String(kAddedClose);
-    else
-      out += escaped(b, w.begin, w.end);
+    if (added && !added_open) {
+      out += QLatin1String(kAddedOpen);
+      added_open = true;
+    }
+    out += escaped(b, w.begin, w.end);
     cursor = w.end;
   }
+  close_added();
   if (!removed.isEmpty()) {  // the reference goes on after this caption's last word
     if (!out.isEmpty()) out += QLatin1Char(' ');
     flush_removed();

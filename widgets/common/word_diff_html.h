@@ -11,8 +11,9 @@
 
 namespace hnclip::gui {
 
-// `text` with its differing words in <b style=…>…</b>; with `show_removed`, each run of the
-// reference's words missing from `text` as <s style=…>…</s> before the word that follows it.
+// `text` with each run of its differing words in one <b style=…>…</b>; with `show_removed`, each
+// run of the reference's words missing from `text` as <s style=…>…</s> before the word that
+// follows it.
 QString word_diff_html(const QString& text, const QString& reference, bool show_removed = true);
 
 }  // namespace hnclip::gui

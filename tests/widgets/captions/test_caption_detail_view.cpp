@@ -78,7 +78,7 @@ class TestCaptionDetailView : public QObject {
     QVERIFY(first.contains(QStringLiteral("&lt;<b")));  // the caption's "<" escaped
     QVERIFY(first.contains(QStringLiteral("0.931")));
     const QString second = view.neighborText(1)->text();
-    QVERIFY2(second.contains(QStringLiteral(">dogs</b>")), qPrintable(second));
+    QVERIFY2(second.contains(QStringLiteral(">Two dogs</b>")), qPrintable(second));
     QVERIFY2(!second.contains(QStringLiteral(">on</b>")), qPrintable(second));
 
     QTest::mouseClick(view.neighborThumbnail(1), Qt::LeftButton);

@@ -1,5 +1,6 @@
 // word_diff_html on hand-made captions: exactly the words that differ from the reference are
-// marked (added ones in <b>, the reference's missing ones in <s>), shared words stay plain, case
+// marked (runs of added ones in one <b>, the reference's missing ones in <s>), shared words stay
+// plain, case
 // and punctuation are no difference, and HTML in either caption is escaped.
 #include <QRegularExpression>
 #include <QtTest>
@@ -59,6 +60,16 @@ class TestWordDiffHtml : public QObject {
     QVERIFY2(html.endsWith(QStringLiteral("</s>.")), qPrintable(html));
   }
 
+  void a_run_of_added_words_is_one_mark() {
+    const QString html = word_diff_html(QStringLiteral("a big, red cube on a table"),
+                                        QStringLiteral("a cube on a wooden table"));
+    QCOMPARE(added(html), QStringList{QStringLiteral("big, red")});
+    QCOMPARE(removed(html), QStringList{QStringLiteral("wooden")});
+    QCOMPARE(visible(word_diff_html(QStringLiteral("a big, red cube on a table"),
+                                    QStringLiteral("a cube on a wooden table"), false)),
+             QStringLiteral("a big, red cube on a table"));
+  }
+
   void shared_words_stay_plain_whatever_their_case_and_punctuation() {
     const QString html = word_diff_html(QStringLiteral("A RED cube; on the table"),
                                         QStringLiteral("a red cube on the table."));
@@ -87,7 +98,7 @@ class TestWordDiffHtml : public QObject {
   void empty_sides() {
     QCOMPARE(word_diff_html(QString(), QString()), QString());
     QCOMPARE(added(word_diff_html(QStringLiteral("two words"), QString())),
-             (QStringList{QStringLiteral("two"), QStringLiteral("words")}));
+             QStringList{QStringLiteral("two words")});
     QCOMPARE(removed(word_diff_html(QString(), QStringLiteral("two words"))),
              QStringList{QStringLiteral("two words")});
   }
