@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include "qcustomplot.h"
+#include "support/test_dirs.h"
 #include "widgets/captions/caption_overview_charts.h"
 
 using hnclip::gui::CaptionOverviewCharts;
@@ -71,6 +72,17 @@ class TestCaptionOverviewCharts : public QObject {
     QVERIFY(top && !top->barBelow() && top->barsGroup());  // side by side
     QVERIFY(plot->yAxis->range().lower < hard);
     QVERIFY(plot->yAxis->range().upper > 0.9 * 32 * 31);
+    // On screen the ≥ 0.9 bar stands a good many pixels tall (on the linear axis: about one).
+    charts.resize(1200, 500);
+    charts.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&charts));
+    plot->replot();
+    const double bar_px =
+        plot->yAxis->coordToPixel(plot->yAxis->range().lower) - plot->yAxis->coordToPixel(hard);
+    QVERIFY2(bar_px > 20, qPrintable(QString::number(bar_px)));
+    // The picture, for looking at (kept with HNCLIP_KEEP_TEST_DIRS).
+    hnclip::test::ScratchDir dir;
+    QVERIFY(charts.grab().save(QString::fromStdString((dir / "overview-log.png").string())));
 
     // Encoder labels are wrapped into short lines.
     auto ticker = plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
