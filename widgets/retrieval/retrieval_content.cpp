@@ -17,8 +17,9 @@ namespace hnclip::gui {
 
 namespace {
 
-constexpr int kStoredTopK = 10;          // ids the store keeps per query
-constexpr int kDifferingWordsShown = 6;  // under a retrieved image: its caption's words, at most
+constexpr int kStoredTopK = 10;              // ids the store keeps per query
+constexpr int kDifferingStretchesShown = 3;  // under a retrieved image: its caption's changes
+constexpr int kStretchBridge = 1;  // shared words between two changes that make them one stretch
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
@@ -29,21 +30,56 @@ const QueryRankRow* stored_rank(const std::vector<QueryRankRow>& ranks, int64_t 
   return it != ranks.end() && it->query == query ? &*it : nullptr;
 }
 
-// The words of `caption` that `reference` lacks, as a short line ("" when there are none).
-QString differing_words(const std::string& caption, const std::string& reference) {
+// What changes from `reference` to `caption`, as a short line: each changed stretch as
+// "removed → added" ("+added" or "−removed" where one side is empty), at most
+// kDifferingStretchesShown of them, "" when the two have the same words. Two changes one shared
+// word apart are one stretch ("two circles, one square → one circle, two squares" rather than
+// the word-by-word alignment's "−two circles; square → circle two squares").
+QString change_summary(const std::string& caption, const std::string& reference) {
   const auto diff = hnclip::word_diff(reference, caption);
-  const auto marks = diff.b_differs();
-  QStringList words;
-  for (size_t i = 0; i < marks.size(); ++i) {
-    if (!marks[i]) continue;
-    const auto& w = diff.b[i];
-    words << QString::fromStdString(caption.substr(w.begin, w.end - w.begin));
+  const auto word = [](const std::string& text, const hnclip::TextWord& w) {
+    return QString::fromStdString(text.substr(w.begin, w.end - w.begin));
+  };
+  QStringList stretches, removed, added;
+  QStringList shared_a, shared_b;  // shared words since the open stretch's last change
+  bool open = false;
+  const auto close_stretch = [&] {
+    if (open) {
+      const QString from = removed.join(QLatin1Char(' ')), to = added.join(QLatin1Char(' '));
+      stretches << (from.isEmpty() ? QStringLiteral("+") + to
+                    : to.isEmpty() ? QStringLiteral("−") + from
+                                   : from + QStringLiteral(" → ") + to);
+    }
+    removed.clear();
+    added.clear();
+    shared_a.clear();
+    shared_b.clear();
+    open = false;
+  };
+  for (const auto& op : diff.ops) {
+    if (op.kind == hnclip::WordDiffOp::kSame) {
+      if (!open) continue;
+      shared_a << word(reference, diff.a[op.a]);
+      shared_b << word(caption, diff.b[op.b]);
+      if (shared_a.size() > kStretchBridge) close_stretch();
+      continue;
+    }
+    removed << shared_a;  // the bridged shared words belong to both sides of the stretch
+    added << shared_b;
+    shared_a.clear();
+    shared_b.clear();
+    open = true;
+    if (op.kind == hnclip::WordDiffOp::kRemoved)
+      removed << word(reference, diff.a[op.a]);
+    else
+      added << word(caption, diff.b[op.b]);
   }
-  if (words.size() > kDifferingWordsShown) {
-    words = words.mid(0, kDifferingWordsShown);
-    words << QString(QChar(0x2026));
+  close_stretch();
+  if (stretches.size() > kDifferingStretchesShown) {
+    stretches = stretches.mid(0, kDifferingStretchesShown);
+    stretches << QString(QChar(0x2026));
   }
-  return words.join(QLatin1Char(' '));
+  return stretches.join(QStringLiteral("; "));
 }
 
 // How many words of `caption` the reference lacks.
@@ -251,7 +287,7 @@ RetrievalViewItem RetrievalContent::resultItem(int64_t id, bool image,
         const size_t n = differing_count(text, ref);
         if (caps.size() == 1 || n < fewest) {
           fewest = n;
-          item.differs = differing_words(text, ref);
+          item.differs = change_summary(text, ref);
         }
       }
       item.tooltip = tr("<b>image %1</b><br>%2").arg(id).arg(caps.join(QStringLiteral("<br>")));

@@ -27,7 +27,7 @@ struct RetrievalViewItem {
   QString text;        // i2t results: the caption
   QString html;        // i2t: the caption as rich text, marked where it differs from the query's
   QString tooltip;     // t2i: the retrieved image's caption(s), marked likewise (rich text)
-  QString differs;     // t2i: the words of its caption the query lacks, shown under the image
+  QString differs;     // t2i: how its caption changes the query's ("red → blue"), under the image
   float score = NAN;   // NaN: not known (stored ids only, no embeddings yet)
   bool ground_truth = false;
   bool near_twin = false;

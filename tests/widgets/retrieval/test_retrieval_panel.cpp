@@ -283,13 +283,13 @@ class TestRetrievalPanel : public QObject {
     QVERIFY(!view_rows[0].items[1].near_twin && !view_rows[0].items[2].near_twin);
     // Each retrieved image's captions are marked where they differ from the query caption (3:
     // "one square coloured green"); image 8's second caption "one bar coloured red" differs in
-    // "bar" and "red" only, so the line under the image names those two.
+    // "bar" and "red" only, one word apart: the line under the image names that one change.
     const auto& twin = view_rows[0].items[0];
     QVERIFY2(twin.tooltip.contains(QStringLiteral(">bar</b>")) &&
                  twin.tooltip.contains(QStringLiteral(">red</b>")) &&
                  !twin.tooltip.contains(QStringLiteral(">coloured</b>")),
              qPrintable(twin.tooltip));
-    QCOMPARE(twin.differs, QStringLiteral("bar red"));
+    QCOMPARE(twin.differs, QStringLiteral("square coloured green → bar coloured red"));
     QCOMPARE(panel.view()->thumbnails()[0][0]->outline(),
              hnclip::gui::RetrievalView::kNearTwinColor);
     QVERIFY(!panel.lastError().isEmpty());  // why there are no scores
