@@ -140,6 +140,7 @@ void MainWindow::wireTabs() {
   connect(train_, &TrainPanel::checkpointed, this, [this](qint64 run) {
     if (gbar_->runId() == run) gbar_->showRun(gbar_->runId());
   });
+  connect(runs_, &RunsPanel::selectionChanged, gbar_, &GbarHeatmapPanel::followRunSelection);
   connect(train_, &TrainPanel::runEnded, this, [this](qint64) {
     runs_->refresh();
     if (closing_) close();

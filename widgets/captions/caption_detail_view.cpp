@@ -5,9 +5,9 @@
 #include <QLabel>
 #include <QVBoxLayout>
 
-#include "widgets/common/shared_words_html.h"
 #include "widgets/common/thumbnail_cache.h"
 #include "widgets/common/thumbnail_label.h"
+#include "widgets/common/word_diff_html.h"
 
 namespace hnclip::gui {
 namespace {
@@ -32,8 +32,12 @@ CaptionDetailView::CaptionDetailView(ThumbnailCache* cache, QWidget* parent)
   main_text_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   top->addWidget(main_text_, 1);
   layout->addLayout(top);
-  auto* heading =
-      new QLabel(tr("<b>Nearest other captions</b> (shared content words highlighted)"), this);
+  auto* heading = new QLabel(tr("<b>Nearest other captions</b> — what differs from the selected "
+                                "caption: its words highlighted, the selected caption's words it "
+                                "lacks struck through"),
+                             this);
+  heading->setObjectName(QStringLiteral("neighborHeading"));
+  heading->setWordWrap(true);
   layout->addWidget(heading);
   grid_ = new QGridLayout;
   grid_->setColumnStretch(1, 1);
@@ -100,7 +104,7 @@ void CaptionDetailView::setCaption(const Item& selected, const std::vector<Item>
                       .arg(kLinkScheme)
                       .arg(n.caption)
                       .arg(n.cosine, 0, 'f', 3)
-                      .arg(shared_words_html(n.text, selected.text)));
+                      .arg(word_diff_html(n.text, selected.text)));
     connect(text, &QLabel::linkActivated, this, [this](const QString& link) {
       if (link.startsWith(kLinkScheme))
         emit captionActivated(link.mid(kLinkScheme.size()).toLongLong());

@@ -1,8 +1,8 @@
 #pragma once
 // CaptionDetailView: one caption of the split as in the paper's Fig. A1 — its image and full
-// text, then its k nearest other captions, each with its image, cosine and text, the content
-// words it shares with the selected caption highlighted. Images come through the shared
-// ThumbnailCache (decoded off the GUI thread; a missing file shows the cache's placeholder).
+// text, then its k nearest other captions, each with its image, cosine and text, marked where it
+// differs from the selected caption (widgets/common/word_diff_html.h). Images come through the
+// shared ThumbnailCache (decoded off the GUI thread; a missing file shows the cache's placeholder).
 // Clicking a neighbour's image or number emits captionActivated. Threading: GUI thread.
 
 #include <cstdint>

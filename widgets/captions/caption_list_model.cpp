@@ -7,12 +7,19 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 
+#include "widgets/common/distinguishing_text.h"
+
 namespace hnclip::gui {
 
 CaptionListModel::CaptionListModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void CaptionListModel::setCaptions(std::vector<QString> texts, std::vector<double> hardest) {
+void CaptionListModel::setCaptions(std::vector<QString> texts, std::vector<double> hardest,
+                                   const std::vector<int64_t>& nearest) {
+  std::vector<std::string> utf8;
+  utf8.reserve(texts.size());
+  for (const QString& t : texts) utf8.push_back(t.toStdString());
   beginResetModel();
+  shown_ = distinguishing_texts(utf8, nearest);
   texts_ = std::move(texts);
   hardest_ = std::move(hardest);
   if (!hardest_.empty() && hardest_.size() != texts_.size())
@@ -41,7 +48,7 @@ QVariant CaptionListModel::data(const QModelIndex& index, int role) const {
         case HardestColumn:
           return std::isnan(hardest) ? QString() : QString::number(hardest, 'f', 3);
         case TextColumn:
-          return texts_[row];
+          return shown_[row];
         default:
           return {};
       }
@@ -87,6 +94,7 @@ QVariant CaptionListModel::headerData(int section, Qt::Orientation orientation, 
 void CaptionListModel::configureProxy(QSortFilterProxyModel* proxy) {
   proxy->setSortRole(SortRole);
   proxy->setFilterKeyColumn(TextColumn);
+  proxy->setFilterRole(SortRole);  // the full text, not the part shown
   proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
   proxy->setSortCaseSensitivity(Qt::CaseInsensitive);
 }

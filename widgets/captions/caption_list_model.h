@@ -1,6 +1,9 @@
 #pragma once
 // CaptionListModel: every caption of a benchmark split as a table — its index in the split, its
 // hardest-neighbour cosine under the chosen encoder, and its text — for the Captions tab's list.
+// The text column shows the part of the caption that tells it apart (from its first word that
+// differs from its nearest neighbour, widgets/common/distinguishing_text.h); the full text is its
+// tooltip and what the filter and the sort see.
 // Plain data held in two vectors, so a 10k-caption split costs nothing per row; the view sorts and
 // filters through a QSortFilterProxyModel set up by configureProxy (SortRole gives typed values).
 // Threading: GUI thread.
@@ -28,10 +31,16 @@ class CaptionListModel : public QAbstractTableModel {
 
   explicit CaptionListModel(QObject* parent = nullptr);
 
-  // `hardest` is empty (geometry not known yet) or has one cosine per caption.
-  void setCaptions(std::vector<QString> texts, std::vector<double> hardest);
+  // `hardest` is empty (geometry not known yet) or has one cosine per caption; `nearest` is empty
+  // or has, per caption, the index of its nearest other caption (-1: not known).
+  void setCaptions(std::vector<QString> texts, std::vector<double> hardest,
+                   const std::vector<int64_t>& nearest = {});
   int64_t captionCount() const { return static_cast<int64_t>(texts_.size()); }
   const QString& text(int64_t caption) const { return texts_.at(static_cast<size_t>(caption)); }
+  // What the text column shows of it.
+  const QString& shownText(int64_t caption) const {
+    return shown_.at(static_cast<size_t>(caption));
+  }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -47,6 +56,7 @@ class CaptionListModel : public QAbstractTableModel {
 
  private:
   std::vector<QString> texts_;
+  std::vector<QString> shown_;  // per caption: its distinguishing part
   std::vector<double> hardest_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QCheckBox>
 #include <QFileDialog>
 #include <QGridLayout>
 #include <QLabel>
@@ -21,6 +22,11 @@ constexpr int kMinChartHeight = 220;
 constexpr int kExportWidth = 800;  // export size when the chart is not on screen
 constexpr int kExportHeight = 500;
 constexpr double kPenWidth = 1.6;
+constexpr double kHistogramPad = 0.03;     // cosine units either side of the non-empty bins
+constexpr double kMinHistogramSpan = 0.2;  // narrowest x range: a spike still reads as one
+constexpr int kTickLabelChars = 16;        // the bucket chart's encoder labels wrap after this
+constexpr double kStackedBarWidth = 0.6;
+constexpr double kGroupedBarWidth = 0.14;  // log scale: five bars side by side per encoder
 // The five hardness buckets of core/eval/caption_geometry.h (that header is LibTorch's side).
 const char* const kBucketNames[] = {"<0.5", "0.5-0.7", "0.7-0.8", "0.8-0.9", "\u22650.9"};
 const QColor kBucketColors[] = {QColor(0x9c, 0xa3, 0xaf), QColor(0x60, 0xa5, 0xfa),
@@ -31,6 +37,22 @@ QString chart_title(const QString& name) {
   if (name == QLatin1String("pairwise")) return QObject::tr("All pairwise caption cosines");
   if (name == QLatin1String("hardest")) return QObject::tr("Hardest-neighbour cosine per caption");
   return QObject::tr("In-batch negatives by hardness");
+}
+
+// A label broken into lines of about `chars` characters at spaces, so that two encoders' labels
+// under the bucket chart never run into each other.
+QString wrapped(const QString& label, int chars) {
+  QStringList lines;
+  QString line;
+  for (const QString& word : label.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+    if (!line.isEmpty() && line.size() + 1 + word.size() > chars) {
+      lines << line;
+      line.clear();
+    }
+    line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+  }
+  if (!line.isEmpty()) lines << line;
+  return lines.join(QLatin1Char('\n'));
 }
 
 }  // namespace
@@ -46,6 +68,14 @@ CaptionOverviewCharts::CaptionOverviewCharts(QWidget* parent) : QWidget(parent) 
     auto* title =
         new QLabel(QStringLiteral("<b>%1</b>").arg(chart_title(name).toHtmlEscaped()), this);
     header->addWidget(title, 1);
+    if (name == QLatin1String("buckets")) {
+      // The ≥ 0.9 bucket is a sliver beside "<0.5" on a linear axis; a log axis shows it.
+      log_scale_ = new QCheckBox(tr("log scale"), this);
+      log_scale_->setObjectName(QStringLiteral("bucketsLogScale"));
+      log_scale_->setToolTip(tr("Logarithmic axis, buckets side by side: the hard buckets show"));
+      connect(log_scale_, &QCheckBox::toggled, this, [this] { drawBuckets(); });
+      header->addWidget(log_scale_);
+    }
     auto* export_button = new QToolButton(this);
     export_button->setText(tr("Export"));
     export_button->setPopupMode(QToolButton::InstantPopup);
@@ -126,7 +156,8 @@ void CaptionOverviewCharts::drawHistogram(QCustomPlot* plot, bool hardest) {
   plot->clearGraphs();
   plot->clearItems();
   double top = 0;
-  double lowest = 1.0;  // left edge of the lowest non-empty bin over all entries
+  double lowest = 1.0;    // left edge of the lowest non-empty bin over all entries
+  double highest = -1.0;  // right edge of the highest
   for (const auto& e : entries_) {
     const auto& counts = hardest ? e.stats.hardest_histogram : e.stats.pairwise_histogram;
     if (counts.empty()) continue;
@@ -139,7 +170,10 @@ void CaptionOverviewCharts::drawHistogram(QCustomPlot* plot, bool hardest) {
     for (size_t i = 0; i < counts.size(); ++i) {
       x << -1.0 + (static_cast<double>(i) + 0.5) * bin;
       y << static_cast<double>(counts[i]) / total;
-      if (counts[i] > 0) lowest = std::min(lowest, -1.0 + static_cast<double>(i) * bin);
+      if (counts[i] > 0) {
+        lowest = std::min(lowest, -1.0 + static_cast<double>(i) * bin);
+        highest = std::max(highest, -1.0 + static_cast<double>(i + 1) * bin);
+      }
       top = std::max(top, y.back());
     }
     auto* graph = plot->addGraph();
@@ -158,7 +192,19 @@ void CaptionOverviewCharts::drawHistogram(QCustomPlot* plot, bool hardest) {
   }
   plot->xAxis->setLabel(tr("cosine"));
   plot->yAxis->setLabel(hardest ? tr("fraction of captions") : tr("fraction of pairs"));
-  plot->xAxis->setRange(std::min(0.0, lowest) - 0.02, 1.0);
+  // The range fits the non-empty bins (hardest-neighbour cosines crowd near 1: a [0, 1] axis
+  // squeezed them into a corner).
+  if (highest < lowest) {
+    lowest = 0.0;
+    highest = 1.0;
+  }
+  double lo = std::max(-1.0, lowest - kHistogramPad), hi = std::min(1.0, highest + kHistogramPad);
+  if (hi - lo < kMinHistogramSpan) {
+    const double mid = 0.5 * (lo + hi);
+    lo = std::max(-1.0, mid - 0.5 * kMinHistogramSpan);
+    hi = std::min(1.0, lo + kMinHistogramSpan);
+  }
+  plot->xAxis->setRange(lo, hi);
   plot->yAxis->setRange(0, top > 0 ? top * 1.1 : 1.0);
   plot->legend->setVisible(!entries_.empty());
   plot->replot(QCustomPlot::rpQueuedReplot);
@@ -167,23 +213,32 @@ void CaptionOverviewCharts::drawHistogram(QCustomPlot* plot, bool hardest) {
 void CaptionOverviewCharts::drawBuckets() {
   buckets_->clearPlottables();
   buckets_->clearItems();
+  for (auto* old : buckets_->findChildren<QCPBarsGroup*>()) delete old;
+  const bool log = bucketsLogScale();
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
   double top = 0;
+  double smallest = 0;  // the smallest non-zero value: where a log axis starts
   int64_t batch = 0;
   std::vector<QCPBars*> layers;
+  // Linear: stacked, one bar per encoder. Log: stacking would hide the small buckets on top of
+  // the large one, so the five stand side by side.
+  auto* group = log ? new QCPBarsGroup(buckets_) : nullptr;
   for (int b = 0; b < 5; ++b) {
     auto* bars = new QCPBars(buckets_->xAxis, buckets_->yAxis);
     bars->setName(QString::fromUtf8(kBucketNames[b]));
     bars->setPen(QPen(kBucketColors[b].darker(130)));
     bars->setBrush(kBucketColors[b]);
-    bars->setWidth(0.6);
-    if (!layers.empty()) bars->moveAbove(layers.back());
+    bars->setWidth(log ? kGroupedBarWidth : kStackedBarWidth);
+    if (group)
+      bars->setBarsGroup(group);
+    else if (!layers.empty())
+      bars->moveAbove(layers.back());
     layers.push_back(bars);
   }
   std::vector<QStringList> per_bucket(5);  // expected counts per entry, for the legend
   for (size_t i = 0; i < entries_.size(); ++i) {
     const auto& s = entries_[i].stats;
-    ticker->addTick(static_cast<double>(i), entries_[i].label);
+    ticker->addTick(static_cast<double>(i), wrapped(entries_[i].label, kTickLabelChars));
     batch = s.batch_size;
     // Expected negatives of one random batch of B: fraction x B(B-1) ordered pairs.
     const double pairs = static_cast<double>(s.batch_size) * static_cast<double>(s.batch_size - 1);
@@ -193,8 +248,10 @@ void CaptionOverviewCharts::drawBuckets() {
       layers[static_cast<size_t>(b)]->addData(static_cast<double>(i), v);
       per_bucket[static_cast<size_t>(b)] << QString::number(v, 'f', v < 10 ? 2 : 0);
       sum += v;
+      if (v > 0 && (smallest == 0 || v < smallest)) smallest = v;
+      if (log) top = std::max(top, v);
     }
-    top = std::max(top, sum);
+    if (!log) top = std::max(top, sum);
   }
   // The hard buckets are thin slivers next to "<0.5": the legend states their sizes.
   for (int b = 0; b < 5; ++b) {
@@ -208,11 +265,23 @@ void CaptionOverviewCharts::drawBuckets() {
                             std::max<double>(1.0, static_cast<double>(entries_.size())) - 0.4);
   buckets_->yAxis->setLabel(batch > 0 ? tr("expected negatives per batch (B=%1)").arg(batch)
                                       : tr("expected negatives per batch"));
-  buckets_->yAxis->setScaleType(QCPAxis::stLinear);
-  buckets_->yAxis->setRange(0, top > 0 ? top * 1.05 : 1.0);
+  if (log) {
+    buckets_->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    buckets_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    const double lower = smallest > 0 ? smallest / 3 : 1e-3;
+    buckets_->yAxis->setRange(lower, top > lower ? top * 2 : lower * 10);
+  } else {
+    buckets_->yAxis->setScaleType(QCPAxis::stLinear);
+    buckets_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    buckets_->yAxis->setRange(0, top > 0 ? top * 1.05 : 1.0);
+  }
   buckets_->legend->setVisible(!entries_.empty());
   buckets_->replot(QCustomPlot::rpQueuedReplot);
 }
+
+void CaptionOverviewCharts::setBucketsLogScale(bool on) { log_scale_->setChecked(on); }
+
+bool CaptionOverviewCharts::bucketsLogScale() const { return log_scale_->isChecked(); }
 
 QString CaptionOverviewCharts::tableRowText() const {
   QStringList rows;

@@ -1,8 +1,9 @@
 #pragma once
 // The Captions tab's overview of a split's geometry under one or two text encoders: histograms of
 // all pairwise caption cosines and of each caption's hardest-neighbour cosine, each with a dotted
-// line at its mean (paper Fig. 1), the expected hardness composition of one batch's in-batch
-// negatives as stacked bars (Fig. A6), and the Table-A1-style row per encoder. A second encoder is
+// line at its mean (paper Fig. 1) and an x range fitted to the non-empty bins, the expected
+// hardness composition of one batch's in-batch negatives as stacked bars (Fig. A6; on a log axis,
+// side by side, at a click), and the Table-A1-style row per encoder. A second encoder is
 // drawn over the first (e.g. before vs after fine-tuning) so the shift is visible.
 // Threading: GUI thread.
 
@@ -15,6 +16,7 @@
 
 #include "store/caption_geometry_record.h"
 
+class QCheckBox;
 class QCustomPlot;
 class QLabel;
 
@@ -39,6 +41,9 @@ class CaptionOverviewCharts : public QWidget {
 
   static QStringList chartNames();  // "pairwise", "hardest", "buckets"
   QCustomPlot* chart(const QString& name) const;
+  // The hardness chart on a log axis (buckets side by side) so the ≥ 0.9 bucket is visible.
+  void setBucketsLogScale(bool on);
+  bool bucketsLogScale() const;
   // PNG/SVG/PDF by extension (plot_export.h); false with `error` for an unknown chart or format.
   bool exportChart(const QString& name, const QString& path, QString* error = nullptr) const;
 
@@ -51,6 +56,7 @@ class CaptionOverviewCharts : public QWidget {
   QCustomPlot* hardest_ = nullptr;
   QCustomPlot* buckets_ = nullptr;
   QLabel* table_ = nullptr;
+  QCheckBox* log_scale_ = nullptr;
   std::vector<Entry> entries_;
 };
 

@@ -1,10 +1,8 @@
 #include "widgets/captions/captions_panel.h"
 
 #include <QAction>
-#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QFormLayout>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
@@ -25,32 +23,20 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "job/run_benchmark_spec.h"
 #include "widgets/captions/caption_detail_view.h"
 #include "widgets/captions/caption_geometry_loader.h"
 #include "widgets/captions/caption_list_model.h"
 #include "widgets/captions/caption_overview_charts.h"
+#include "widgets/captions/caption_source_bar.h"
 #include "widgets/captions/near_duplicate_pairs_csv.h"
-#include "widgets/common/run_colors.h"
 #include "widgets/common/thumbnail_cache.h"
 
 namespace hnclip::gui {
 namespace {
 
-constexpr int kProgressPollMs = 100;  // progress bar refresh while loading
-const QString kPretrained = QStringLiteral("init:pretrained");
-const QString kChooseFile = QStringLiteral("?file");  // the "Checkpoint file…" entry
-const QColor kPrimaryColor(0x25, 0x63, 0xeb);         // the selected encoder in the overview
-const QColor kOverlayColor(0xea, 0x58, 0x0c);         // the overlaid one
-
-QString spec_text(const hnclip::BenchmarkSpec& spec) {
-  if (spec.name == "synthetic")
-    return QStringLiteral("synthetic %1 (seed %2)")
-        .arg(QString::fromStdString(spec.size))
-        .arg(spec.seed);
-  return QStringLiteral("%1 %2").arg(QString::fromStdString(spec.name),
-                                     QFileInfo(QString::fromStdString(spec.root)).fileName());
-}
+constexpr int kProgressPollMs = 100;           // progress bar refresh while loading
+const QColor kPrimaryColor(0x25, 0x63, 0xeb);  // the selected encoder, when it is no run's
+const QColor kOverlayColor(0xea, 0x58, 0x0c);  // the overlaid one, likewise
 
 }  // namespace
 
@@ -67,38 +53,20 @@ CaptionsPanel::CaptionsPanel(QString database, QString cache_dir, ThumbnailCache
   loader_ = new CaptionGeometryLoader(database_, cache_dir_, this);
   connect(loader_, &CaptionGeometryLoader::finished, this, &CaptionsPanel::applyResult);
   buildUi();
-  setFormConfig(form_config_);
 }
 
 CaptionsPanel::~CaptionsPanel() = default;  // the loader cancels a load in flight
 
 void CaptionsPanel::buildUi() {
   auto* layout = new QVBoxLayout(this);
-  auto* bar = new QHBoxLayout;
-  benchmark_ = new QComboBox(this);
-  benchmark_->setObjectName(QStringLiteral("captionBenchmark"));
-  benchmark_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  split_ = new QComboBox(this);
-  split_->setObjectName(QStringLiteral("captionSplit"));
-  split_->addItems({QStringLiteral("test"), QStringLiteral("train")});
-  encoder_ = new QComboBox(this);
-  encoder_->setObjectName(QStringLiteral("captionEncoder"));
-  overlay_ = new QComboBox(this);
-  overlay_->setObjectName(QStringLiteral("captionOverlay"));
-  encoder_->setToolTip(tr("Text encoder whose caption cosines are shown"));
-  overlay_->setToolTip(tr(
-      "A second encoder drawn over the first in the overview (e.g. before vs after fine-tuning)"));
-  bar->addWidget(new QLabel(tr("Benchmark:"), this));
-  bar->addWidget(benchmark_);
-  bar->addWidget(new QLabel(tr("Split:"), this));
-  bar->addWidget(split_);
-  bar->addWidget(new QLabel(tr("Encoder:"), this));
-  bar->addWidget(encoder_);
-  bar->addWidget(new QLabel(tr("Overlay:"), this));
-  bar->addWidget(overlay_);
+  source_bar_ = new CaptionSourceBar(cache_dir_, this);
+  auto* bar = source_bar_->row();
   progress_ = new QProgressBar(this);
   progress_->setRange(0, CaptionGeometryLoader::kProgressSteps);
   progress_->setMaximumWidth(180);
+  // The status line says what is loading; a percentage beside it read "100%" while the result
+  // was still being handed over.
+  progress_->setTextVisible(false);
   progress_->setVisible(false);
   cancel_ = new QPushButton(tr("Cancel"), this);
   cancel_->setObjectName(QStringLiteral("captionCancel"));
@@ -106,7 +74,7 @@ void CaptionsPanel::buildUi() {
   bar->addWidget(progress_);
   bar->addWidget(cancel_);
   bar->addStretch(1);
-  layout->addLayout(bar);
+  layout->addWidget(source_bar_);
   status_ = new QLabel(this);
   status_->setObjectName(QStringLiteral("captionStatus"));
   status_->setWordWrap(true);
@@ -225,116 +193,33 @@ void CaptionsPanel::buildUi() {
   });
   connect(cancel_, &QPushButton::clicked, this, &CaptionsPanel::cancel);
 
-  fillEncoderChoices();
-  const auto changed = [this] { reload(); };
-  connect(benchmark_, qOverload<int>(&QComboBox::activated), this, [this] {
-    // A run's benchmark comes with the split the run was evaluated on.
-    const qint64 run = benchmark_->currentData().toLongLong();
-    QString split = QString::fromStdString(form_config_.test_split);
-    for (const auto& r : runs_)
-      if (r.id == run) split = QString::fromStdString(r.test_split);
-    if (split_->findText(split) < 0) split_->addItem(split);
-    split_->setCurrentIndex(split_->findText(split));
-    reload();
-  });
-  connect(split_, qOverload<int>(&QComboBox::activated), this, changed);
-  connect(encoder_, qOverload<int>(&QComboBox::activated), this, [this] {
-    if (encoder_->currentData().toString() == kChooseFile) chooseCheckpointFile(encoder_);
-    reload();
-  });
-  connect(overlay_, qOverload<int>(&QComboBox::activated), this, [this] {
-    if (overlay_->currentData().toString() == kChooseFile) chooseCheckpointFile(overlay_);
-    reload();
-  });
+  connect(source_bar_, &CaptionSourceBar::changed, this, &CaptionsPanel::reload);
 }
 
 void CaptionsPanel::addPage(QWidget* page, const QString& title) { pages_->addTab(page, title); }
 
 void CaptionsPanel::showCaptionsPage() { pages_->setCurrentIndex(1); }
 
-void CaptionsPanel::fillEncoderChoices() {
-  for (QComboBox* combo : {encoder_, overlay_}) {
-    const QString current = combo->currentData().toString();
-    QSignalBlocker block(combo);
-    combo->clear();
-    if (combo == overlay_) combo->addItem(tr("(none)"), QString());
-    combo->addItem(tr("Pretrained starting checkpoint"), kPretrained);
-    for (const auto& run : runs_) {
-      if (!run.has_checkpoint) continue;
-      combo->addItem(tr("Run %1: %2").arg(run.id).arg(run.name),
-                     QStringLiteral("run:%1").arg(run.id));
-    }
-    if (current.startsWith(QLatin1String("ckpt:"))) combo->addItem(current.mid(5), current);
-    combo->addItem(tr("Checkpoint file…"), kChooseFile);
-    const int at = combo->findData(current);
-    combo->setCurrentIndex(at >= 0 ? at : 0);
-  }
-}
-
-void CaptionsPanel::chooseCheckpointFile(QComboBox* combo) {
-  const QString path =
-      QFileDialog::getOpenFileName(this, tr("Text encoder checkpoint"), QString(),
-                                   tr("Checkpoints (*.pt *.pth *.bin);;All files (*)"));
-  if (path.isEmpty()) {
-    combo->setCurrentIndex(0);
-    return;
-  }
-  const QString value = QStringLiteral("ckpt:") + path;
-  if (combo->findData(value) < 0) combo->insertItem(combo->count() - 1, path, value);
-  combo->setCurrentIndex(combo->findData(value));
-}
-
-void CaptionsPanel::setEncoder(const QString& encoder) {
-  if (encoder.isEmpty()) return;
-  if (encoder_->findData(encoder) < 0)
-    encoder_->insertItem(encoder_->count() - 1, encoder, encoder);
-  encoder_->setCurrentIndex(encoder_->findData(encoder));
-}
-
+void CaptionsPanel::setEncoder(const QString& encoder) { source_bar_->setEncoder(encoder); }
 void CaptionsPanel::setOverlayEncoder(const QString& encoder) {
-  if (overlay_->findData(encoder) < 0)
-    overlay_->insertItem(overlay_->count() - 1, encoder, encoder);
-  overlay_->setCurrentIndex(overlay_->findData(encoder));
+  source_bar_->setOverlayEncoder(encoder);
 }
-
-QString CaptionsPanel::encoder() const { return encoder_->currentData().toString(); }
-QString CaptionsPanel::overlayEncoder() const { return overlay_->currentData().toString(); }
-
+QString CaptionsPanel::encoder() const { return source_bar_->encoder(); }
+QString CaptionsPanel::overlayEncoder() const { return source_bar_->overlayEncoder(); }
 void CaptionsPanel::setFormConfig(const hnclip::TrainConfig& config) {
-  form_config_ = config;
-  const auto spec = hnclip::run_benchmark_spec(config, cache_dir_.toStdString());
-  const QString text = tr("As in the Train form: %1").arg(spec_text(spec));
-  if (benchmark_->count() == 0)
-    benchmark_->addItem(text, qint64(-1));
-  else
-    benchmark_->setItemText(0, text);
-  if (benchmark_->currentIndex() == 0) {
-    const int at = split_->findText(QString::fromStdString(config.test_split));
-    if (at >= 0)
-      split_->setCurrentIndex(at);
-    else
-      split_->addItem(QString::fromStdString(config.test_split));
-    split_->setCurrentIndex(split_->findText(QString::fromStdString(config.test_split)));
-  }
+  source_bar_->setFormConfig(config);
 }
+QString CaptionsPanel::benchmarkNote() const { return source_bar_->benchmarkNote(); }
 
 void CaptionsPanel::refreshRuns() {
   const std::string db = database_.toStdString(), cache = cache_dir_.toStdString();
   auto* watcher = new QFutureWatcher<std::vector<CaptionRunChoice>>(this);
   connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
     watcher->deleteLater();
-    runs_ = watcher->result();
-    const qint64 current = benchmark_->currentData().toLongLong();
-    QSignalBlocker block(benchmark_);
-    while (benchmark_->count() > 1) benchmark_->removeItem(1);
-    for (const auto& run : runs_) {
-      benchmark_->addItem(
-          tr("As run %1 (%2): %3").arg(run.id).arg(run.name, spec_text(run.benchmark)),
-          qint64(run.id));
-    }
-    const int at = benchmark_->findData(current);
-    benchmark_->setCurrentIndex(at >= 0 ? at : 0);
-    fillEncoderChoices();
+    source_bar_->setRuns(watcher->result());
+    // A run:ID encoder may have brought its run's benchmark: load that, if anything is shown.
+    if (data_ || loader_->busy()) reload();
+    emit runsRefreshed();
   });
   watcher->setFuture(QtConcurrent::run([db, cache] {
     try {
@@ -343,17 +228,6 @@ void CaptionsPanel::refreshRuns() {
       return std::vector<CaptionRunChoice>{};  // no store yet: only the Train form's benchmark
     }
   }));
-}
-
-CaptionSource CaptionsPanel::currentSource(const QString& encoder) const {
-  CaptionSource source;
-  source.benchmark = hnclip::run_benchmark_spec(form_config_, cache_dir_.toStdString());
-  const qint64 run = benchmark_->currentData().toLongLong();
-  for (const auto& r : runs_)
-    if (r.id == run) source.benchmark = r.benchmark;
-  source.split = split_->currentText().toStdString();
-  source.encoder = encoder.toStdString();
-  return source;
 }
 
 bool CaptionsPanel::busy() const { return loader_->busy(); }
@@ -365,10 +239,7 @@ void CaptionsPanel::cancel() {
   setStatus(tr("Cancelling…"));
 }
 
-QString CaptionsPanel::choicesKey() const {
-  return QStringLiteral("%1|%2|%3|%4")
-      .arg(benchmark_->currentText(), split_->currentText(), encoder(), overlayEncoder());
-}
+QString CaptionsPanel::choicesKey() const { return source_bar_->choicesKey(); }
 
 void CaptionsPanel::reload() {
   const QString key = choicesKey();
@@ -384,9 +255,9 @@ void CaptionsPanel::reload() {
 
 void CaptionsPanel::startLoad() {
   reload_pending_ = false;
-  const CaptionSource source = currentSource(encoder());
+  const CaptionSource source = source_bar_->source(encoder());
   std::optional<CaptionSource> overlay;
-  if (!overlayEncoder().isEmpty()) overlay = currentSource(overlayEncoder());
+  if (!overlayEncoder().isEmpty()) overlay = source_bar_->source(overlayEncoder());
   progress_->setValue(0);
   progress_->setVisible(true);
   cancel_->setVisible(true);
@@ -416,11 +287,18 @@ void CaptionsPanel::applyResult(const CaptionLoadOutcome& result) {
   data_ = result.main;
   loaded_key_ = result.key;
   std::vector<CaptionOverviewCharts::Entry> entries;
-  entries.push_back({encoder_->currentText(), data_->record.stats, kPrimaryColor});
+  entries.push_back({source_bar_->encoderLabel(), data_->record.stats,
+                     caption_encoder_color(encoder(), kPrimaryColor)});
   if (result.overlay)
-    entries.push_back({overlay_->currentText(), result.overlay->record.stats, kOverlayColor});
+    entries.push_back({source_bar_->overlayLabel(), result.overlay->record.stats,
+                       caption_encoder_color(overlayEncoder(), kOverlayColor)});
   charts_->setEntries(entries);
-  model_->setCaptions(data_->texts, data_->hardest);
+  std::vector<int64_t> nearest(data_->texts.size(), -1);
+  for (size_t c = 0; c < nearest.size(); ++c) {
+    const auto rows = data_->neighbors(static_cast<int64_t>(c));
+    if (!rows.empty()) nearest[c] = rows.front()->neighbor;
+  }
+  model_->setCaptions(data_->texts, data_->hardest, nearest);
   history_.clear();
   shown_caption_ = -1;
   detail_->setCaption({}, {});

@@ -40,6 +40,7 @@ class CaptionGeometryLoader;
 struct CaptionLoadOutcome;
 class CaptionListModel;
 class CaptionOverviewCharts;
+class CaptionSourceBar;
 class ThumbnailCache;
 
 class CaptionsPanel : public QWidget, public WorkbenchTab {
@@ -72,10 +73,13 @@ class CaptionsPanel : public QWidget, public WorkbenchTab {
   // The Train form's configuration: the benchmark offered first ("as in the Train form").
   void setFormConfig(const hnclip::TrainConfig& config);
   // Text encoder as run:ID | ckpt:PATH | init:pretrained (added to the choices if new); "" = none.
+  // A run's checkpoint brings the benchmark that run trained on (CaptionSourceBar).
   void setEncoder(const QString& encoder);
   void setOverlayEncoder(const QString& encoder);
   QString encoder() const;
   QString overlayEncoder() const;
+  // "" while the Train form's benchmark is shown, else the visible line saying whose it is.
+  QString benchmarkNote() const;
   // Reads the stored runs (off the GUI thread) to offer their benchmarks and checkpoints.
   void refreshRuns();
   // Loads what the choices name (no-op when it is what is shown or being loaded).
@@ -110,12 +114,10 @@ class CaptionsPanel : public QWidget, public WorkbenchTab {
   void loadFailed(const QString& message);
   // The detail view of `caption` shows all its images, `elapsed_ms` after it was selected.
   void detailImagesShown(qint64 caption, qint64 elapsed_ms);
+  void runsRefreshed();  // refreshRuns has brought the stored runs
 
  private:
   void buildUi();
-  void fillEncoderChoices();
-  void chooseCheckpointFile(QComboBox* combo);
-  CaptionSource currentSource(const QString& encoder) const;
   void startLoad();
   void applyResult(const CaptionLoadOutcome& result);
   QString choicesKey() const;  // what the benchmark, split and encoder choices name
@@ -127,13 +129,8 @@ class CaptionsPanel : public QWidget, public WorkbenchTab {
   QString database_;
   QString cache_dir_;
   ThumbnailCache* thumbs_ = nullptr;
-  hnclip::TrainConfig form_config_;
-  std::vector<CaptionRunChoice> runs_;
 
-  QComboBox* benchmark_ = nullptr;
-  QComboBox* split_ = nullptr;
-  QComboBox* encoder_ = nullptr;
-  QComboBox* overlay_ = nullptr;
+  CaptionSourceBar* source_bar_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QPushButton* cancel_ = nullptr;
   QLabel* status_ = nullptr;

@@ -293,6 +293,7 @@ void GbarHeatmapPanel::onRunChosen(int index) {
 
 void GbarHeatmapPanel::showRun(int64_t run_id) {
   wanted_run_ = run_id;
+  dock_run_ = 0;  // asked for explicitly: that wins over an earlier dock selection
   const int index = run_combo_->findData(QVariant::fromValue<qlonglong>(run_id));
   if (index >= 0 && index != run_combo_->currentIndex()) {
     filling_ = true;
@@ -316,6 +317,22 @@ void GbarHeatmapPanel::showRun(int64_t run_id) {
   }));
 }
 
+void GbarHeatmapPanel::followRunSelection(const QList<int64_t>& ids) {
+  if (ids.isEmpty()) return;
+  if (!isVisible()) {
+    dock_run_ = ids.first();  // no load for a page nobody looks at
+    return;
+  }
+  if (ids.first() != wanted_run_) showRun(ids.first());
+}
+
+void GbarHeatmapPanel::activated() {
+  refreshRuns();
+  const int64_t run = dock_run_;
+  if (run > 0 && run != wanted_run_) showRun(run);
+  dock_run_ = 0;
+}
+
 int64_t GbarHeatmapPanel::runId() const { return set_ ? set_->run_id : 0; }
 
 void GbarHeatmapPanel::onLoaded() {
@@ -327,8 +344,9 @@ void GbarHeatmapPanel::onLoaded() {
   loading_ = false;
   const int64_t previous_run = runId();
   const int previous_epoch = epoch_, previous_batch = batch_;
-  selected_.reset();
   if (!r->error.isEmpty()) {
+    selected_.reset();
+    wanted_pair_.reset();
     set_.reset();
     epoch_ = batch_ = -1;
     setStatus(tr("Could not read run %1: %2").arg(r->run_id).arg(r->error), true);
@@ -343,6 +361,8 @@ void GbarHeatmapPanel::onLoaded() {
   filling_ = false;
   if (epochs.empty()) {
     epoch_ = batch_ = -1;
+    selected_.reset();
+    wanted_pair_.reset();
     setStatus(tr("Run %1 has no Ḡ snapshots stored (they are written at the start and after every "
                  "epoch).")
                   .arg(set_->run_id));
@@ -356,6 +376,7 @@ void GbarHeatmapPanel::onLoaded() {
     // Open on the last epoch — what training ended with, one click away from where it started —
     // unless this is a reload of the run on screen: then stay where the user was.
     const bool reload = previous_run == set_->run_id && set_->find(previous_epoch, previous_batch);
+    if (!reload) wanted_pair_.reset();  // a reload keeps the pair selected (setSnapshot finds it)
     const int epoch = reload ? previous_epoch : epochs.back();
     setSnapshot(epoch, reload ? previous_batch : set_->batches(epoch).front());  // draws it
   }
@@ -367,7 +388,11 @@ bool GbarHeatmapPanel::setSnapshot(int epoch, int batch) {
   if (!set_ || !set_->find(epoch, batch)) return false;
   epoch_ = epoch;
   batch_ = batch;
+  // The pair stays selected wherever this snapshot holds both its captions: stepping through the
+  // epochs shows how that one pair's Ḡ moves (and a batch without it does not forget it).
   selected_.reset();
+  if (wanted_pair_)
+    selected_ = gbar_cell_of(*set_->find(epoch, batch), wanted_pair_->first, wanted_pair_->second);
   const auto epochs = set_->epochs();
   const auto batches = set_->batches(epoch);
   filling_ = true;
@@ -517,6 +542,7 @@ bool GbarHeatmapPanel::selectCell(int row, int col) {
   const auto cell = gbar_cell_at(*s, col, row);
   if (!cell || cell->diagonal) return false;
   selected_ = cell;
+  wanted_pair_ = std::make_pair(cell->caption_row, cell->caption_col);
   draw();
   showPair();
   emit pairSelected(cell->caption_row, cell->caption_col);

@@ -9,6 +9,7 @@
 // worker thread; the GUI thread only draws.
 
 #include <QFutureWatcher>
+#include <QList>
 #include <QPair>
 #include <QString>
 #include <QWidget>
@@ -16,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "widgets/captions/gbar_snapshot_set.h"
 #include "widgets/common/workbench_tab.h"
@@ -50,17 +52,21 @@ class GbarHeatmapPanel : public QWidget, public WorkbenchTab {
   void refreshRuns();
   // WorkbenchTab, as a page of the Captions tab: activation rereads the run list; export saves
   // the heatmap as PNG, SVG or PDF; nothing is persisted.
-  void activated() override { refreshRuns(); }
+  void activated() override;
   QString exportInteractive() override;
   void saveState(QSettings&) const override {}
   void restoreState(QSettings&) override {}
   // Selects run `run_id` and loads its snapshots (on a worker); `loaded` follows.
   void showRun(int64_t run_id);
+  // The run dock's selection (MainWindow connects it): shows the first selected run — at once
+  // when the page is on screen, else when it is next activated.
+  void followRunSelection(const QList<int64_t>& ids);
   int64_t runId() const;
   bool isLoading() const { return loading_; }
   const GbarSnapshotSet* snapshotSet() const { return set_.get(); }
 
-  // Shows one stored snapshot; false if the run has none for (epoch, batch).
+  // Shows one stored snapshot; false if the run has none for (epoch, batch). A selected pair
+  // stays selected when the snapshot holds both its captions (the fixed batches do).
   bool setSnapshot(int epoch, int batch);
   int epoch() const { return epoch_; }
   int batch() const { return batch_; }
@@ -81,6 +87,7 @@ class GbarHeatmapPanel : public QWidget, public WorkbenchTab {
   QString hoverText(const GbarCell& cell) const;  // the tooltip of a cell
 
   QCustomPlot* plot() const { return plot_; }
+  GbarPairView* pairView() const { return pair_; }
   // PNG/SVG/PDF by extension; false with a message naming the path on failure.
   bool exportChart(const QString& path, QString* error = nullptr);
 
@@ -133,9 +140,11 @@ class GbarHeatmapPanel : public QWidget, public WorkbenchTab {
   std::shared_ptr<GbarSnapshotSet> set_;
   QString load_error_;
   int64_t wanted_run_ = 0;  // the run asked for (loads of others are dropped)
+  int64_t dock_run_ = 0;    // selected in the run dock while the page was hidden (0: none)
   bool loading_ = false;
   int epoch_ = -1, batch_ = -1;
-  std::optional<GbarCell> selected_;
+  std::optional<GbarCell> selected_;                        // in the snapshot shown
+  std::optional<std::pair<int64_t, int64_t>> wanted_pair_;  // caption ids the user selected
   bool filling_ = false;  // programmatic control updates: ignore their signals
 };
 

@@ -4,6 +4,7 @@
 #include <QLabel>
 
 #include "widgets/common/thumbnail_label.h"
+#include "widgets/common/word_diff_html.h"
 
 namespace hnclip::gui {
 namespace {
@@ -21,6 +22,7 @@ GbarPairView::GbarPairView(ThumbnailCache* thumbnails, QWidget* parent)
     image_[k] = new ThumbnailLabel(thumbnails, kPairEdge);
     text_[k] = new QLabel;
     text_[k]->setWordWrap(true);
+    text_[k]->setTextFormat(Qt::RichText);
     text_[k]->setTextInteractionFlags(Qt::TextSelectableByMouse);
     text_[k]->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     text_[k]->setMinimumWidth(kPairEdge);
@@ -51,10 +53,15 @@ void GbarPairView::showPair(double gbar, int epoch, int batch, const Side& a, co
   for (int k = 0; k < 2; ++k) {
     image_[k]->setImagePath(sides[k]->image_path);
     image_[k]->setToolTip(sides[k]->image_path);
+    // Each side marks its own words the other lacks: the other side is in view beside it.
     text_[k]->setText(QStringLiteral("<b>%1</b><br>%2")
                           .arg(sides[k]->caption)
-                          .arg(sides[k]->text.toHtmlEscaped()));
+                          .arg(word_diff_html(sides[k]->text, sides[1 - k]->text, false)));
   }
+}
+
+QString GbarPairView::sideText(int k) const {
+  return k == 0 || k == 1 ? text_[k]->text() : QString();
 }
 
 bool GbarPairView::imagesShown() const {

@@ -1,7 +1,8 @@
 #pragma once
 // GbarPairView: the Ḡ heatmap's "Selected pair" box — the two captions of a clicked cell side by
 // side, each with its image (decoded off the GUI thread by the shared ThumbnailCache) and its
-// full text, under a title with the cell's Ḡ value. GUI thread.
+// full text with the words the other caption lacks highlighted (widgets/common/word_diff_html.h),
+// under a title with the cell's Ḡ value. GUI thread.
 
 #include <cstdint>
 
@@ -30,6 +31,7 @@ class GbarPairView : public QGroupBox {
   void showPair(double gbar, int epoch, int batch, const Side& a, const Side& b);
   // Both images (or their placeholders) are painted; false while one is still decoding.
   bool imagesShown() const;
+  QString sideText(int k) const;  // the rich text of side 0 or 1
 
  private:
   QLabel* title_ = nullptr;

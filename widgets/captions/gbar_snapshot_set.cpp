@@ -86,4 +86,14 @@ std::optional<GbarCell> gbar_cell_at(const GbarSnapshotRow& snapshot, double x, 
   return cell;
 }
 
+std::optional<GbarCell> gbar_cell_of(const GbarSnapshotRow& snapshot, int64_t caption_row,
+                                     int64_t caption_col) {
+  const auto& ids = snapshot.captions;
+  const auto row = std::find(ids.begin(), ids.end(), caption_row);
+  const auto col = std::find(ids.begin(), ids.end(), caption_col);
+  if (row == ids.end() || col == ids.end()) return std::nullopt;
+  return gbar_cell_at(snapshot, static_cast<double>(col - ids.begin()),
+                      static_cast<double>(row - ids.begin()));
+}
+
 }  // namespace hnclip::gui

@@ -48,5 +48,9 @@ struct GbarCell {
   bool diagonal = false;  // masked: a caption against itself
 };
 std::optional<GbarCell> gbar_cell_at(const GbarSnapshotRow& snapshot, double x, double y);
+// The cell of the pair (caption_row, caption_col) in a snapshot, wherever the batch holds them;
+// nullopt when it holds either not.
+std::optional<GbarCell> gbar_cell_of(const GbarSnapshotRow& snapshot, int64_t caption_row,
+                                     int64_t caption_col);
 
 }  // namespace hnclip::gui

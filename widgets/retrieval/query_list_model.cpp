@@ -63,7 +63,7 @@ QVariant QueryListModel::data(const QModelIndex& index, int role) const {
       case QueryColumn:
         return QString::number(r.query);
       case TextColumn:
-        return r.text;
+        return r.shown.isEmpty() ? r.text : r.shown;
       case RankAColumn:
         return rank_text(r.rank_a);
       case RankBColumn:

@@ -3,8 +3,9 @@
 // 1-based rank of its ground truth under run A and run B and the difference (rank A − rank B:
 // positive = B ranks it better). QueryListFilter (a QSortFilterProxyModel) adds the filters
 // "A correct / B wrong", "B correct / A wrong", "both wrong" and a text search, and sorts every
-// column numerically. Summary counts say how many queries each run fixes that the other misses.
-// Plain values in, GUI thread only.
+// column numerically. The text column shows the part of each query that tells it apart, with the
+// full text as its tooltip (the search and the CSV see the full text). Summary counts say how many
+// queries each run fixes that the other misses. Plain values in, GUI thread only.
 
 #include <cstdint>
 #include <vector>
@@ -20,6 +21,9 @@ struct QueryListRow {
   QString text;        // the query caption, or the image's file name for i2t
   int64_t rank_a = 0;  // 1-based; 0 = not stored for this run
   int64_t rank_b = 0;
+  // What the text column shows: the part of `text` that tells it apart
+  // (widgets/common/distinguishing_text.h); "" = all of `text`.
+  QString shown;
 };
 
 struct QueryListCounts {

@@ -7,14 +7,19 @@
 #include <map>
 #include <utility>
 
+#include "text/word_diff.h"
+#include "widgets/common/distinguishing_text.h"
 #include "widgets/common/run_colors.h"
+#include "widgets/common/word_diff_html.h"
 #include "widgets/retrieval/retrieval_marks.h"
 
 namespace hnclip::gui {
 
 namespace {
 
-constexpr int kStoredTopK = 10;  // ids the store keeps per query
+constexpr int kStoredTopK = 10;              // ids the store keeps per query
+constexpr int kDifferingStretchesShown = 3;  // under a retrieved image: its caption's changes
+constexpr int kStretchBridge = 1;  // shared words between two changes that make them one stretch
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
@@ -25,6 +30,64 @@ const QueryRankRow* stored_rank(const std::vector<QueryRankRow>& ranks, int64_t 
   return it != ranks.end() && it->query == query ? &*it : nullptr;
 }
 
+// What changes from `reference` to `caption`, as a short line: each changed stretch as
+// "removed → added" ("+added" or "−removed" where one side is empty), at most
+// kDifferingStretchesShown of them, "" when the two have the same words. Two changes one shared
+// word apart are one stretch ("two circles, one square → one circle, two squares" rather than
+// the word-by-word alignment's "−two circles; square → circle two squares").
+QString change_summary(const std::string& caption, const std::string& reference) {
+  const auto diff = hnclip::word_diff(reference, caption);
+  const auto word = [](const std::string& text, const hnclip::TextWord& w) {
+    return QString::fromStdString(text.substr(w.begin, w.end - w.begin));
+  };
+  QStringList stretches, removed, added;
+  QStringList shared_a, shared_b;  // shared words since the open stretch's last change
+  bool open = false;
+  const auto close_stretch = [&] {
+    if (open) {
+      const QString from = removed.join(QLatin1Char(' ')), to = added.join(QLatin1Char(' '));
+      stretches << (from.isEmpty() ? QStringLiteral("+") + to
+                    : to.isEmpty() ? QStringLiteral("−") + from
+                                   : from + QStringLiteral(" → ") + to);
+    }
+    removed.clear();
+    added.clear();
+    shared_a.clear();
+    shared_b.clear();
+    open = false;
+  };
+  for (const auto& op : diff.ops) {
+    if (op.kind == hnclip::WordDiffOp::kSame) {
+      if (!open) continue;
+      shared_a << word(reference, diff.a[op.a]);
+      shared_b << word(caption, diff.b[op.b]);
+      if (shared_a.size() > kStretchBridge) close_stretch();
+      continue;
+    }
+    removed << shared_a;  // the bridged shared words belong to both sides of the stretch
+    added << shared_b;
+    shared_a.clear();
+    shared_b.clear();
+    open = true;
+    if (op.kind == hnclip::WordDiffOp::kRemoved)
+      removed << word(reference, diff.a[op.a]);
+    else
+      added << word(caption, diff.b[op.b]);
+  }
+  close_stretch();
+  if (stretches.size() > kDifferingStretchesShown) {
+    stretches = stretches.mid(0, kDifferingStretchesShown);
+    stretches << QString(QChar(0x2026));
+  }
+  return stretches.join(QStringLiteral("; "));
+}
+
+// How many words of `caption` the reference lacks.
+size_t differing_count(const std::string& caption, const std::string& reference) {
+  const auto marks = hnclip::word_diff(reference, caption).b_differs();
+  return static_cast<size_t>(std::count(marks.begin(), marks.end(), true));
+}
+
 }  // namespace
 
 // The query on top of the view and its ground truth.
@@ -32,6 +95,7 @@ struct RetrievalContent::Query {
   bool t2i = true;
   std::vector<int64_t> truth;
   QString text, image, title;
+  std::vector<std::string> captions;  // the query's caption(s): what results are diffed against
 };
 
 RetrievalContent::RetrievalContent(RetrievalQueries queries) : queries_(std::move(queries)) {
@@ -57,13 +121,24 @@ std::vector<QueryListRow> RetrievalContent::queryRows() const {
     row.query = q.query;
     row.rank_b = q.rank;
   }
+  // Each caption's distinguishing part: from its first word that differs from its nearest stored
+  // neighbour, else after the words the whole split begins with.
+  std::vector<std::string> texts(static_cast<size_t>(cat.num_captions()));
+  std::vector<int64_t> nearest(texts.size(), -1);
+  for (int64_t c = 0; c < cat.num_captions(); ++c)
+    texts[static_cast<size_t>(c)] = cat.caption_text(c);
+  for (const auto& [c, neighbors] : queries_.caption_neighbors)
+    if (c >= 0 && c < cat.num_captions() && !neighbors.empty())
+      nearest[static_cast<size_t>(c)] = neighbors.front();
+  const auto shown = distinguishing_texts(texts, nearest);
   std::vector<QueryListRow> list;
   for (auto& [id, row] : rows) {
     try {
+      const int64_t caption = t2i ? id : cat.image_captions(id).front();
       row.text = t2i ? qs(cat.caption_text(id))
-                     : tr("image %1: %2")
-                           .arg(id)
-                           .arg(qs(cat.caption_text(cat.image_captions(id).front())));
+                     : tr("image %1: %2").arg(id).arg(qs(cat.caption_text(caption)));
+      row.shown = t2i ? shown.at(static_cast<size_t>(caption))
+                      : tr("image %1: %2").arg(id).arg(shown.at(static_cast<size_t>(caption)));
     } catch (const std::out_of_range&) {
       row.text = tr("(query %1 is not in the split: stored ranks and benchmark disagree)").arg(id);
     }
@@ -79,6 +154,7 @@ bool RetrievalContent::describe(int64_t query, Query* shown) const {
     if (shown->t2i) {
       shown->truth = {cat.caption_image(query)};
       shown->text = qs(cat.caption_text(query));
+      shown->captions = {cat.caption_text(query)};
       shown->title = tr("Text → image · caption %1 · ground truth: image %2")
                          .arg(query)
                          .arg(shown->truth.front());
@@ -86,7 +162,10 @@ bool RetrievalContent::describe(int64_t query, Query* shown) const {
       shown->truth = cat.image_captions(query);
       shown->image = qs(cat.image_path(query));
       QStringList caps;
-      for (int64_t c : shown->truth) caps << qs(cat.caption_text(c));
+      for (int64_t c : shown->truth) {
+        caps << qs(cat.caption_text(c));
+        shown->captions.push_back(cat.caption_text(c));
+      }
       shown->text = caps.join(QStringLiteral("\n"));
       shown->title = tr("Image → text · image %1 · ground truth: its %2 caption(s)")
                          .arg(query)
@@ -164,7 +243,7 @@ RetrievalViewRow RetrievalContent::storedRow(size_t i, const RetrievalShownRun& 
   if (!marks.rank_note.isEmpty())
     row.note = marks.rank_note + (row.note.isEmpty() ? QString() : QStringLiteral("; ") + row.note);
   for (size_t j = 0; j < marks.items.size(); ++j) {
-    RetrievalViewItem item = resultItem(marks.items[j].id, shown.t2i);
+    RetrievalViewItem item = resultItem(marks.items[j].id, shown.t2i, shown.captions);
     item.score = scores[j];
     item.ground_truth = marks.items[j].ground_truth;
     item.near_twin = marks.items[j].near_twin;
@@ -173,18 +252,49 @@ RetrievalViewRow RetrievalContent::storedRow(size_t i, const RetrievalShownRun& 
   return row;
 }
 
-// A retrieved image (t2i) with its captions as tooltip, or a retrieved caption (i2t).
-RetrievalViewItem RetrievalContent::resultItem(int64_t id, bool image) const {
+// A retrieved image (t2i) with its captions as tooltip, or a retrieved caption (i2t); each
+// caption marked where it differs from the nearest of the query's captions.
+RetrievalViewItem RetrievalContent::resultItem(int64_t id, bool image,
+                                               const std::vector<std::string>& query) const {
   const auto& cat = *queries_.catalog;
+  // The query caption closest (fewest own words) to `caption`: its twin, when it has one.
+  const auto reference = [&query](const std::string& caption) -> std::string {
+    const std::string* best = nullptr;
+    size_t fewest = 0;
+    for (const auto& q : query) {
+      const size_t n = differing_count(caption, q);
+      if (!best || n < fewest) {
+        best = &q;
+        fewest = n;
+      }
+    }
+    return best ? *best : std::string();
+  };
   RetrievalViewItem item;
   try {
     if (image) {
       item.image_path = qs(cat.image_path(id));
       QStringList caps;
-      for (int64_t c : cat.image_captions(id)) caps << qs(cat.caption_text(c));
-      item.tooltip = tr("image %1\n%2").arg(id).arg(caps.join(QStringLiteral("\n")));
+      size_t fewest = 0;  // the line under the image: its caption nearest the query's
+      for (int64_t c : cat.image_captions(id)) {
+        const std::string text = cat.caption_text(c);
+        if (query.empty()) {
+          caps << qs(text).toHtmlEscaped();
+          continue;
+        }
+        const std::string ref = reference(text);
+        caps << word_diff_html(qs(text), qs(ref), false);
+        const size_t n = differing_count(text, ref);
+        if (caps.size() == 1 || n < fewest) {
+          fewest = n;
+          item.differs = change_summary(text, ref);
+        }
+      }
+      item.tooltip = tr("<b>image %1</b><br>%2").arg(id).arg(caps.join(QStringLiteral("<br>")));
     } else {
-      item.text = qs(cat.caption_text(id));
+      const std::string text = cat.caption_text(id);
+      item.text = qs(text);
+      if (!query.empty()) item.html = word_diff_html(item.text, qs(reference(text)), false);
       item.tooltip = tr("caption %1 of image %2").arg(id).arg(cat.caption_image(id));
     }
   } catch (const std::out_of_range&) {
@@ -205,7 +315,7 @@ RetrievalViewContent RetrievalContent::adhoc(const RetrievalAdhocResult& result,
     row.color = run_color(key.first);
     row.rank_text = tr("epoch %1").arg(key.second);
     for (const auto& c : candidates) {
-      RetrievalViewItem item = resultItem(c.id, true);
+      RetrievalViewItem item = resultItem(c.id, true, {result.text.toStdString()});
       if (!item.text.isEmpty()) item.text = tr("(image %1 outside the split)").arg(c.id);
       item.score = c.score;
       row.items.push_back(std::move(item));

@@ -2,13 +2,16 @@
 // RetrievalContent: what the Retrieval tab shows of one load of two runs' ranks (RetrievalQueries):
 // the query list's rows (both runs' ranks joined by query, with each query's text) and the
 // side-by-side view's content for a stored query (each run's top-k — scored by its retriever when
-// loaded, else the stored ids — ground truth and near-twins marked) or for an ad-hoc result.
+// loaded, else the stored ids — ground truth and near-twins marked, each retrieved caption marked
+// where it differs from the query's) or for an ad-hoc result. The query list's text column gets
+// each query's distinguishing part.
 // Plain values in, plain values out: no widgets. Threading: any one thread.
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include <QCoreApplication>
@@ -61,7 +64,7 @@ class RetrievalContent {
                               const std::vector<RetrievalShownRun>& runs) const;
   RetrievalViewRow storedRow(size_t i, const RetrievalShownRun& run, int64_t query, int k,
                              const Query& shown, const std::set<int64_t>& twins) const;
-  RetrievalViewItem resultItem(int64_t id, bool image) const;
+  RetrievalViewItem resultItem(int64_t id, bool image, const std::vector<std::string>& query) const;
 
   RetrievalQueries queries_;
   std::vector<int64_t> caption_image_;  // of queries_.catalog

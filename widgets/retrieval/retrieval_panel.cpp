@@ -87,6 +87,7 @@ RetrievalPanel::~RetrievalPanel() {
 QLayout* RetrievalPanel::buildStatusRow() {
   progress_ = new QProgressBar(this);
   progress_->setMaximumWidth(220);
+  progress_->setTextVisible(false);  // the status beside it says what; a "100%" there misled
   progress_->setVisible(false);
   status_ = new QLabel(this);
   // Long messages (errors naming files) must not widen the window: they are elided by the layout.

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <set>
 
+#include "widgets/retrieval/retrieval_run_order.h"
+
 namespace hnclip::gui {
 
 namespace {
@@ -26,19 +28,27 @@ RetrievalRunPicker::RetrievalRunPicker(QWidget* parent) : QWidget(parent) {
   for (auto* c : {run_a_, run_b_}) c->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   run_a_->setObjectName(QStringLiteral("retrievalRunA"));
   run_b_->setObjectName(QStringLiteral("retrievalRunB"));
+  auto* label_a = new QLabel(tr("Run A"), this);
+  auto* label_b = new QLabel(tr("Run B"), this);
+  rule_ = new QLabel(tr("(A: the γ = 0 control, else the earlier run)"), this);
+  rule_->setObjectName(QStringLiteral("retrievalOrderRule"));
+  rule_->setStyleSheet(QStringLiteral("color: gray;"));
+  for (QWidget* w : std::initializer_list<QWidget*>{label_a, label_b, run_a_, run_b_, rule_})
+    w->setToolTip(retrieval_ab_rule());
   auto* pickers = new QHBoxLayout(this);
   pickers->setContentsMargins(0, 0, 0, 0);
-  pickers->addWidget(new QLabel(tr("Run A"), this));
+  pickers->addWidget(label_a);
   pickers->addWidget(run_a_);
   pickers->addWidget(new QLabel(tr("epoch"), this));
   pickers->addWidget(epoch_a_);
   pickers->addSpacing(12);
-  pickers->addWidget(new QLabel(tr("Run B"), this));
+  pickers->addWidget(label_b);
   pickers->addWidget(run_b_);
   pickers->addWidget(new QLabel(tr("epoch"), this));
   pickers->addWidget(epoch_b_);
   pickers->addSpacing(12);
   pickers->addWidget(direction_);
+  pickers->addWidget(rule_);
   pickers->addStretch(1);
   connectCombos();
 }
@@ -51,6 +61,7 @@ void RetrievalRunPicker::connectCombos() {
     fillEpochCombo(epoch_a_, runA());
     fillEpochCombo(epoch_b_, runB());
     filling_ = false;
+    followOrderRule();
     emit selectionChanged();
   });
   connect(run_b_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
@@ -59,6 +70,7 @@ void RetrievalRunPicker::connectCombos() {
     filling_ = true;
     fillEpochCombo(epoch_b_, runB());
     filling_ = false;
+    followOrderRule();
     emit selectionChanged();
   });
   for (auto* c : {epoch_a_, epoch_b_, direction_}) {
@@ -125,6 +137,22 @@ void RetrievalRunPicker::fillRunCombos() {
   pending_a_ = 0;
   pending_epoch_a_ = pending_epoch_b_ = -1;
   filling_ = false;
+  followOrderRule();
+}
+
+// Swaps A and B (with their epochs) where the two picked break retrieval_ab_order's rule.
+bool RetrievalRunPicker::followOrderRule() {
+  const int64_t a = runA(), b = runB();
+  if (a == 0 || b == 0) return false;
+  const auto order = retrieval_ab_order(a, summary(a), b, summary(b));
+  if (order.first == a) return false;
+  const int epoch_a = epochA(), epoch_b = epochB();
+  pending_a_ = order.first;
+  pending_b_ = order.second;
+  pending_epoch_a_ = epoch_b;
+  pending_epoch_b_ = epoch_a;
+  fillRunCombos();  // in the rule's order now: its own call here changes nothing
+  return true;
 }
 
 void RetrievalRunPicker::fillPartnerCombo() {

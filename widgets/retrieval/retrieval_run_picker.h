@@ -2,7 +2,9 @@
 // RetrievalRunPicker: the Retrieval tab's row of pickers — run A, run B (only runs evaluated on
 // A's split are offered), each run's evaluated epoch (default: its best) and the direction. It
 // owns the run list and the choices asked for before the list arrived (applied when it does),
-// and says why a requested B is not compared (warning()). GUI thread only.
+// and says why a requested B is not compared (warning()). Which run is A follows a stated rule
+// (retrieval_run_order.h: the γ = 0 control, else the earlier run), shown beside the pickers and
+// in their tooltips, not the order the runs were picked in. GUI thread only.
 
 #include <cstdint>
 #include <map>
@@ -16,6 +18,7 @@
 #include "widgets/retrieval/retrieval_loader.h"
 
 class QComboBox;
+class QLabel;
 
 namespace hnclip::gui {
 
@@ -24,11 +27,12 @@ class RetrievalRunPicker : public QWidget {
  public:
   explicit RetrievalRunPicker(QWidget* parent = nullptr);
 
-  // Refills the pickers from `list`, applying the pending choices (else: A = the second newest
-  // evaluated run, B = the newest on its split, keeping the current ones). Emits nothing.
+  // Refills the pickers from `list`, applying the pending choices (else: the current ones, else
+  // the two newest evaluated runs on one split), A and B in the rule's order. Emits nothing.
   void setRunList(const RetrievalRunList& list);
   bool hasRuns() const { return !summaries_.empty(); }
-  // Applied at once when the runs are there (selectionChanged follows), else by setRunList.
+  // Applied at once when the runs are there (selectionChanged follows), else by setRunList; the
+  // two are swapped where the rule wants the other as A.
   void setRuns(int64_t run_a, int64_t run_b);
   void setEpochs(int epoch_a, int epoch_b);
   void setDirection(const QString& direction);  // "t2i" | "i2t"
@@ -51,8 +55,10 @@ class RetrievalRunPicker : public QWidget {
   void fillEpochCombo(QComboBox* combo, int64_t run);
   void fillPartnerCombo();
   QString splitMismatch(int64_t run_a, int64_t run_b) const;
+  bool followOrderRule();
 
   QComboBox *run_a_, *run_b_, *epoch_a_, *epoch_b_, *direction_;
+  QLabel* rule_ = nullptr;  // the A / B rule, in short
   std::vector<RunSummary> summaries_;
   std::map<int64_t, RetrievalSplit> splits_;
   int64_t pending_a_ = 0, pending_b_ = 0;

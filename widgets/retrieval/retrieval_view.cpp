@@ -144,7 +144,8 @@ void RetrievalView::setContent(const QString& title, const QString& query_text,
         labels.push_back(t);
         grid->addWidget(t, grid_row, col, Qt::AlignCenter);
       } else {
-        auto* card = wrapped_label(item.text, body_);
+        auto* card = wrapped_label(item.html.isEmpty() ? item.text : item.html, body_);
+        card->setTextFormat(item.html.isEmpty() ? Qt::PlainText : Qt::RichText);
         card->setFixedWidth(kCaptionCardWidth);
         QFont small = card->font();
         small.setPointSizeF(small.pointSizeF() - 1);
@@ -164,7 +165,14 @@ void RetrievalView::setContent(const QString& title, const QString& query_text,
         under += (under.isEmpty() ? QString() : QStringLiteral("  ")) + tr("✓ ground truth");
       if (item.near_twin)
         under += (under.isEmpty() ? QString() : QStringLiteral("  ")) + tr("≈ near-twin");
+      // What tells this result's caption from the query's, on a line of its own.
+      if (!item.differs.isEmpty())
+        under += (under.isEmpty() ? QString() : QStringLiteral("\n")) + QStringLiteral("≠ ") +
+                 item.differs;
       auto* s = new QLabel(under, body_);
+      s->setObjectName(QStringLiteral("resultNote"));
+      s->setWordWrap(true);
+      s->setMaximumWidth(std::max(kThumbEdge, kCaptionCardWidth));
       s->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
       if (item.ground_truth)
         s->setStyleSheet(QStringLiteral("color: %1;").arg(kGroundTruthColor.name()));

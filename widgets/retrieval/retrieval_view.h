@@ -25,7 +25,9 @@ class ThumbnailLabel;
 struct RetrievalViewItem {
   QString image_path;  // t2i results: the image; empty for caption results
   QString text;        // i2t results: the caption
-  QString tooltip;     // t2i: the retrieved image's caption(s)
+  QString html;        // i2t: the caption as rich text, marked where it differs from the query's
+  QString tooltip;     // t2i: the retrieved image's caption(s), marked likewise (rich text)
+  QString differs;     // t2i: how its caption changes the query's ("red → blue"), under the image
   float score = NAN;   // NaN: not known (stored ids only, no embeddings yet)
   bool ground_truth = false;
   bool near_twin = false;

@@ -1,6 +1,8 @@
 // CaptionListModel on a generated benchmark (the built-in synthetic one, size small, test split):
 // one row per caption in SplitCatalog order, QAbstractItemModelTester on the model and its proxy,
-// typed sorting by index, hardest cosine and text, and case-insensitive text filtering.
+// typed sorting by index, hardest cosine and text, and case-insensitive text filtering; the text
+// column shows the part of a caption that tells it from its nearest neighbour (the full text is
+// its tooltip and what sorting and filtering see).
 #include <cmath>
 
 #include <QAbstractItemModelTester>
@@ -47,8 +49,13 @@ class TestCaptionListModel : public QObject {
     QCOMPARE(model.columnCount(), 3);
     for (int r : {0, 5, model.rowCount() - 1}) {
       QCOMPARE(model.index(r, CaptionListModel::IndexColumn).data().toInt(), r);
-      QCOMPARE(model.index(r, CaptionListModel::TextColumn).data().toString(),
+      QCOMPARE(model.index(r, CaptionListModel::TextColumn).data(Qt::ToolTipRole).toString(),
                texts_[static_cast<size_t>(r)]);
+      // No neighbours known: shown without the words every caption of the split begins with.
+      const QString shown = model.index(r, CaptionListModel::TextColumn).data().toString();
+      QVERIFY2(shown.startsWith(QChar(0x2026)), qPrintable(shown));
+      QVERIFY2(texts_[static_cast<size_t>(r)].endsWith(shown.mid(1)), qPrintable(shown));
+      QVERIFY(shown.size() < texts_[static_cast<size_t>(r)].size());
       QCOMPARE(model.index(r, CaptionListModel::HardestColumn).data().toString(),
                QString::number(hardest_[static_cast<size_t>(r)], 'f', 3));
       QCOMPARE(model.index(r, CaptionListModel::TextColumn)
@@ -87,8 +94,10 @@ class TestCaptionListModel : public QObject {
 
     proxy.sort(CaptionListModel::TextColumn, Qt::AscendingOrder);
     for (int r = 1; r < proxy.rowCount(); ++r) {
-      const QString a = proxy.index(r - 1, CaptionListModel::TextColumn).data().toString();
-      const QString b = proxy.index(r, CaptionListModel::TextColumn).data().toString();
+      const auto full = [&](int row) {
+        return proxy.index(row, CaptionListModel::TextColumn).data(Qt::ToolTipRole).toString();
+      };
+      const QString a = full(r - 1), b = full(r);
       QVERIFY2(QString::compare(a, b, Qt::CaseInsensitive) <= 0,
                qPrintable(a + QStringLiteral(" > ") + b));
     }
@@ -120,14 +129,45 @@ class TestCaptionListModel : public QObject {
     QVERIFY(proxy.rowCount() < model.rowCount());
     for (int r = 0; r < proxy.rowCount(); ++r) {
       QVERIFY(proxy.index(r, CaptionListModel::TextColumn)
-                  .data()
+                  .data(Qt::ToolTipRole)
                   .toString()
                   .contains(word, Qt::CaseInsensitive));
     }
+    // The filter sees the full text, also the opening words the column does not show.
+    const QString head = texts_[0].left(12);
+    int with_head = 0;
+    for (const auto& t : texts_) with_head += t.contains(head, Qt::CaseInsensitive) ? 1 : 0;
+    QVERIFY(with_head > 1);
+    QVERIFY(!model.shownText(0).contains(head));
+    proxy.setFilterFixedString(head);
+    QCOMPARE(proxy.rowCount(), with_head);
     proxy.setFilterFixedString(QStringLiteral("no caption says zzqx"));
     QCOMPARE(proxy.rowCount(), 0);
     proxy.setFilterFixedString(QString());
     QCOMPARE(proxy.rowCount(), model.rowCount());
+  }
+
+  void shows_the_part_that_differs_from_the_nearest_caption() {
+    const std::vector<QString> texts = {
+        QStringLiteral("This image shows three objects on a table: a red cube, a blue sphere."),
+        QStringLiteral("This image shows three objects on a table: a green cube, a blue sphere."),
+        QStringLiteral("This image shows two objects on a <floor> & a rug.")};
+    CaptionListModel model;
+    model.setCaptions(texts, {0.97, 0.97, 0.6}, {1, 0, 0});
+    const auto cell = [&](int row, int role) {
+      return model.index(row, CaptionListModel::TextColumn).data(role).toString();
+    };
+    QCOMPARE(cell(0, Qt::DisplayRole), QStringLiteral("…red cube, a blue sphere."));
+    QCOMPARE(cell(1, Qt::DisplayRole), QStringLiteral("…green cube, a blue sphere."));
+    QCOMPARE(cell(2, Qt::DisplayRole), QStringLiteral("…two objects on a <floor> & a rug."));
+    for (int r = 0; r < 3; ++r) {
+      QCOMPARE(cell(r, Qt::ToolTipRole), texts[static_cast<size_t>(r)]);
+      QCOMPARE(model.shownText(r), cell(r, Qt::DisplayRole));
+    }
+    // Geometry reloaded without neighbours: the split's shared opening is dropped instead.
+    model.setCaptions(texts, {});
+    QCOMPARE(cell(0, Qt::DisplayRole),
+             QStringLiteral("…three objects on a table: a red cube, a blue sphere."));
   }
 };
 

@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -71,6 +72,9 @@ class TestCaptionsPanel : public QObject {
     QSignalSpy loaded(panel.get(), &CaptionsPanel::geometryLoaded);
     panel->reload();
     QVERIFY(panel->busy());
+    // The status line says what is loading; no percentage beside it.
+    const auto* bar = panel->findChild<QProgressBar*>();
+    QVERIFY(bar && bar->isVisible() && !bar->isTextVisible());
     panel->cancel();
     QTRY_VERIFY_WITH_TIMEOUT(!panel->busy(), kLoadTimeoutMs);
     QCOMPARE(loaded.count(), 0);

@@ -14,6 +14,7 @@
 
 #include "qcustomplot.h"
 #include "widgets/captions/gbar_heatmap_panel.h"
+#include "widgets/captions/gbar_pair_view.h"
 #include "widgets/captions/gbar_snapshot_set.h"
 #include "widgets/common/thumbnail_cache.h"
 #include "widgets/runs_fixture.h"
@@ -42,6 +43,34 @@ GbarSnapshotRow snapshot(int epoch, int batch, std::vector<int64_t> captions, fl
   return s;
 }
 
+// A manifest training split of 4 images / 6 captions in dir/m.jsonl; one caption carries HTML
+// specials.
+bool write_manifest(const QTemporaryDir& dir) {
+  const std::vector<std::string> captions = {
+      "a red cube", "a red cube left", "a <blue> ball & a cone",
+      "green cone", "two green cones", "a small cone"};
+  std::ofstream manifest(dir.filePath("m.jsonl").toStdString());
+  for (int i = 0; i < 4; ++i) {
+    const auto image = dir.filePath(QStringLiteral("i%1.png").arg(i));
+    QImage img(30, 30, QImage::Format_RGB32);
+    img.fill(QColor::fromHsv(i * 80, 200, 200));
+    if (!img.save(image)) return false;
+    nlohmann::json row{{"image", image.toStdString()}, {"split", "train"}};
+    if (i < 2)
+      row["captions"] = {captions[i * 2], captions[i * 2 + 1]};
+    else
+      row["caption"] = captions[static_cast<size_t>(i + 2)];
+    manifest << row.dump() << "\n";
+  }
+  return static_cast<bool>(manifest);
+}
+
+std::string manifest_config(const QTemporaryDir& dir, double gamma) {
+  return test::make_config_json(
+      "manifest", gamma, "frozen", 2,
+      "\"benchmark_root\": \"" + dir.filePath("m.jsonl").toStdString() + "\"");
+}
+
 }  // namespace
 
 class TestGbarHeatmapPanel : public QObject {
@@ -68,33 +97,13 @@ class TestGbarHeatmapPanel : public QObject {
 
   void panel_reads_steps_maps_pixels_and_exports() {
     QTemporaryDir dir;
-    // A manifest training split of 4 images / 6 captions; one caption carries HTML specials.
-    const std::vector<std::string> captions = {
-        "a red cube", "a red cube left", "a <blue> ball & a cone",
-        "green cone", "two green cones", "a small cone"};
-    std::ofstream manifest(dir.filePath("m.jsonl").toStdString());
-    for (int i = 0; i < 4; ++i) {
-      const auto image = dir.filePath(QStringLiteral("i%1.png").arg(i));
-      QImage img(30, 30, QImage::Format_RGB32);
-      img.fill(QColor::fromHsv(i * 80, 200, 200));
-      QVERIFY(img.save(image));
-      nlohmann::json row{{"image", image.toStdString()}, {"split", "train"}};
-      if (i < 2)
-        row["captions"] = {captions[i * 2], captions[i * 2 + 1]};
-      else
-        row["caption"] = captions[static_cast<size_t>(i + 2)];
-      manifest << row.dump() << "\n";
-    }
-    manifest.close();
+    QVERIFY(write_manifest(dir));
     const auto db = dir.filePath("runs.db").toStdString();
     int64_t run = 0, bad = 0;
     {
       RunStore store(db);
-      run = test::add_run(store, "gamma half", RunStatus::Finished,
-                          test::make_config_json("manifest", 0.5, "frozen", 2,
-                                                 "\"benchmark_root\": \"" +
-                                                     dir.filePath("m.jsonl").toStdString() + "\""),
-                          1000);
+      run =
+          test::add_run(store, "gamma half", RunStatus::Finished, manifest_config(dir, 0.5), 1000);
       for (int epoch = 0; epoch <= 2; ++epoch) {
         store.write_gbar_snapshot(run, snapshot(epoch, 0, {0, 2, 3}, 0.05f * epoch));
         store.write_gbar_snapshot(run, snapshot(epoch, 1, {5, 1, 4}, 0.05f * epoch));
@@ -193,6 +202,78 @@ class TestGbarHeatmapPanel : public QObject {
     QVERIFY(loaded.wait(10000));
     QVERIFY(panel.statusText().contains(QStringLiteral("999")));
     QVERIFY(!panel.currentSnapshot());
+  }
+
+  void keeps_the_selected_pair_across_epochs_and_follows_the_dock() {
+    QTemporaryDir dir;
+    QVERIFY(write_manifest(dir));
+    const auto db = dir.filePath("runs.db").toStdString();
+    int64_t run = 0, other = 0;
+    {
+      RunStore store(db);
+      run = test::add_run(store, "pairs", RunStatus::Finished, manifest_config(dir, 0.5), 1000);
+      // The same captions in another order at epoch 1, and a batch without caption 1 at epoch 2.
+      store.write_gbar_snapshot(run, snapshot(0, 0, {0, 1, 3}));
+      store.write_gbar_snapshot(run, snapshot(1, 0, {3, 0, 1}, 0.05f));
+      store.write_gbar_snapshot(run, snapshot(2, 0, {0, 2, 3}, 0.1f));
+      other = test::add_run(store, "other", RunStatus::Finished, manifest_config(dir, 0.0), 2000);
+      store.write_gbar_snapshot(other, snapshot(0, 0, {4, 5}));
+    }
+    ThumbnailCache thumbs(QString{});
+    GbarHeatmapPanel panel(&thumbs);
+    panel.resize(1100, 700);
+    panel.show();
+    QSignalSpy loaded(&panel, &GbarHeatmapPanel::loaded);
+    panel.setSources(QString::fromStdString(db), dir.filePath("cache"));
+    panel.showRun(run);
+    QVERIFY(loaded.wait(10000));
+    QVERIFY(panel.setSnapshot(0, 0));
+    QVERIFY(panel.selectCell(0, 1));  // captions 0 ("a red cube") and 1 ("a red cube left")
+    // The pair view marks what differs: "left" in caption 1, nothing in caption 0.
+    QVERIFY2(panel.pairView()->sideText(1).contains(QStringLiteral(">left</b>")),
+             qPrintable(panel.pairView()->sideText(1)));
+    QCOMPARE(panel.pairView()->sideText(0).count(QStringLiteral("</b>")), 1);  // the number only
+
+    // Epoch 1 holds the pair at other positions: it is still the one selected, with its new Ḡ.
+    QVERIFY(panel.setSnapshot(1, 0));
+    QVERIFY(panel.selectedCell().has_value());
+    QCOMPARE(panel.selectedCell()->caption_row, int64_t{0});
+    QCOMPARE(panel.selectedCell()->caption_col, int64_t{1});
+    QCOMPARE(panel.selectedCell()->row, 1);
+    QCOMPARE(panel.selectedCell()->col, 2);
+    QCOMPARE(panel.selectedCell()->value, panel.currentSnapshot()->matrix[1 * 3 + 2]);
+    // Epoch 2's batch lacks caption 1: nothing is selected there, but stepping back finds the
+    // pair again.
+    QVERIFY(panel.setSnapshot(2, 0));
+    QVERIFY(!panel.selectedCell().has_value());
+    QVERIFY(panel.setSnapshot(1, 0));
+    QVERIFY(panel.selectedCell().has_value());
+    QCOMPARE(panel.selectedCell()->caption_col, int64_t{1});
+    // A reload of the run on screen keeps the selected pair.
+    QVERIFY(panel.selectCell(0, 2));  // captions 3 and 1
+    panel.showRun(run);
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(panel.epoch(), 1);
+    QVERIFY(panel.selectedCell().has_value());
+    QCOMPARE(panel.selectedCell()->caption_row, int64_t{3});
+
+    // The run dock's selection: the first selected run is shown; an empty one changes nothing.
+    panel.followRunSelection({other, run});
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(panel.runId(), other);
+    QVERIFY(!panel.selectedCell().has_value());  // another run: its own pairs
+    panel.followRunSelection({});
+    QVERIFY(!panel.isLoading());
+    QCOMPARE(panel.runId(), other);
+    // While the page is hidden the selection waits for the page's next activation.
+    panel.hide();
+    panel.followRunSelection({run});
+    QVERIFY(!panel.isLoading());
+    panel.show();
+    panel.activated();
+    QVERIFY(panel.isLoading());
+    QVERIFY(loaded.wait(10000));
+    QCOMPARE(panel.runId(), run);
   }
 };
 

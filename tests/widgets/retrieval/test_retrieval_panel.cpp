@@ -13,6 +13,7 @@
 #include <QApplication>
 #include <QImage>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QTableView>
 #include <QtTest>
 
@@ -182,6 +183,19 @@ class TestRetrievalPanel : public QObject {
     QVERIFY2(csv.startsWith("query,text,rank_a,rank_b,diff\n2,green bar,52,1,51\n"),
              qPrintable(csv));
     QVERIFY2(csv.contains("\n5,lost,,4,\n"), qPrintable(csv));
+    // The text column shows a row's distinguishing part, the full text on hover; the search and
+    // the CSV see the full text.
+    model.setRows({{0, "This image shows a red cube", 1, 1, QStringLiteral("…red cube")},
+                   {1, "This image shows a blue cube", 1, 2, QStringLiteral("…blue cube")}},
+                  "a", "b");
+    QCOMPARE(model.index(0, QueryListModel::TextColumn).data().toString(),
+             QStringLiteral("…red cube"));
+    QCOMPARE(model.index(0, QueryListModel::TextColumn).data(Qt::ToolTipRole).toString(),
+             QStringLiteral("This image shows a red cube"));
+    filter.setSearchText("image shows");
+    QCOMPARE(filter.rowCount(), 2);
+    filter.setSearchText("");
+    QVERIFY(filter.toCsv().contains("This image shows a blue cube"));
     model.setRows({{0, "with, comma \"q\"", 2, 1}}, "a", "b");
     QCOMPARE(filter.toCsv(),
              QString("query,text,rank_a,rank_b,diff\n0,\"with, comma \"\"q\"\"\",2,1,1\n"));
@@ -267,6 +281,15 @@ class TestRetrievalPanel : public QObject {
     // Image 8 is a near-twin (its captions are caption 3's stored neighbours); 9 and 10 are not.
     QVERIFY(view_rows[0].items[0].near_twin);
     QVERIFY(!view_rows[0].items[1].near_twin && !view_rows[0].items[2].near_twin);
+    // Each retrieved image's captions are marked where they differ from the query caption (3:
+    // "one square coloured green"); image 8's second caption "one bar coloured red" differs in
+    // "bar" and "red" only, one word apart: the line under the image names that one change.
+    const auto& twin = view_rows[0].items[0];
+    QVERIFY2(twin.tooltip.contains(QStringLiteral(">bar</b>")) &&
+                 twin.tooltip.contains(QStringLiteral(">red</b>")) &&
+                 !twin.tooltip.contains(QStringLiteral(">coloured</b>")),
+             qPrintable(twin.tooltip));
+    QCOMPARE(twin.differs, QStringLiteral("square coloured green → bar coloured red"));
     QCOMPARE(panel.view()->thumbnails()[0][0]->outline(),
              hnclip::gui::RetrievalView::kNearTwinColor);
     QVERIFY(!panel.lastError().isEmpty());  // why there are no scores
@@ -381,8 +404,10 @@ class TestRetrievalPanel : public QObject {
       QVERIFY(std::abs(row_b.items[i].score - expected[i].first) < 1e-5f);
       QVERIFY(row_b.items[i].image_path.endsWith(QString("img/%1.png").arg(expected[i].second)));
       QCOMPARE(row_b.items[i].ground_truth, expected[i].second == q / 2);
-      // Hovering a retrieved image shows its captions.
-      const QString tip = panel.view()->thumbnails()[1][i]->toolTip();
+      // Hovering a retrieved image shows its captions (rich text, marked where they differ from
+      // the query caption), one per line.
+      QString tip = panel.view()->thumbnails()[1][i]->toolTip();
+      tip.replace(QString("<br>"), QString("\n")).remove(QRegularExpression("<[^>]*>"));
       QVERIFY2(tip.contains(QString("on a dark ground number %1\n").arg(expected[i].second)),
                qPrintable(tip));
     }
