@@ -85,7 +85,7 @@ void GradientMassBars::styleRun(int64_t run_id, RunBars& r) {
     const int bucket = static_cast<int>(b);
     r.layers[b]->setPen(QPen(outline, kOutlineWidth));
     r.layers[b]->setBrush(hardness_bucket_color(bucket));
-    r.layers[b]->setName(QObject::tr("Ḡ %1").arg(hardness_bucket_name(bucket)));
+    r.layers[b]->setName(hardness_bucket_name(bucket));  // the y label names Ḡ
   }
 }
 

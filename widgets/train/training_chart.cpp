@@ -36,12 +36,13 @@ constexpr double kLinearMargin = 0.05;  // fraction of the value span added abov
 constexpr double kLogMargin = 1.5;      // factor below the smallest / above the largest value
 constexpr int kExportWidth = 800;       // export size when the chart is not on screen
 constexpr int kExportHeight = 500;
-constexpr int kMinChartWidth = 300;
+constexpr int kMinChartWidth = TrainingChart::kMinWidth;
 constexpr int kMinChartHeight = 220;
-constexpr int kLegendColumns = 3;   // legend items per row (recall: t2i on one, i2t on the next)
-constexpr double kUnitPad = 0.03;   // fraction charts: [0, 1] and a little room at the top
-constexpr double kEpochPad = 0.6;   // per-epoch bar charts: half a bar group beyond each end
-constexpr int kMessageAlpha = 200;  // empty-chart message: text colour, slightly muted
+constexpr int kLegendColumns = 3;        // recall: per run, t2i on one row, i2t on the next
+constexpr int kNarrowLegendColumns = 2;  // other charts stand half width: two items a row
+constexpr double kUnitPad = 0.03;        // fraction charts: [0, 1] and a little room at the top
+constexpr double kEpochPad = 0.6;        // per-epoch bar charts: half a bar group beyond each end
+constexpr int kMessageAlpha = 200;       // empty-chart message: text colour, slightly muted
 
 QString wallTimeText(double s) {
   if (!std::isfinite(s)) return QStringLiteral("–");
@@ -97,6 +98,7 @@ void TrainingChart::buildFrame(const QFont& font) {
   auto* header = new QHBoxLayout;
   auto* title = new QLabel(QStringLiteral("<b>%1</b>").arg(tr(spec_->title)), this);
   if (*spec_->tooltip) title->setToolTip(tr(spec_->tooltip));
+  title->setWordWrap(true);  // a long title wraps instead of widening a half-width column
   header->addWidget(title, 1);
 
   followButton_ = new QToolButton(this);
@@ -162,6 +164,7 @@ void TrainingChart::buildFrame(const QFont& font) {
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     plot->xAxis->setTicker(ticker);
     bars_ = std::make_unique<GradientMassBars>(plot, label_);
+    plot->legend->setIconSize(10, 10);  // five bucket swatches must fit a half-width chart
   }
   if (spec_->threshold > 0) {
     thresholdLine_ = new QCPItemStraightLine(plot);
@@ -301,7 +304,7 @@ void TrainingChart::rebuildLegend() {
       if (items.empty()) continue;
       const int columns = spec_->series.size() > static_cast<size_t>(kLegendColumns)
                               ? kLegendColumns
-                              : static_cast<int>(items.size());
+                              : std::min(kNarrowLegendColumns, static_cast<int>(items.size()));
       for (size_t k = 0; k < items.size(); ++k) {
         legend->addElement(row + static_cast<int>(k) / columns, static_cast<int>(k) % columns,
                            new QCPPlottableLegendItem(legend, items[k]));
@@ -436,7 +439,9 @@ void TrainingChart::applyAutoRange() {
   } else if (data_->per_epoch) {
     plot_->xAxis->setRange(b.key_min - kEpochPad, b.key_max + kEpochPad);
   } else {
-    const double kPad = b.key_max > b.key_min ? 0 : 1;
+    // Per-epoch markers (fraction charts) would be cut in half at the ends without a margin.
+    const double span = b.key_max - b.key_min;
+    const double kPad = span > 0 ? (spec_->unitRange ? span * kLinearMargin : 0) : 1;
     plot_->xAxis->setRange(b.key_min - kPad, b.key_max + kPad);
   }
   if (b.any && spec_->unitRange && !log_) {

@@ -44,6 +44,7 @@ class TrainingChart : public QWidget {
   // markers of values that were 0 and are drawn at kZeroClamp (gradient norms only).
   enum class GraphRole { Raw, Smoothed, ZeroMarks };
   using LabelFn = std::function<QString(int64_t run_id)>;
+  static constexpr int kMinWidth = 300;  // px of the plot; the panel's two columns need two
 
   // `index` is a TrainingCurves::ChartIndex; `label` names a run in legends and tooltips; `font`
   // is the base of the plot's fonts.

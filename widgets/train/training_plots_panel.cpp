@@ -20,8 +20,9 @@ namespace hnclip::gui {
 namespace {
 constexpr int kSliderSteps = 100;  // smoothing slider resolution (0.00 … 0.99)
 constexpr double kMaxSmoothing = 0.99;
-constexpr int kTwoColumnWidth = 760;  // narrower than this, the charts stand in one column
 constexpr int kGridSpacing = 6;
+// Narrower than two minimum-width charts side by side, the charts stand in one column.
+constexpr int kTwoColumnWidth = 2 * TrainingChart::kMinWidth + kGridSpacing;
 
 // The order the charts are laid out in (TrainingCurves::ChartIndex): saturation first — the loss
 // against its "solved" line, the solved fractions, where the gradient goes (plain beside
