@@ -31,7 +31,6 @@ QPalette dark_palette() {
   p.setColor(QPalette::HighlightedText, Qt::black);
   p.setColor(QPalette::Link, QColor(255, 140, 120));
   p.setColor(QPalette::Mid, QColor(80, 80, 84));
-  p.setColor(QPalette::PlaceholderText, QColor(150, 150, 150));  // else the light palette's grey
   for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
     p.setColor(QPalette::Disabled, role, disabled);
   return p;
