@@ -7,7 +7,9 @@ namespace hnclip {
 
 RunRecorder::RunRecorder(RunStore& store, int64_t run_id, std::size_t batch_rows,
                          std::chrono::milliseconds max_delay)
-    : store_(store), run_id_(run_id), batch_rows_(batch_rows == 0 ? 1 : batch_rows),
+    : store_(store),
+      run_id_(run_id),
+      batch_rows_(batch_rows == 0 ? 1 : batch_rows),
       max_delay_(max_delay) {
   buffer_.reserve(batch_rows_);
 }
@@ -16,8 +18,7 @@ RunRecorder::~RunRecorder() {
   try {
     flush();
   } catch (const std::exception& e) {
-    std::cerr << "hnclip: run " << run_id_ << ": last step metrics not saved: " << e.what()
-              << "\n";
+    std::cerr << "hnclip: run " << run_id_ << ": last step metrics not saved: " << e.what() << "\n";
   }
 }
 
@@ -43,7 +44,7 @@ void RunRecorder::on_probe(const ProbeEvent& e) {
   // Probes are rare (every K steps): they wait for the next flush of step metrics.
   probe_buffer_.push_back(ProbeRow{e.step, e.epoch, e.loss_standard, e.loss_boosted,
                                    e.grad_norm_standard, e.grad_norm_boosted, e.grad_ratio,
-                                   e.grad_cosine});
+                                   e.grad_cosine, e.mass_share_plain, e.mass_share_boosted});
 }
 
 void RunRecorder::on_gbar_snapshot(const GbarSnapshotEvent& e) {

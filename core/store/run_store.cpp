@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <system_error>
 
 #include "store/column.h"
@@ -457,11 +458,32 @@ void RunStore::append_probes(int64_t run, const std::vector<ProbeRow>& rows) {
   if (rows.empty()) return;
   const std::string op =
       "append " + std::to_string(rows.size()) + " gradient probes to run " + std::to_string(run);
+  for (const auto& r : rows) {
+    if (r.mass_share_plain.size() != r.mass_share_boosted.size()) {
+      throw StoreError(path_ + ": " + op + ": step " + std::to_string(r.step) + " has " +
+                       std::to_string(r.mass_share_plain.size()) + " plain but " +
+                       std::to_string(r.mass_share_boosted.size()) +
+                       " boosted gradient-mass shares");
+    }
+  }
   Transaction tx(db_, path_, op);
   Statement st(db_, path_, insert_sql("INSERT INTO probes", {"run_id"}, kProbeColumns).c_str(), op);
+  Statement mass(db_, path_,
+                 "INSERT INTO probe_gradient_mass (run_id, step, bucket, share_plain, "
+                 "share_boosted) VALUES (?1, ?2, ?3, ?4, ?5)",
+                 op);
   for (const auto& r : rows) {
     bind_row(st.bind_int64(1, run), 2, kProbeColumns, r).run();
     st.reset();
+    for (size_t b = 0; b < r.mass_share_plain.size(); ++b) {
+      mass.bind_int64(1, run)
+          .bind_int64(2, r.step)
+          .bind_int64(3, static_cast<int64_t>(b))
+          .bind_double(4, r.mass_share_plain[b])
+          .bind_double(5, r.mass_share_boosted[b])
+          .run();
+      mass.reset();
+    }
   }
   tx.commit();
 }
@@ -475,6 +497,26 @@ std::vector<ProbeRow> RunStore::probes(int64_t run) const {
   st.bind_int64(1, run);
   std::vector<ProbeRow> rows;
   while (st.step()) rows.push_back(read_row(st, kProbeColumns));
+  // Both queries are ordered by step: one pass joins the shares to their probes.
+  Statement mass(db_, path_,
+                 "SELECT step, bucket, share_plain, share_boosted FROM probe_gradient_mass "
+                 "WHERE run_id = ?1 ORDER BY step, bucket",
+                 "read gradient-mass shares of run " + std::to_string(run));
+  mass.bind_int64(1, run);
+  auto row = rows.begin();
+  while (mass.step()) {
+    const int64_t step = mass.column_int64(0);
+    while (row != rows.end() && row->step < step) ++row;
+    if (row == rows.end()) break;  // cannot happen: each share row references its probe
+    if (row->step != step) continue;
+    const auto bucket = static_cast<size_t>(mass.column_int64(1));
+    if (row->mass_share_plain.size() <= bucket) {
+      row->mass_share_plain.resize(bucket + 1, std::numeric_limits<double>::quiet_NaN());
+      row->mass_share_boosted.resize(bucket + 1, std::numeric_limits<double>::quiet_NaN());
+    }
+    row->mass_share_plain[bucket] = mass.column_double(2);
+    row->mass_share_boosted[bucket] = mass.column_double(3);
+  }
   return rows;
 }
 

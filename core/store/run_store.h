@@ -76,6 +76,10 @@ struct ProbeRow {
   double grad_norm_boosted = 0;
   double grad_ratio = 0;   // may be +inf
   double grad_cosine = 0;  // may be NaN (stored as NULL)
+  // Shares of the negatives' gradient mass per Ḡ bucket (train/train_events.h ProbeEvent; schema
+  // v6, table probe_gradient_mass): both empty (not recorded) or both of one length.
+  std::vector<double> mass_share_plain;
+  std::vector<double> mass_share_boosted;
 };
 
 struct GbarSnapshotRow {
@@ -158,8 +162,9 @@ class RunStore {
   // runs does not read their step rows. Steps without a recorded loss are not counted.
   std::vector<EpochLossCount> step_loss_counts(int64_t run, double threshold) const;
 
-  // Gradient probes, appended in one transaction per call; a step already stored refuses the
-  // whole call, like append_step_metrics.
+  // Gradient probes (with their gradient-mass shares), appended in one transaction per call; a
+  // step already stored refuses the whole call, like append_step_metrics, and so do share lists
+  // of different lengths (before anything is written).
   void append_probes(int64_t run, const std::vector<ProbeRow>& rows);
   std::vector<ProbeRow> probes(int64_t run) const;  // ordered by step
   void delete_probes_after(int64_t run, int64_t step);

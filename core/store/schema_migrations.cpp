@@ -165,6 +165,22 @@ ALTER TABLE runs ADD COLUMN tags TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN data_summary_json TEXT NOT NULL DEFAULT '{}';
 )sql";
 
+// Version 6: where each probe's gradient goes (issue 14): per Ḡ hardness bucket (0 = <0.5 …
+// 4 = >=0.9, eval/caption_geometry.h) the share of the negatives' softmax mass under the plain
+// and the boosted logits. Rows hang off their probe, so deleting probes (a resume, a deleted run)
+// deletes them too. Probes written before version 6 simply have no rows here.
+constexpr const char* kV6ProbeGradientMass = R"sql(
+CREATE TABLE probe_gradient_mass (
+  run_id INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  bucket INTEGER NOT NULL,
+  share_plain REAL,
+  share_boosted REAL,
+  PRIMARY KEY (run_id, step, bucket),
+  FOREIGN KEY (run_id, step) REFERENCES probes(run_id, step) ON DELETE CASCADE
+) WITHOUT ROWID;
+)sql";
+
 }  // namespace
 
 const std::vector<MigrationStep>& schema_migrations() {
@@ -176,6 +192,7 @@ const std::vector<MigrationStep>& schema_migrations() {
       {4, "add caption_stats, caption_neighbors and near_duplicate_pairs (caption geometry)",
        kV4CaptionGeometry},
       {5, "add runs.tags and runs.data_summary_json", kV5RunTagsAndDataSummary},
+      {6, "add the probe_gradient_mass table", kV6ProbeGradientMass},
   };
   return steps;
 }

@@ -2,8 +2,12 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+
+#include "eval/caption_geometry.h"
 
 namespace hnclip {
 
@@ -12,7 +16,51 @@ std::vector<at::Tensor> gradients(const at::Tensor& loss, const std::vector<at::
   return torch::autograd::grad({loss}, params, /*grad_outputs=*/{}, /*retain_graph=*/true,
                                /*create_graph=*/false, /*allow_unused=*/true);
 }
+
+// Pools Σ p_j per hardness bucket over the rows of both directions' logits (double, [B, B]).
+std::vector<double> mass_shares(const at::Tensor& logits_i2t, const at::Tensor& logits_t2i,
+                                const std::vector<int>& bucket_of) {
+  std::array<double, kGeometryBuckets> mass{};
+  const int64_t n = logits_i2t.size(0);
+  for (const auto* logits : {&logits_i2t, &logits_t2i}) {
+    const auto p = torch::softmax(*logits, 1).contiguous();
+    const double* row = p.data_ptr<double>();
+    for (int64_t r = 0; r < n; ++r, row += n) {
+      for (int64_t j = 0; j < n; ++j) {
+        if (j != r) mass[static_cast<size_t>(bucket_of[static_cast<size_t>(r * n + j)])] += row[j];
+      }
+    }
+  }
+  double total = 0;
+  for (const double m : mass) total += m;
+  std::vector<double> shares(mass.begin(), mass.end());
+  for (double& s : shares) s = total > 0 ? s / total : std::numeric_limits<double>::quiet_NaN();
+  return shares;
+}
 }  // namespace
+
+GradientMassShares negative_gradient_mass(const at::Tensor& sim, const at::Tensor& gbar,
+                                          const at::Tensor& scale, double gamma) {
+  if (sim.dim() != 2 || sim.size(0) != sim.size(1) || sim.size(0) < 2 ||
+      gbar.sizes() != sim.sizes()) {
+    throw std::invalid_argument("negative_gradient_mass: S and Ḡ must both be [B, B], B >= 2");
+  }
+  torch::NoGradGuard no_grad;
+  const auto s = sim.detach().to(torch::kCPU, torch::kDouble);
+  const auto g = gbar.detach().to(torch::kCPU, torch::kDouble).contiguous();
+  const double sc = scale.detach().to(torch::kCPU, torch::kDouble).item<double>();
+  // Ḡ is symmetric, so one bucket per (row, column) serves both directions.
+  const int64_t n = g.size(0);
+  std::vector<int> bucket_of(static_cast<size_t>(n * n));
+  const double* gv = g.data_ptr<double>();
+  for (int64_t k = 0; k < n * n; ++k) bucket_of[static_cast<size_t>(k)] = geometry_bucket(gv[k]);
+  GradientMassShares out;
+  out.plain = mass_shares(sc * s, sc * s.t(), bucket_of);
+  out.boosted = gamma == 0.0
+                    ? out.plain
+                    : mass_shares(sc * (s + gamma * g), sc * (s.t() + gamma * g), bucket_of);
+  return out;
+}
 
 ProbeValues probe_gradients(const at::Tensor& loss_standard, const at::Tensor& loss_boosted,
                             const std::vector<at::Tensor>& parameters) {

@@ -11,28 +11,33 @@
 namespace hnclip {
 
 struct StepEvent {
-  int64_t step = 0;             // optimiser steps done so far in the run (1-based after a step)
-  int epoch = 0;                // 1-based epoch the step belongs to
+  int64_t step = 0;  // optimiser steps done so far in the run (1-based after a step)
+  int epoch = 0;     // 1-based epoch the step belongs to
   int64_t steps_per_epoch = 0;
   int64_t total_steps = 0;
-  double wall_time_s = 0;       // seconds of training since the run started (pauses excluded)
-  double loss = 0;              // the loss that was optimised (boosted when γ > 0)
-  double loss_standard = 0;     // plain InfoNCE on the same logits (no extra pass)
+  double wall_time_s = 0;    // seconds of training since the run started (pauses excluded)
+  double loss = 0;           // the loss that was optimised (boosted when γ > 0)
+  double loss_standard = 0;  // plain InfoNCE on the same logits (no extra pass)
   double lr = 0;
-  double logit_scale = 0;       // s = exp(logit_scale), after clamping
-  double grad_norm = 0;         // full-parameter L2 norm before clipping
+  double logit_scale = 0;  // s = exp(logit_scale), after clamping
+  double grad_norm = 0;    // full-parameter L2 norm before clipping
 };
 
 // One gradient probe (every --probe-every optimiser steps; see train/gradient_probe.h).
 struct ProbeEvent {
-  int64_t step = 0;               // the optimiser step whose batch was probed (before its update)
+  int64_t step = 0;  // the optimiser step whose batch was probed (before its update)
   int epoch = 0;
   double loss_standard = 0;
   double loss_boosted = 0;
   double grad_norm_standard = 0;
   double grad_norm_boosted = 0;
-  double grad_ratio = 0;          // boosted / standard; inf when the standard gradient is 0
-  double grad_cosine = 0;         // NaN when either gradient is exactly 0
+  double grad_ratio = 0;   // boosted / standard; inf when the standard gradient is 0
+  double grad_cosine = 0;  // NaN when either gradient is exactly 0
+  // Where the gradient goes (train/gradient_probe.h negative_gradient_mass): per Ḡ hardness
+  // bucket (<0.5, 0.5-0.7, 0.7-0.8, 0.8-0.9, >=0.9) the share of the negatives' softmax mass
+  // Σ p_j, both directions pooled, under the plain and the boosted logits. Empty: not recorded.
+  std::vector<double> mass_share_plain;
+  std::vector<double> mass_share_boosted;
 };
 
 // Ḡ of one fixed training batch (the same caption ids every epoch), from the text encoder Ḡ is
@@ -47,7 +52,7 @@ struct GbarSnapshotEvent {
 };
 
 struct EvalEvent {
-  int epoch = 0;                // 0 = the starting point, before any step
+  int epoch = 0;  // 0 = the starting point, before any step
   int64_t step = 0;
   std::string split;
   RetrievalResult t2i;

@@ -188,6 +188,7 @@ struct Trainer::StepLoss {
   torch::Tensor boosted;   // the HN-CLIP term alone
   torch::Tensor standard;  // plain InfoNCE on the same features
   torch::Tensor image, text, scale;
+  torch::Tensor text_for_g;  // the features Ḡ is built from (live text, or frozen features)
 };
 
 TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop) {
@@ -362,6 +363,7 @@ Trainer::StepLoss Trainer::step_loss(State& st, const Batch& batch) {
     text_for_g = st.frozen_text.index_select(
         0, torch::tensor(batch.request.captions, torch::kLong).to(device_));
   }
+  sl.text_for_g = text_for_g;
   auto out = hn_contrastive_loss(sl.image, sl.text, sl.scale, config_.loss_gamma, text_for_g);
   sl.boosted = out.loss;
   sl.standard = out.loss_standard;
@@ -381,6 +383,10 @@ void Trainer::probe(State& st, const StepLoss& sl, int epoch) {
   const auto standard = info_nce_loss(sl.image, sl.text, sl.scale);
   const auto pv =
       probe_gradients(standard, config_.loss_gamma == 0.0 ? standard : sl.boosted, st.trainable);
+  // Where the gradient goes: softmax masses of this batch's logits (forward values only, no
+  // backward). Ḡ is formed even for γ = 0, where it only sorts the negatives into buckets.
+  auto mass = negative_gradient_mass(torch::matmul(sl.image.detach(), sl.text.detach().t()),
+                                     caption_margins(sl.text_for_g), sl.scale, config_.loss_gamma);
   const ProbeEvent ev{st.step,
                       epoch,
                       pv.loss_standard,
@@ -388,7 +394,9 @@ void Trainer::probe(State& st, const StepLoss& sl, int epoch) {
                       pv.grad_norm_standard,
                       pv.grad_norm_boosted,
                       pv.grad_ratio,
-                      pv.grad_cosine};
+                      pv.grad_cosine,
+                      std::move(mass.plain),
+                      std::move(mass.boosted)};
   for (auto* o : observers_) o->on_probe(ev);
   st.result.probe_seconds += std::chrono::duration<double>(Clock::now() - probe_start).count();
 }

@@ -97,6 +97,15 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
     EXPECT_TRUE(p["probes"][0].contains(key)) << key;
   }
   EXPECT_EQ(p["probes"][0]["step"], 5);
+  // Where the gradient goes: five Ḡ buckets, shares of each kind summing to 1.
+  const auto& mass = p["probes"][0]["gradient_mass"];
+  ASSERT_EQ(mass["buckets"].size(), 5u);
+  for (const char* kind : {"plain", "boosted"}) {
+    ASSERT_EQ(mass[kind].size(), 5u) << kind;
+    double sum = 0;
+    for (const auto& share : mass[kind]) sum += share.get<double>();
+    EXPECT_NEAR(sum, 1.0, 1e-9) << kind;
+  }
   ASSERT_EQ(p["epochs"].size(), 2u);
   for (const char* key : {"epoch", "solved_fraction", "zero_grad_fraction", "median_grad_norm_standard",
                           "median_grad_norm_boosted", "median_grad_ratio", "median_grad_cosine"}) {

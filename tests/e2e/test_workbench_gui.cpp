@@ -53,7 +53,10 @@ TEST(WorkbenchGui, StartsARunFromTheWindowAndShowsTheFirstEpoch) {
   for (const auto& e : store.epoch_evals(runs[0].id)) epoch1 |= e.epoch == 1;
   EXPECT_TRUE(epoch1) << "the first epoch was not evaluated before quitting";
   EXPECT_FALSE(store.step_metrics(runs[0].id).empty());
-  EXPECT_FALSE(store.probes(runs[0].id).empty());
+  const auto probes = store.probes(runs[0].id);
+  ASSERT_FALSE(probes.empty());
+  EXPECT_EQ(probes[0].mass_share_plain.size(), 5u);  // where the gradient goes, per Ḡ bucket
+  EXPECT_EQ(probes[0].mass_share_boosted.size(), 5u);
 
   std::ifstream latency(out / "latency.json");
   ASSERT_TRUE(latency) << "no latency report";

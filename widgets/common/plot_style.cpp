@@ -1,5 +1,6 @@
 #include "widgets/common/plot_style.h"
 
+#include <QAbstractButton>
 #include <QFont>
 #include <QPalette>
 
@@ -31,6 +32,16 @@ void apply_plot_palette(QCustomPlot* plot, const QPalette& pal) {
   plot->legend->setBrush(legend);
   plot->legend->setBorderPen(QPen(grid));
   plot->legend->setTextColor(pal.color(QPalette::Text));
+}
+
+void apply_toggle_palette(QAbstractButton* button, const QPalette& pal) {
+  QColor border = pal.color(QPalette::WindowText);
+  border.setAlpha(90);
+  button->setStyleSheet(
+      QStringLiteral("QToolButton { border: 1px solid %1; border-radius: 3px; padding: 1px 5px; }"
+                     "QToolButton:checked { background-color: %2; color: %3; }")
+          .arg(border.name(QColor::HexArgb), pal.color(QPalette::Highlight).name(),
+               pal.color(QPalette::HighlightedText).name()));
 }
 
 void apply_plot_fonts(QCustomPlot* plot, const QFont& base) {

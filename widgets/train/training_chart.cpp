@@ -13,9 +13,14 @@
 #include <QVBoxLayout>
 
 #include "qcustomplot.h"
+#include "train/probe_summary.h"
+#include "widgets/common/hardness_buckets.h"
 #include "widgets/common/plot_export.h"
 #include "widgets/common/plot_style.h"
 #include "widgets/common/run_colors.h"
+#include "widgets/train/chart_wheel_router.h"
+#include "widgets/train/gradient_mass_bars.h"
+#include "widgets/train/training_chart_look.h"
 
 namespace hnclip::gui {
 namespace {
@@ -31,8 +36,13 @@ constexpr double kLinearMargin = 0.05;  // fraction of the value span added abov
 constexpr double kLogMargin = 1.5;      // factor below the smallest / above the largest value
 constexpr int kExportWidth = 800;       // export size when the chart is not on screen
 constexpr int kExportHeight = 500;
-constexpr int kMinChartWidth = 300;
-constexpr int kMinChartHeight = 200;
+constexpr int kMinChartWidth = TrainingChart::kMinWidth;
+constexpr int kMinChartHeight = 220;
+constexpr int kLegendColumns = 3;        // recall: per run, t2i on one row, i2t on the next
+constexpr int kNarrowLegendColumns = 2;  // other charts stand half width: two items a row
+constexpr double kUnitPad = 0.03;        // fraction charts: [0, 1] and a little room at the top
+constexpr double kEpochPad = 0.6;        // per-epoch bar charts: half a bar group beyond each end
+constexpr int kMessageAlpha = 200;       // empty-chart message: text colour, slightly muted
 
 QString wallTimeText(double s) {
   if (!std::isfinite(s)) return QStringLiteral("–");
@@ -60,20 +70,6 @@ void set_points(QCPGraph* graph, const std::vector<CurvePoint>& points) {
 }
 }  // namespace
 
-// How a chart looks; what it holds is TrainingCurves::charts(), index for index.
-struct TrainingChart::SeriesSpec {
-  const char* label;  // legend suffix
-  Qt::PenStyle style;
-  QCPScatterStyle::ScatterShape shape;
-};
-
-struct TrainingChart::ChartSpec {
-  const char* title;
-  const char* yLabel;
-  bool logDefault;
-  std::vector<SeriesSpec> series;
-};
-
 struct TrainingChart::SeriesGraphs {
   QCPGraph* raw = nullptr;
   QCPGraph* smoothed = nullptr;
@@ -81,50 +77,12 @@ struct TrainingChart::SeriesGraphs {
   uint64_t revision = 0;  // the model series' revision these graphs mirror
 };
 
-const std::vector<TrainingChart::ChartSpec>& TrainingChart::specs() {
-  using SS = QCPScatterStyle;
-  static const std::vector<ChartSpec> kSpecs = {
-      {"Training loss",
-       "loss (nats)",
-       false,
-       {{"boosted", Qt::SolidLine, SS::ssNone}, {"standard", Qt::DashLine, SS::ssNone}}},
-      {"Gradient norm (probes)",
-       "‖∇θ‖₂ (zero → 1e-10, ⊗)",
-       true,
-       {{"boosted", Qt::SolidLine, SS::ssNone}, {"standard", Qt::DashLine, SS::ssNone}}},
-      {"Gradient ratio boosted / standard",
-       "ratio (×)",
-       true,
-       {{"ratio", Qt::SolidLine, SS::ssNone}}},
-      {"Gradient cosine standard vs boosted",
-       "cosine",
-       false,
-       {{"cosine", Qt::SolidLine, SS::ssNone}}},
-      {"Solved batches and zero gradients per epoch",
-       "fraction of probes",
-       false,
-       {{"solved (loss < 1e-3)", Qt::SolidLine, SS::ssDisc},
-        {"zero gradient", Qt::DashLine, SS::ssSquare}}},
-      {"Learning rate", "learning rate", false, {{"lr", Qt::SolidLine, SS::ssNone}}},
-      {"Recall per epoch (t2i solid, i2t dashed)",
-       "recall (%)",
-       false,
-       {{"t2i R@1", Qt::SolidLine, SS::ssDisc},
-        {"t2i R@5", Qt::SolidLine, SS::ssSquare},
-        {"t2i R@10", Qt::SolidLine, SS::ssTriangle},
-        {"i2t R@1", Qt::DashLine, SS::ssCircle},
-        {"i2t R@5", Qt::DashLine, SS::ssDiamond},
-        {"i2t R@10", Qt::DashLine, SS::ssTriangleInverted}}},
-  };
-  return kSpecs;
-}
-
 TrainingChart::TrainingChart(const TrainingCurves& curves, int index, LabelFn label,
                              const QFont& font, QWidget* parent)
     : QWidget(parent),
       curves_(curves),
       index_(index),
-      spec_(&specs()[static_cast<size_t>(index)]),
+      spec_(&training_chart_looks()[static_cast<size_t>(index)]),
       data_(&TrainingCurves::charts()[static_cast<size_t>(index)]),
       label_(std::move(label)),
       log_(spec_->logDefault) {
@@ -139,13 +97,32 @@ void TrainingChart::buildFrame(const QFont& font) {
   v->setSpacing(1);
   auto* header = new QHBoxLayout;
   auto* title = new QLabel(QStringLiteral("<b>%1</b>").arg(tr(spec_->title)), this);
+  if (*spec_->tooltip) title->setToolTip(tr(spec_->tooltip));
+  title->setWordWrap(true);  // a long title wraps instead of widening a half-width column
   header->addWidget(title, 1);
+
+  followButton_ = new QToolButton(this);
+  followButton_->setText(tr("Follow"));
+  followButton_->setCheckable(true);
+  followButton_->setChecked(true);
+  followButton_->setToolTip(
+      tr("Follow the data (auto-range). A zoom or pan stops following; click here, double-click "
+         "the chart or press F on it to follow again."));
+  connect(followButton_, &QToolButton::toggled, this, [this](bool on) {
+    if (on) {
+      resetView();
+    } else {
+      setUserView(true);
+    }
+  });
+  header->addWidget(followButton_);
 
   logButton_ = new QToolButton(this);
   logButton_->setText(tr("log"));
   logButton_->setCheckable(true);
   logButton_->setChecked(log_);
   logButton_->setToolTip(tr("Logarithmic y axis"));
+  logButton_->setVisible(!spec_->bars);  // shares of a whole stack: linear only
   connect(logButton_, &QToolButton::toggled, this, &TrainingChart::logToggled);
   header->addWidget(logButton_);
 
@@ -165,29 +142,52 @@ void TrainingChart::buildFrame(const QFont& font) {
   plot_ = plot;
   plot->setMinimumSize(kMinChartWidth, kMinChartHeight);
   plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  new ChartWheelRouter(plot, [this] { resetView(); });  // wheel: the page's; Ctrl+wheel: zoom
   plot->setNoAntialiasingOnDrag(true);
   plot->setPlottingHint(QCP::phFastPolylines,
-                        true);  // solid wide pens (the EMA) without the stroker
-  plot->xAxis->setLabel(tr("step"));
+                        true);               // solid wide pens (the EMA) without the stroker
+  plot->setAutoAddPlottableToLegend(false);  // rebuildLegend() lays the legend out by run
+  plot->xAxis->setLabel(data_->per_epoch ? tr("epoch") : tr("step"));
   plot->yAxis->setLabel(tr(spec_->yLabel));
   apply_plot_fonts(plot, font);
-  plot->legend->setVisible(false);  // shown once the chart has a run (applyAutoRange)
+  // The legend sits below the axis rect, so it never covers a curve.
+  plot->legend->setVisible(false);  // shown once the chart has a run (rebuildLegend)
   plot->legend->setIconSize(24, 10);
-  if (spec_->series.size() > 2) {
-    // Six series per run would cover the curves: this (full-width) chart lists them on its right.
-    plot->axisRect()->insetLayout()->take(plot->legend);
-    plot->plotLayout()->addElement(0, 1, plot->legend);
-    plot->plotLayout()->setColumnStretchFactor(1, 0.001);
-    plot->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
-    plot->legend->setWrap(0);
-  } else {
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  plot->axisRect()->insetLayout()->take(plot->legend);
+  plot->plotLayout()->addElement(1, 0, plot->legend);
+  plot->plotLayout()->setRowStretchFactor(1, 0.001);
+  plot->plotLayout()->setRowSpacing(0);
+  plot->legend->setMargins(QMargins(4, 1, 4, 1));
+  if (data_->per_epoch) {
+    QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+    ticker->setTickStep(1);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    plot->xAxis->setTicker(ticker);
+    bars_ = std::make_unique<GradientMassBars>(plot, label_);
+    plot->legend->setIconSize(10, 10);  // five bucket swatches must fit a half-width chart
   }
+  if (spec_->threshold > 0) {
+    thresholdLine_ = new QCPItemStraightLine(plot);
+    thresholdLine_->point1->setCoords(0, spec_->threshold);
+    thresholdLine_->point2->setCoords(1, spec_->threshold);
+    thresholdText_ = new QCPItemText(plot);
+    thresholdText_->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    thresholdText_->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    thresholdText_->position->setCoords(0.01, spec_->threshold);
+    thresholdText_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    thresholdText_->setText(tr("solved < %1").arg(spec_->threshold));
+    thresholdText_->setFont(plot->xAxis->tickLabelFont());
+  }
+  emptyText_ = new QCPItemText(plot);
+  emptyText_->position->setType(QCPItemPosition::ptAxisRectRatio);
+  emptyText_->position->setCoords(0.5, 0.5);
+  emptyText_->setPositionAlignment(Qt::AlignCenter);
+  emptyText_->setText(tr("No data yet: press Start (Ctrl+R) or select a run"));
   applyScale();
 
   // Any range change we did not make ourselves is the user's zoom or pan.
   auto userMoved = [this](const QCPRange&) {
-    if (!settingRange_) userView_ = true;
+    if (!settingRange_) setUserView(true);
   };
   connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, userMoved);
   connect(plot->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, userMoved);
@@ -220,10 +220,18 @@ QCPGraph* TrainingChart::graph(int64_t run_id, const QString& series, GraphRole 
   return nullptr;
 }
 
+QCPBars* TrainingChart::bars(int64_t run_id, int bucket) const {
+  return bars_ ? bars_->bars(run_id, bucket) : nullptr;
+}
+
+QString TrainingChart::emptyMessage() const {
+  return emptyText_ && emptyText_->visible() ? emptyText_->text() : QString();
+}
+
 // ---------------------------------------------------------------- graphs
 
 void TrainingChart::styleSeries(int64_t run_id, int series, SeriesGraphs& s) {
-  const SeriesSpec& spec = spec_->series[static_cast<size_t>(series)];
+  const TrainingSeriesLook& spec = spec_->series[static_cast<size_t>(series)];
   const QColor color = run_color(run_id);
   const QString name = QStringLiteral("%1 · %2").arg(label_(run_id), tr(spec.label));
   if (s.smoothed) {
@@ -254,12 +262,57 @@ void TrainingChart::styleSeries(int64_t run_id, int series, SeriesGraphs& s) {
 }
 
 bool TrainingChart::restyleRun(int64_t run_id) {
+  if (bars_) {
+    const auto ids = bars_->runs();
+    if (std::find(ids.begin(), ids.end(), run_id) == ids.end()) return false;
+    bars_->restyle();
+    rebuildLegend();
+    return true;
+  }
   const auto it = runs_.find(run_id);
   if (it == runs_.end()) return false;
   for (size_t i = 0; i < it->second.size(); ++i) {
     if (it->second[i].raw) styleSeries(run_id, static_cast<int>(i), it->second[i]);
   }
+  rebuildLegend();
   return true;
+}
+
+// One legend row (or, for many series, a few rows) per run, runs in ascending id: the recall
+// chart's six series of a run stay together. Rebuilt whenever graphs appear, vanish or are
+// renamed; items copy the legend's colours and font when made.
+void TrainingChart::rebuildLegend() {
+  QCPLegend* legend = plot_->legend;
+  legend->clearItems();
+  legend->simplify();
+  if (bars_) {
+    // Buckets are coloured alike in every run: one row of bucket swatches, from the first run.
+    const auto ids = bars_->runs();
+    for (int b = 0; !ids.empty() && b < kHardnessBuckets; ++b) {
+      if (QCPBars* bars = bars_->bars(ids.front(), b))
+        legend->addElement(0, b, new QCPPlottableLegendItem(legend, bars));
+    }
+  } else {
+    int row = 0;
+    for (const auto& [id, list] : runs_) {
+      std::vector<QCPAbstractPlottable*> items;
+      for (const auto& s : list) {
+        if (!s.raw) continue;
+        items.push_back(s.smoothed ? s.smoothed : s.raw);
+        if (s.zeros) items.push_back(s.zeros);
+      }
+      if (items.empty()) continue;
+      const int columns = spec_->series.size() > static_cast<size_t>(kLegendColumns)
+                              ? kLegendColumns
+                              : std::min(kNarrowLegendColumns, static_cast<int>(items.size()));
+      for (size_t k = 0; k < items.size(); ++k) {
+        legend->addElement(row + static_cast<int>(k) / columns, static_cast<int>(k) % columns,
+                           new QCPPlottableLegendItem(legend, items[k]));
+      }
+      row += (static_cast<int>(items.size()) + columns - 1) / columns;
+    }
+  }
+  legend->setVisible(legend->itemCount() > 0 && legend->item(0) != nullptr);
 }
 
 // Brings one series' graphs up to its model series: new points are appended, a rewritten series
@@ -302,6 +355,15 @@ bool TrainingChart::mirror() {
   if (changes == seenChanges_) return false;
   seenChanges_ = changes;
   const auto& model = curves_.seriesOf(index_);
+  if (bars_) {
+    bars_->mirror(model);
+    rebuildLegend();
+    return true;
+  }
+  size_t graphsBefore = 0;
+  for (const auto& [id, list] : runs_) {
+    for (const auto& v : list) graphsBefore += (v.raw ? 1 : 0) + (v.zeros ? 1 : 0);
+  }
   for (auto it = runs_.begin(); it != runs_.end();) {  // runs the model dropped
     if (model.count(it->first)) {
       ++it;
@@ -321,6 +383,11 @@ bool TrainingChart::mirror() {
       if (list[i].present) mirrorSeries(run_id, static_cast<int>(i), list[i], views[i]);
     }
   }
+  size_t graphsAfter = 0;
+  for (const auto& [id, list] : runs_) {
+    for (const auto& v : list) graphsAfter += (v.raw ? 1 : 0) + (v.zeros ? 1 : 0);
+  }
+  if (graphsAfter != graphsBefore) rebuildLegend();
   return true;
 }
 
@@ -333,8 +400,16 @@ void TrainingChart::setLogScale(bool log) {
     logButton_->setChecked(log);
   }
   applyScale();
-  userView_ = false;  // the old view means nothing on the other scale
+  setUserView(false);  // the old view means nothing on the other scale
 }
+
+void TrainingChart::setUserView(bool user) {
+  userView_ = user;
+  const QSignalBlocker block(followButton_);
+  followButton_->setChecked(!user);
+}
+
+void TrainingChart::updateEmptyMessage() { emptyText_->setVisible(!curves_.bounds(index_).any); }
 
 void TrainingChart::applyScale() {
   QCPAxis* y = plot_->yAxis;
@@ -355,24 +430,36 @@ void TrainingChart::applyScale() {
 }
 
 void TrainingChart::applyAutoRange() {
-  // An empty legend would draw as a stray box on a chart with no runs yet.
-  plot_->legend->setVisible(plot_->graphCount() > 0);
   const CurveBounds& b = curves_.bounds(index_);
+  updateEmptyMessage();
   settingRange_ = true;
   if (!b.any) {
-    plot_->xAxis->setRange(0, 1);
+    plot_->xAxis->setRange(data_->per_epoch ? 0.5 : 0, data_->per_epoch ? 1.5 : 1);
     plot_->yAxis->setRange(log_ ? 1e-3 : 0, 1);
+  } else if (data_->per_epoch) {
+    plot_->xAxis->setRange(b.key_min - kEpochPad, b.key_max + kEpochPad);
   } else {
-    const double kPad = b.key_max > b.key_min ? 0 : 1;
+    // Per-epoch markers (fraction charts) would be cut in half at the ends without a margin.
+    const double span = b.key_max - b.key_min;
+    const double kPad = span > 0 ? (spec_->unitRange ? span * kLinearMargin : 0) : 1;
     plot_->xAxis->setRange(b.key_min - kPad, b.key_max + kPad);
-    if (log_) {
-      const double lo = std::isfinite(b.pos_min) ? b.pos_min : 1e-3;
-      const double hi = std::max(b.val_max, lo);
-      plot_->yAxis->setRange(lo / kLogMargin, hi * kLogMargin);
+  }
+  if (b.any && spec_->unitRange && !log_) {
+    plot_->yAxis->setRange(0, 1 + kUnitPad);
+  } else if (b.any && log_) {
+    double lo = std::isfinite(b.pos_min) ? b.pos_min : 1e-3;
+    double hi = std::max(b.val_max, lo);
+    if (spec_->threshold > 0) {  // the "solved" line stays in sight: how far the loss has to go
+      lo = std::min(lo, spec_->threshold);
+      hi = std::max(hi, spec_->threshold);
+    }
+    plot_->yAxis->setRange(lo / kLogMargin, hi * kLogMargin);
+  } else if (b.any) {
+    const double span = b.val_max - b.val_min;
+    if (span == 0 && b.val_max == 0) {
+      plot_->yAxis->setRange(0, 1);  // all zero: a readable axis, not ±1e-12
     } else {
-      const double span = b.val_max - b.val_min;
-      const double pad =
-          span > 0 ? span * kLinearMargin : std::max(std::abs(b.val_max) * 0.1, 1e-12);
+      const double pad = span > 0 ? span * kLinearMargin : std::abs(b.val_max) * 0.1;
       plot_->yAxis->setRange(b.val_min - pad, b.val_max + pad);
     }
   }
@@ -380,23 +467,47 @@ void TrainingChart::applyAutoRange() {
 }
 
 void TrainingChart::resetView() {
-  userView_ = false;
+  setUserView(false);
   applyAutoRange();
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TrainingChart::replot(bool immediate) {
   if (!userView_) applyAutoRange();
+  updateEmptyMessage();
   plot_->replot(immediate ? QCustomPlot::rpImmediateRefresh : QCustomPlot::rpQueuedReplot);
 }
 
-void TrainingChart::applyPalette(const QPalette& palette) { apply_plot_palette(plot_, palette); }
+void TrainingChart::applyPalette(const QPalette& palette) {
+  apply_plot_palette(plot_, palette);
+  apply_toggle_palette(logButton_, palette);
+  apply_toggle_palette(followButton_, palette);
+  QColor message = palette.color(QPalette::WindowText);
+  message.setAlpha(kMessageAlpha);
+  emptyText_->setColor(message);
+  if (thresholdLine_) {
+    QColor line = palette.color(QPalette::WindowText);
+    line.setAlpha(150);
+    thresholdLine_->setPen(QPen(line, kPenWidth, Qt::DotLine));
+    thresholdText_->setColor(line);
+  }
+  rebuildLegend();  // legend items copy the legend's text colour when made
+}
 
 // ---------------------------------------------------------------- tooltip
 
 void TrainingChart::showTooltip(const QPointF& pos) {
   QCustomPlot* p = plot_;
   const double key = p->xAxis->pixelToCoord(pos.x());
+  if (bars_) {
+    const QString text = bars_->tooltip(key);
+    if (text.isEmpty()) {
+      QToolTip::hideText();
+    } else {
+      QToolTip::showText(p->mapToGlobal(pos.toPoint()), text, p);
+    }
+    return;
+  }
   double best = static_cast<double>(kTooltipRadiusPx) * kTooltipRadiusPx;
   const SeriesGraphs* hit = nullptr;
   int64_t hitRun = 0;

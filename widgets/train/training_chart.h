@@ -1,8 +1,12 @@
 #pragma once
-// TrainingChart: one chart of the Train tab — its frame (title, log toggle, export menu, the
-// QCustomPlot), its log / linear scale, the auto-range that follows the model's bounds until the
-// user zooms or pans, its palette and tooltip, and the QCPGraphs that mirror one chart of a
-// TrainingCurves (per run and series: the raw curve, its EMA, the zero-gradient markers).
+// TrainingChart: one chart of the Train tab — its frame (title, log and follow toggles, export
+// menu, the QCustomPlot), its log / linear scale, the auto-range that follows the model's bounds
+// until the user zooms or pans (restored by the Follow button, a double-click or the F key), its
+// palette, tooltip, legend (below the axis rect, one row per run, so it covers no curve) and
+// empty-chart message, and the plottables that mirror one chart of a TrainingCurves: per run and
+// series the raw curve, its EMA and the zero-gradient markers, or for the per-epoch gradient-mass
+// charts a GradientMassBars. The mouse wheel scrolls the page the chart sits in; it zooms only
+// with Ctrl held or when the chart has focus (a click gives it).
 //
 // It only reads the model; TrainingPlotsPanel owns the model, lays the charts out, decides when
 // to mirror and replot, and answers logToggled() / exportRequested().
@@ -11,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include <QString>
@@ -18,12 +23,18 @@
 
 #include "widgets/train/training_curves.h"
 
+class QCPBars;
 class QCPGraph;
+class QCPItemStraightLine;
+class QCPItemText;
 class QCustomPlot;
 class QPointF;
 class QToolButton;
 
 namespace hnclip::gui {
+
+class GradientMassBars;
+struct TrainingChartLook;
 
 class TrainingChart : public QWidget {
   Q_OBJECT
@@ -33,6 +44,7 @@ class TrainingChart : public QWidget {
   // markers of values that were 0 and are drawn at kZeroClamp (gradient norms only).
   enum class GraphRole { Raw, Smoothed, ZeroMarks };
   using LabelFn = std::function<QString(int64_t run_id)>;
+  static constexpr int kMinWidth = 300;  // px of the plot; the panel's two columns need two
 
   // `index` is a TrainingCurves::ChartIndex; `label` names a run in legends and tooltips; `font`
   // is the base of the plot's fonts.
@@ -45,10 +57,16 @@ class TrainingChart : public QWidget {
   QString title() const;  // translated
   QCustomPlot* plot() const { return plot_; }
   QCPGraph* graph(int64_t run_id, const QString& series, GraphRole role) const;
+  // The bars of one Ḡ bucket of a run (gradient-mass charts only; nullptr elsewhere or absent).
+  QCPBars* bars(int64_t run_id, int bucket) const;
+  bool following() const { return !userView_; }  // the view follows the data
+  QToolButton* followButton() const { return followButton_; }
+  QToolButton* logButton() const { return logButton_; }
+  QString emptyMessage() const;  // "" while the chart has data
 
   bool logScale() const { return log_; }
   void setLogScale(bool log);  // also forgets the user's view: it means nothing on the other scale
-  void resetView();            // follow the data again and replot (what a double-click does)
+  void resetView();            // follow the data again and replot (Follow, double-click, F)
 
   // Brings the graphs up to the model; false when the model's chart did not change since.
   bool mirror();
@@ -68,25 +86,30 @@ class TrainingChart : public QWidget {
   void exportRequested(QString format);  // "png", "svg", "pdf" or "csv" from the export menu
 
  private:
-  struct SeriesSpec;
-  struct ChartSpec;
   struct SeriesGraphs;
-  static const std::vector<ChartSpec>& specs();
 
   void buildFrame(const QFont& font);
   void mirrorSeries(int64_t run_id, int series, const CurveSeries& model, SeriesGraphs& view);
   void styleSeries(int64_t run_id, int series, SeriesGraphs& s);
+  void rebuildLegend();
+  void setUserView(bool user);
+  void updateEmptyMessage();
   void applyAutoRange();
   void applyScale();
   void showTooltip(const QPointF& pos);
 
   const TrainingCurves& curves_;
   const int index_;
-  const ChartSpec* spec_ = nullptr;
+  const TrainingChartLook* spec_ = nullptr;
   const CurveChartSpec* data_ = nullptr;
   LabelFn label_;
   QCustomPlot* plot_ = nullptr;
   QToolButton* logButton_ = nullptr;
+  QToolButton* followButton_ = nullptr;
+  QCPItemText* emptyText_ = nullptr;
+  QCPItemStraightLine* thresholdLine_ = nullptr;  // the loss chart's "solved" line
+  QCPItemText* thresholdText_ = nullptr;
+  std::unique_ptr<GradientMassBars> bars_;             // gradient-mass charts only
   std::map<int64_t, std::vector<SeriesGraphs>> runs_;  // per run: one entry per spec series
   uint64_t seenChanges_ = 0;                           // the model's changeCount() last mirrored
   bool dirty_ = false;

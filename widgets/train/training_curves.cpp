@@ -64,18 +64,30 @@ void CurveBounds::add(double k, double v) {
 
 const std::vector<CurveChartSpec>& TrainingCurves::charts() {
   using S = CurveSource;
+  // Gradient-mass series: one per Ḡ hardness bucket, in eval/caption_geometry's order.
+  static const std::vector<const char*> kMassSeries = {
+      "share_lt_0.5", "share_0.5-0.7", "share_0.7-0.8", "share_0.8-0.9", "share_ge_0.9"};
   static const std::vector<CurveChartSpec> kCharts = {
-      {"loss", S::Steps, true, false, {"loss_boosted", "loss_standard"}},
-      {"grad_norm", S::Probes, true, true, {"grad_norm_boosted", "grad_norm_standard"}},
-      {"grad_ratio", S::Probes, true, false, {"grad_ratio"}},
-      {"grad_cosine", S::Probes, true, false, {"grad_cosine"}},
-      {"probe_fractions", S::Probes, false, false, {"solved_fraction", "zero_grad_fraction"}},
-      {"lr", S::Steps, false, false, {"lr"}},
+      {"loss", S::Steps, true, false, {"loss_boosted", "loss_standard"}, false},
+      {"grad_norm", S::Probes, true, true, {"grad_norm_boosted", "grad_norm_standard"}, false},
+      {"grad_ratio", S::Probes, true, false, {"grad_ratio"}, false},
+      {"grad_cosine", S::Probes, true, false, {"grad_cosine"}, false},
+      // solved_fraction comes from every step (the step stream), zero_grad_fraction from probes.
+      {"probe_fractions",
+       S::Probes,
+       false,
+       false,
+       {"solved_fraction", "zero_grad_fraction"},
+       false},
+      {"lr", S::Steps, false, false, {"lr"}, false},
       {"recall",
        S::Evals,
        false,
        false,
-       {"t2i_R@1", "t2i_R@5", "t2i_R@10", "i2t_R@1", "i2t_R@5", "i2t_R@10"}},
+       {"t2i_R@1", "t2i_R@5", "t2i_R@10", "i2t_R@1", "i2t_R@5", "i2t_R@10"},
+       false},
+      {"gradient_mass_plain", S::Probes, false, false, kMassSeries, true},
+      {"gradient_mass_boosted", S::Probes, false, false, kMassSeries, true},
   };
   return kCharts;
 }
@@ -145,6 +157,10 @@ void TrainingCurves::addStep(int64_t run, const StepMetricRow& row) {
   addPoint(kLoss, run, 0, step, row.loss);
   addPoint(kLoss, run, 1, step, row.loss_standard);
   addPoint(kLr, run, 0, step, row.lr);
+  const bool known = std::isfinite(row.loss_standard);
+  const StepFlag flag{row.step, row.epoch, known, known && row.loss_standard < kSolvedLoss};
+  data.steps.push_back(flag);
+  addSolvedFlag(run, flag);
 }
 
 void TrainingCurves::addProbe(int64_t run, const ProbeRow& row) {
@@ -157,74 +173,109 @@ void TrainingCurves::addProbe(int64_t run, const ProbeRow& row) {
   addPoint(kGradNorm, run, 1, step, row.grad_norm_standard);
   addPoint(kGradRatio, run, 0, step, row.grad_ratio);
   addPoint(kGradCosine, run, 0, step, row.grad_cosine);
-  const bool solved = row.loss_standard < kSolvedLoss;
-  const bool zero = row.grad_norm_standard == 0.0;
-  data.probes.push_back({row.step, row.epoch, solved, zero});
-  auto& counts = data.epochs[row.epoch];
-  ++counts.probes;
-  counts.solved += solved ? 1 : 0;
-  counts.zero += zero ? 1 : 0;
-  counts.last_step = std::max(counts.last_step, row.step);
-  updateFractionPoint(run, row.epoch, counts.last_step);
+  ProbeFlag flag{row.step, row.epoch, row.grad_norm_standard == 0.0, row.mass_share_plain,
+                 row.mass_share_boosted};
+  data.probes.push_back(flag);
+  addProbeFlag(run, data.probes.back());
 }
 
-// One point per epoch, at the epoch's last probed step: while the epoch runs, its point moves
-// (the last point is edited in place; earlier epochs are never touched).
-void TrainingCurves::updateFractionPoint(int64_t run, int epoch, int64_t step) {
+// Per-epoch points: while an epoch runs its point moves (the last point is edited in place;
+// earlier epochs are never touched); an epoch out of order redoes the run's per-epoch points.
+bool TrainingCurves::setEpochPoint(int chart, int64_t run, int series, int epoch, double key,
+                                   double value) {
   RunData& data = runs_[run];
-  ChartData& chart = charts_[kProbeFractions];
-  const auto& c = data.epochs[epoch];
-  const double values[2] = {static_cast<double>(c.solved) / static_cast<double>(c.probes),
-                            static_cast<double>(c.zero) / static_cast<double>(c.probes)};
-  const auto current = chart.runs.find(run);
-  const bool has_point = current != chart.runs.end() && current->second.size() == 2 &&
-                         current->second[0].present && current->second[1].present &&
-                         !current->second[0].raw.empty() && !current->second[1].raw.empty();
-  if (epoch == data.fraction_epoch && has_point) {
-    for (int i = 0; i < 2; ++i) {
-      CurveSeries& s = ensureSeries(kProbeFractions, run, i);
-      s.raw.back() = {static_cast<double>(step), values[i]};
-      ++s.revision;
-      chart.bounds.add(s.raw.back().key, s.raw.back().value);
+  const auto last = data.last_epoch.find({chart, series});
+  CurveSeries& s = ensureSeries(chart, run, series);
+  if (last != data.last_epoch.end() && epoch == last->second && !s.raw.empty()) {
+    s.raw.back() = {key, value};
+    ++s.revision;
+    charts_[chart].bounds.add(key, value);
+    ++charts_[chart].changes;
+    return true;
+  }
+  if (last == data.last_epoch.end() || epoch > last->second || s.raw.empty()) {
+    data.last_epoch[{chart, series}] = epoch;
+    addPoint(chart, run, series, key, value);
+    return true;
+  }
+  return false;
+}
+
+void TrainingCurves::addSolvedFlag(int64_t run, const StepFlag& flag) {
+  if (!flag.known) return;  // a step stored before the plain loss was recorded
+  auto& c = runs_[run].solved_epochs[flag.epoch];
+  ++c.count;
+  c.hits += flag.solved ? 1 : 0;
+  c.last_step = std::max(c.last_step, flag.step);
+  const double fraction = static_cast<double>(c.hits) / static_cast<double>(c.count);
+  if (!setEpochPoint(kProbeFractions, run, 0, flag.epoch, static_cast<double>(c.last_step),
+                     fraction)) {
+    rebuildEpochCharts(run);
+  }
+}
+
+void TrainingCurves::addProbeFlag(int64_t run, const ProbeFlag& flag) {
+  RunData& data = runs_[run];
+  auto& c = data.zero_epochs[flag.epoch];
+  ++c.count;
+  c.hits += flag.zero ? 1 : 0;
+  c.last_step = std::max(c.last_step, flag.step);
+  bool in_order =
+      setEpochPoint(kProbeFractions, run, 1, flag.epoch, static_cast<double>(c.last_step),
+                    static_cast<double>(c.hits) / static_cast<double>(c.count));
+  // A probe whose batch carried no negative mass at all (NaN shares) or that predates the
+  // recording (no shares) does not enter the epoch's mean.
+  bool defined = flag.mass_plain.size() == static_cast<size_t>(kMassBuckets) &&
+                 flag.mass_boosted.size() == static_cast<size_t>(kMassBuckets);
+  for (size_t b = 0; defined && b < flag.mass_plain.size(); ++b)
+    defined = std::isfinite(flag.mass_plain[b]) && std::isfinite(flag.mass_boosted[b]);
+  if (defined) {
+    auto& m = data.mass_epochs[flag.epoch];
+    ++m.count;
+    const auto epoch_key = static_cast<double>(flag.epoch);
+    for (int b = 0; b < kMassBuckets; ++b) {
+      const auto i = static_cast<size_t>(b);
+      m.plain[i] += flag.mass_plain[i];
+      m.boosted[i] += flag.mass_boosted[i];
+      const auto n = static_cast<double>(m.count);
+      in_order &= setEpochPoint(kGradientMassPlain, run, b, flag.epoch, epoch_key, m.plain[i] / n);
+      in_order &=
+          setEpochPoint(kGradientMassBoosted, run, b, flag.epoch, epoch_key, m.boosted[i] / n);
     }
-    ++chart.changes;
-  } else if (epoch > data.fraction_epoch || !has_point) {
-    data.fraction_epoch = epoch;
-    for (int i = 0; i < 2; ++i)
-      addPoint(kProbeFractions, run, i, static_cast<double>(step), values[i]);
-  } else {
-    rebuildFractions(run);  // an epoch out of order: rare, so simply redo the run's points
   }
+  if (!in_order) rebuildEpochCharts(run);
 }
 
-void TrainingCurves::rebuildFractions(int64_t run) {
+// Redoes every per-epoch point of a run from its step and probe flags (a truncation, or an epoch
+// that arrived out of order: rare, so simply redo them).
+void TrainingCurves::rebuildEpochCharts(int64_t run) {
   RunData& data = runs_[run];
-  ChartData& chart = charts_[kProbeFractions];
-  data.epochs.clear();
-  for (const auto& p : data.probes) {
-    auto& c = data.epochs[p.epoch];
-    ++c.probes;
-    c.solved += p.solved ? 1 : 0;
-    c.zero += p.zero ? 1 : 0;
-    c.last_step = std::max(c.last_step, p.step);
-  }
-  const auto it = chart.runs.find(run);
-  if (it != chart.runs.end()) {
+  data.solved_epochs.clear();
+  data.zero_epochs.clear();
+  data.mass_epochs.clear();
+  data.last_epoch.clear();
+  for (const int chart : {kProbeFractions, kGradientMassPlain, kGradientMassBoosted}) {
+    const auto it = charts_[chart].runs.find(run);
+    if (it == charts_[chart].runs.end()) continue;
     for (auto& s : it->second) {
       if (!s.present) continue;
       s.raw.clear();
       ++s.revision;
     }
   }
-  data.fraction_epoch = INT_MIN;
-  for (const auto& [epoch, c] : data.epochs) {
-    data.fraction_epoch = epoch;
-    const auto key = static_cast<double>(c.last_step);
-    addPoint(kProbeFractions, run, 0, key, static_cast<double>(c.solved) / c.probes);
-    addPoint(kProbeFractions, run, 1, key, static_cast<double>(c.zero) / c.probes);
+  // Sorted by epoch, so every point below is an append.
+  std::vector<StepFlag> steps = data.steps;
+  std::vector<ProbeFlag> probes = data.probes;
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const StepFlag& a, const StepFlag& b) { return a.epoch < b.epoch; });
+  std::stable_sort(probes.begin(), probes.end(),
+                   [](const ProbeFlag& a, const ProbeFlag& b) { return a.epoch < b.epoch; });
+  for (const auto& f : steps) addSolvedFlag(run, f);
+  for (const auto& f : probes) addProbeFlag(run, f);
+  for (const int chart : {kProbeFractions, kGradientMassPlain, kGradientMassBoosted}) {
+    recomputeBounds(chart);
+    ++charts_[chart].changes;
   }
-  recomputeBounds(kProbeFractions);
-  ++chart.changes;
 }
 
 void TrainingCurves::beginEval(int64_t run, int64_t step, const std::string& split) {
@@ -272,11 +323,15 @@ void TrainingCurves::truncate(int64_t run, CurveSource source, double step) {
       data.step_keys.pop_back();
       data.step_walls.pop_back();
     }
+    while (!data.steps.empty() && static_cast<double>(data.steps.back().step) >= step) {
+      data.steps.pop_back();
+    }
+    rebuildEpochCharts(run);  // the solved fractions come from the steps
   } else if (source == CurveSource::Probes) {
     while (!data.probes.empty() && static_cast<double>(data.probes.back().step) >= step) {
       data.probes.pop_back();
     }
-    rebuildFractions(run);
+    rebuildEpochCharts(run);  // remove_from above cut the per-epoch charts by step, not epoch
   }
 }
 
@@ -346,10 +401,10 @@ CurveTable TrainingCurves::table(int chart) const {
     bool flag;  // "_zero": 1 where the series has a point
   };
   CurveTable out;
-  out.header = {"step", "wall_time_s"};
   std::vector<Column> columns;
   const ChartData& c = charts_[static_cast<size_t>(chart)];
   const CurveChartSpec& spec = charts()[static_cast<size_t>(chart)];
+  out.header = {spec.per_epoch ? "epoch" : "step", "wall_time_s"};
   for (const auto& [id, list] : c.runs) {
     for (size_t i = 0; i < list.size(); ++i) {
       const CurveSeries& s = list[i];
@@ -377,7 +432,7 @@ CurveTable TrainingCurves::table(int chart) const {
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     for (const double key : keys) {
-      std::vector<double> row{key, wallTimeAt(id, key)};
+      std::vector<double> row{key, spec.per_epoch ? kNaN : wallTimeAt(id, key)};
       for (const auto& col : columns) {
         const CurvePoint* p = col.run == id ? find_key(*col.points, key) : nullptr;
         row.push_back(p ? (col.flag ? 1.0 : p->value) : kNaN);

@@ -1,7 +1,8 @@
 #pragma once
 // TrainingCurves: the data behind the Train tab's charts, without Qt — per chart, per run and per
 // series the points as drawn (zero gradient norms clamped to kZeroClamp and marked), their
-// debiased EMA, each chart's bounds, the per-epoch solved / zero-gradient fractions, a resumed
+// debiased EMA, each chart's bounds, the per-epoch solved fraction (every step's plain InfoNCE)
+// and zero-gradient fraction (probes), the per-epoch gradient-mass shares per Ḡ bucket, a resumed
 // run's truncation, each run's step → wall-time timeline, and the rows of a chart's CSV.
 //
 // TrainingPlotsPanel is its QCustomPlot view: it feeds events in and mirrors the series into
@@ -15,6 +16,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "store/run_store.h"
@@ -30,6 +32,7 @@ struct CurveChartSpec {
   bool smoothed;                    // an EMA is kept beside the raw values
   bool clamp_zero;                  // values <= 0 are drawn at kZeroClamp and marked
   std::vector<const char*> series;  // series keys ("loss_boosted", "t2i_R@1", ...)
+  bool per_epoch;                   // keys are epochs, not steps (one point per epoch)
 };
 
 struct CurvePoint {
@@ -81,8 +84,11 @@ class TrainingCurves {
     kGradCosine,
     kProbeFractions,
     kLr,
-    kRecall
+    kRecall,
+    kGradientMassPlain,    // per epoch, per Ḡ bucket: mean share of the negatives' softmax mass
+    kGradientMassBoosted,  // the same under the boosted logits
   };
+  static constexpr int kMassBuckets = 5;  // the Ḡ hardness buckets of core/eval/caption_geometry
   static const std::vector<CurveChartSpec>& charts();
 
   // Feeding. A step at or before a stream's last step (a resumed run repeating the steps after
@@ -116,21 +122,36 @@ class TrainingCurves {
     CurveBounds bounds;
     uint64_t changes = 0;
   };
+  // What the per-epoch points are rebuilt from after a truncation or an epoch out of order.
+  struct StepFlag {
+    int64_t step;
+    int epoch;
+    bool known;  // loss_standard was recorded (not NaN)
+    bool solved;
+  };
   struct ProbeFlag {
     int64_t step;
     int epoch;
-    bool solved;
     bool zero;
+    std::vector<double> mass_plain, mass_boosted;
   };
   struct EpochCounts {
-    int64_t probes = 0, solved = 0, zero = 0;
+    int64_t count = 0, hits = 0;  // steps (probes) of the epoch, and those solved (zero)
     int64_t last_step = 0;
+  };
+  struct EpochMass {
+    int64_t count = 0;  // probes of the epoch with defined shares
+    std::vector<double> plain = std::vector<double>(kMassBuckets, 0.0);
+    std::vector<double> boosted = std::vector<double>(kMassBuckets, 0.0);
   };
   struct RunData {
     std::vector<double> step_keys, step_walls;  // the step stream's timeline, ascending
+    std::vector<StepFlag> steps;
     std::vector<ProbeFlag> probes;
-    std::map<int, EpochCounts> epochs;
-    int fraction_epoch = INT_MIN;  // epoch of the last point on the fractions chart
+    std::map<int, EpochCounts> solved_epochs;  // from every step's plain InfoNCE loss
+    std::map<int, EpochCounts> zero_epochs;    // from the probes' standard gradient norms
+    std::map<int, EpochMass> mass_epochs;
+    std::map<std::pair<int, int>, int> last_epoch;  // (chart, series) -> epoch of its last point
     bool has_eval = false;
     int64_t last_eval_step = 0;
     std::string eval_split;  // the first split seen; other splits are not mixed into its curves
@@ -139,8 +160,12 @@ class TrainingCurves {
   CurveSeries& ensureSeries(int chart, int64_t run, int series);
   void addPoint(int chart, int64_t run, int series, double step, double value);
   void truncate(int64_t run, CurveSource source, double step);
-  void updateFractionPoint(int64_t run, int epoch, int64_t step);
-  void rebuildFractions(int64_t run);
+  // Sets the point of `epoch` on a per-epoch series: edits its last point while that epoch runs,
+  // appends for a later epoch; false for an earlier epoch (the caller rebuilds).
+  bool setEpochPoint(int chart, int64_t run, int series, int epoch, double key, double value);
+  void addSolvedFlag(int64_t run, const StepFlag& flag);
+  void addProbeFlag(int64_t run, const ProbeFlag& flag);
+  void rebuildEpochCharts(int64_t run);
   void recomputeSmoothed(CurveSeries& s) const;
   void recomputeBounds(int chart);
 

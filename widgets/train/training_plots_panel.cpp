@@ -20,6 +20,23 @@ namespace hnclip::gui {
 namespace {
 constexpr int kSliderSteps = 100;  // smoothing slider resolution (0.00 … 0.99)
 constexpr double kMaxSmoothing = 0.99;
+constexpr int kGridSpacing = 6;
+// Narrower than two minimum-width charts side by side, the charts stand in one column.
+constexpr int kTwoColumnWidth = 2 * TrainingChart::kMinWidth + kGridSpacing;
+
+// The order the charts are laid out in (TrainingCurves::ChartIndex): saturation first — the loss
+// against its "solved" line, the solved fractions, where the gradient goes (plain beside
+// boosted) — then the probes' gradient norms, ratio and cosine, the learning rate, and the recall
+// chart, whose legend of six series per run wants the full width.
+const int kLayoutOrder[] = {TrainingCurves::kLoss,
+                            TrainingCurves::kProbeFractions,
+                            TrainingCurves::kGradientMassPlain,
+                            TrainingCurves::kGradientMassBoosted,
+                            TrainingCurves::kGradNorm,
+                            TrainingCurves::kGradRatio,
+                            TrainingCurves::kGradCosine,
+                            TrainingCurves::kLr,
+                            TrainingCurves::kRecall};
 
 QString number(double v) { return QString::number(v, 'g', 15); }
 }  // namespace
@@ -40,43 +57,80 @@ TrainingPlotsPanel::TrainingPlotsPanel(QWidget* parent) : QWidget(parent) {
   top->addWidget(smoothingSlider_);
   top->addWidget(smoothingLabel_);
   top->addStretch(1);
-  auto* hint = new QLabel(tr("Drag: pan · wheel: zoom · double-click: follow the data"), this);
-  hint->setEnabled(false);
-  top->addWidget(hint);
+  auto* hint = new QLabel(
+      tr("Wheel: scroll · Ctrl+wheel (or click a chart): zoom · drag: pan · Follow, double-click "
+         "or F: follow the data"),
+      this);
+  hint->setForegroundRole(QPalette::WindowText);  // readable in a dark palette, unlike disabled
+  hint->setWordWrap(true);
+  top->addWidget(hint, 1);
   connect(smoothingSlider_, &QSlider::valueChanged, this,
           [this](int v) { setSmoothing(static_cast<double>(v) / kSliderSteps); });
 
   auto* gridHost = new QWidget;
-  auto* grid = new QGridLayout(gridHost);
-  grid->setContentsMargins(0, 0, 0, 0);
-  grid->setSpacing(6);
+  grid_ = new QGridLayout(gridHost);
+  grid_->setContentsMargins(0, 0, 0, 0);
+  grid_->setSpacing(kGridSpacing);
   const int n = static_cast<int>(TrainingCurves::charts().size());
   for (int i = 0; i < n; ++i) {
     auto* chart = new TrainingChart(
-        curves_, i, [this](int64_t run_id) { return labelOf(run_id); }, font());
+        curves_, i, [this](int64_t run_id) { return labelOf(run_id); }, font(), gridHost);
     charts_.push_back(chart);
     connect(chart, &TrainingChart::logToggled, this,
             [this, chart](bool on) { setLogScale(chart->name(), on); });
     connect(chart, &TrainingChart::exportRequested, this,
             [this, chart](const QString& format) { exportChartInteractive(*chart, format); });
-    const bool last_alone = i == n - 1 && n % 2 == 1;  // the recall chart gets the full width
-    grid->addWidget(chart, i / 2, i % 2, 1, last_alone ? 2 : 1);
   }
-  auto* scroll = new QScrollArea(this);
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setWidget(gridHost);
+  scroll_ = new QScrollArea(this);
+  scroll_->setWidgetResizable(true);
+  scroll_->setFrameShape(QFrame::NoFrame);
+  scroll_->setWidget(gridHost);
+  scroll_->viewport()->installEventFilter(this);  // its resizes reflow the columns
+  layoutCharts(2);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(top);
-  layout->addWidget(scroll, 1);
+  layout->addWidget(scroll_, 1);
 
   setSmoothing(curves_.smoothing());
   applyPalette();
 }
 
 TrainingPlotsPanel::~TrainingPlotsPanel() = default;
+
+// ---------------------------------------------------------------- layout
+
+// Two columns, or one when the page is narrow, so the charts never need a horizontal scrollbar.
+void TrainingPlotsPanel::layoutCharts(int columns) {
+  columns_ = columns;
+  for (TrainingChart* chart : charts_) grid_->removeWidget(chart);
+  int cell = 0;
+  for (const int index : kLayoutOrder) {
+    TrainingChart* chart = charts_[static_cast<size_t>(index)];
+    const bool full = columns == 2 && index == TrainingCurves::kRecall;
+    if (full && cell % 2 == 1) ++cell;  // a full-width chart starts a row
+    grid_->addWidget(chart, cell / columns, cell % columns, 1, full ? 2 : 1);
+    cell += full ? 2 : 1;
+  }
+  for (int c = 0; c < 2; ++c) grid_->setColumnStretch(c, c < columns ? 1 : 0);
+}
+
+bool TrainingPlotsPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == scroll_->viewport() && event->type() == QEvent::Resize) {
+    const int wanted = scroll_->viewport()->width() >= kTwoColumnWidth ? 2 : 1;
+    if (wanted != columns_) layoutCharts(wanted);
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+int TrainingPlotsPanel::columnOf(const QString& chart) const {
+  const TrainingChart* c = findChart(chart);
+  if (!c) return -1;
+  int row = 0, column = 0, rowSpan = 0, columnSpan = 0;
+  grid_->getItemPosition(grid_->indexOf(c), &row, &column, &rowSpan, &columnSpan);
+  return column;
+}
 
 // ---------------------------------------------------------------- lookup
 
@@ -122,6 +176,13 @@ QCPGraph* TrainingPlotsPanel::graph(const QString& chart, int64_t run_id, const 
   return c ? c->graph(run_id, series, role) : nullptr;
 }
 
+QCPBars* TrainingPlotsPanel::massBars(const QString& chart, int64_t run_id, int bucket) const {
+  const TrainingChart* c = findChart(chart);
+  return c ? c->bars(run_id, bucket) : nullptr;
+}
+
+TrainingChart* TrainingPlotsPanel::chart(const QString& chart) const { return findChart(chart); }
+
 QList<int64_t> TrainingPlotsPanel::runs() const {
   QList<int64_t> out;
   for (const int64_t id : curves_.runs()) out << id;
@@ -151,9 +212,9 @@ void TrainingPlotsPanel::appendStep(int64_t run_id, const hnclip::StepEvent& e) 
 }
 
 void TrainingPlotsPanel::appendProbe(int64_t run_id, const hnclip::ProbeEvent& e) {
-  curves_.addProbe(run_id,
-                   ProbeRow{e.step, e.epoch, e.loss_standard, e.loss_boosted, e.grad_norm_standard,
-                            e.grad_norm_boosted, e.grad_ratio, e.grad_cosine});
+  curves_.addProbe(run_id, ProbeRow{e.step, e.epoch, e.loss_standard, e.loss_boosted,
+                                    e.grad_norm_standard, e.grad_norm_boosted, e.grad_ratio,
+                                    e.grad_cosine, e.mass_share_plain, e.mass_share_boosted});
   mirrorChanges();
 }
 

@@ -1,7 +1,9 @@
 #pragma once
-// TrainingPlotsPanel: the Train tab's live plots (loss, gradient norms, gradient ratio, gradient
-// cosine, per-epoch solved / zero-gradient fractions, learning rate, recall), one QCustomPlot per
-// chart, every run in its run_color. It is the view of a TrainingCurves (the data of every run it
+// TrainingPlotsPanel: the Train tab's live plots (loss on a log axis with the "solved" line,
+// per-epoch solved (every step) / zero-gradient (probes) fractions, where the gradient goes under
+// plain and boosted logits, gradient norms, ratio and cosine, learning rate, recall), one
+// QCustomPlot per chart, every run in its run_color, in two columns that reflow to one when the
+// page is narrow. It is the view of a TrainingCurves (the data of every run it
 // was given: the live run through append*(), stored runs through setRunHistory()); each chart is a
 // TrainingChart, which mirrors the model's series into graphs. The panel lays the charts out and
 // owns the smoothing slider, the replot throttling, the run labels and the CSV export.
@@ -26,9 +28,12 @@
 #include "widgets/train/training_chart.h"
 #include "widgets/train/training_curves.h"
 
+class QCPBars;
 class QCPGraph;
 class QCustomPlot;
+class QGridLayout;
 class QLabel;
+class QScrollArea;
 class QSlider;
 class QTimer;
 
@@ -93,15 +98,23 @@ class TrainingPlotsPanel : public QWidget {
   QCPGraph* graph(const QString& chart, int64_t run_id, const QString& series,
                   GraphRole role = GraphRole::Raw) const;
   void replotNow();
+  // The stacked bars of one Ḡ bucket on a gradient-mass chart ("gradient_mass_plain" /
+  // "gradient_mass_boosted"), nullptr when absent; a chart itself; the column it is laid out in.
+  QCPBars* massBars(const QString& chart, int64_t run_id, int bucket) const;
+  TrainingChart* chart(const QString& chart) const;
+  int columnOf(const QString& chart) const;
+  int columnCount() const { return columns_; }
   // Resets a chart's view to follow the data again (what a double-click does).
   void resetView(const QString& chart);
 
  protected:
   void changeEvent(QEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
   void showEvent(QShowEvent* event) override;
 
  private:
   TrainingChart* findChart(const QString& chart) const;  // by name or index; nullptr when unknown
+  void layoutCharts(int columns);
   QString labelOf(int64_t run_id) const;
   void mirrorChanges();
   void applyPalette();
@@ -115,6 +128,9 @@ class TrainingPlotsPanel : public QWidget {
   QSlider* smoothingSlider_ = nullptr;
   QLabel* smoothingLabel_ = nullptr;
   QTimer* replotTimer_ = nullptr;
+  QScrollArea* scroll_ = nullptr;
+  QGridLayout* grid_ = nullptr;
+  int columns_ = 0;
 };
 
 }  // namespace hnclip::gui

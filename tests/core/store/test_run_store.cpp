@@ -627,6 +627,51 @@ TEST(RunStoreProbes, RoundTripWithInfAndNanAndDeleteAfter) {
   EXPECT_EQ(store.probes(id).size(), 2u);
 }
 
+TEST(RunStoreProbes, GradientMassSharesRoundTripAndGoWithTheirProbe) {
+  ScratchDir dir;
+  const std::string path = (dir / "runs.db").string();
+  RunStore store(path);
+  const int64_t id = store.create_run(sample_run("mass", 1000));
+  const int64_t other = store.create_run(sample_run("other", 2000));
+  ProbeRow with{5, 1, 0.5, 0.75, 1.0, 2.0, 2.0, 0.5};
+  with.mass_share_plain = {0.625, 0.25, 0.125, 0.0, 0.0};
+  with.mass_share_boosted = {0.125, 0.125, 0.25, 0.0, 0.5};
+  ProbeRow undefined{10, 1, 0.5, 0.75, 1.0, 2.0, 2.0, 0.5};
+  undefined.mass_share_plain = std::vector<double>(5, std::nan(""));
+  undefined.mass_share_boosted = {0.0, 0.0, 0.0, 0.0, 1.0};
+  const ProbeRow without{15, 2, 0.5, 0.75, 1.0, 2.0, 2.0, 0.5};  // none recorded
+  store.append_probes(id, {with, undefined, without});
+  store.append_probes(other, {with});
+
+  auto back = store.probes(id);
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(back[0].mass_share_plain, with.mass_share_plain);
+  EXPECT_EQ(back[0].mass_share_boosted, with.mass_share_boosted);
+  ASSERT_EQ(back[1].mass_share_plain.size(), 5u);
+  EXPECT_TRUE(std::isnan(back[1].mass_share_plain[2]));
+  EXPECT_EQ(back[1].mass_share_boosted[4], 1.0);
+  EXPECT_TRUE(back[2].mass_share_plain.empty());
+  EXPECT_TRUE(back[2].mass_share_boosted.empty());
+
+  // Lists of different lengths are refused before anything is written.
+  ProbeRow bad{20, 2, 0.5, 0.75, 1.0, 2.0, 2.0, 0.5};
+  bad.mass_share_plain = {1.0};
+  EXPECT_THROW(store.append_probes(id, {bad}), StoreError);
+  EXPECT_EQ(store.probes(id).size(), 3u);
+
+  // Shares go with their probe: a resume's delete_probes_after, and a deleted run.
+  RawDb raw(path);
+  const std::string count =
+      "SELECT count(*) FROM probe_gradient_mass WHERE run_id = " + std::to_string(id);
+  EXPECT_EQ(raw.text(count), "10");
+  store.delete_probes_after(id, 5);
+  EXPECT_EQ(raw.text(count), "5");
+  EXPECT_EQ(store.probes(id)[0].mass_share_boosted, with.mass_share_boosted);
+  EXPECT_TRUE(store.delete_run(id));
+  EXPECT_EQ(raw.text(count), "0");
+  EXPECT_EQ(store.probes(other).at(0).mass_share_plain, with.mass_share_plain);
+}
+
 TEST(RunStoreGbarSnapshots, RoundTripReplaceAndDeleteAfter) {
   ScratchDir dir;
   RunStore store((dir / "runs.db").string());

@@ -79,5 +79,96 @@ TEST(GradientProbe, AVanishedGradientIsExactlyZeroWithUndefinedCosine) {
   EXPECT_TRUE(std::isnan(pv.grad_cosine));
 }
 
+// Where the gradient goes, on a hand-made batch of three pairs whose Ḡ puts each negative pair in
+// a known hardness bucket: (0,1) = 0.95 -> ">=0.9" (4), (0,2) = 0.3 -> "<0.5" (0),
+// (1,2) = 0.75 -> "0.7-0.8" (2).
+struct HandBatch {
+  std::vector<std::vector<double>> sim{{1.0, 0.5, 0.0}, {0.2, 1.0, 0.1}, {0.3, 0.4, 1.0}};
+  std::vector<std::vector<double>> gbar{{0.0, 0.95, 0.3}, {0.95, 0.0, 0.75}, {0.3, 0.75, 0.0}};
+  int bucket(size_t r, size_t j) const {
+    const double g = gbar[r][j];
+    return g >= 0.9 ? 4 : g >= 0.7 ? 2 : 0;  // only the values above occur
+  }
+  torch::Tensor tensor(const std::vector<std::vector<double>>& m) const {
+    auto t = torch::zeros({3, 3}, torch::kFloat);
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t j = 0; j < 3; ++j) t[r][j] = m[r][j];
+    return t;
+  }
+  // The shares by a plain loop: softmax of each row of both directions, pooled per bucket.
+  std::vector<double> expected(double s, double gamma) const {
+    std::vector<double> mass(5, 0.0);
+    for (int direction = 0; direction < 2; ++direction) {
+      for (size_t r = 0; r < 3; ++r) {
+        double logits[3], z = 0;
+        for (size_t j = 0; j < 3; ++j) {
+          const double sij = direction == 0 ? sim[r][j] : sim[j][r];
+          logits[j] = s * (sij + gamma * (r == j ? 0.0 : gbar[r][j]));
+          z += std::exp(logits[j]);
+        }
+        for (size_t j = 0; j < 3; ++j) {
+          if (j != r) mass[static_cast<size_t>(bucket(r, j))] += std::exp(logits[j]) / z;
+        }
+      }
+    }
+    double total = 0;
+    for (double m : mass) total += m;
+    for (double& m : mass) m /= total;
+    return mass;
+  }
+};
+
+TEST(GradientMass, UniformRowsGiveEachNegativeTheSameMass) {
+  // S = 0: every row's softmax is uniform (1/3 each), so each of the six ordered negative pairs
+  // carries the same mass, two per occupied bucket.
+  HandBatch b;
+  const auto m =
+      negative_gradient_mass(torch::zeros({3, 3}), b.tensor(b.gbar), torch::tensor(1.0f), 0.0);
+  const std::vector<double> want{1.0 / 3, 0, 1.0 / 3, 0, 1.0 / 3};
+  ASSERT_EQ(m.plain.size(), 5u);
+  for (size_t k = 0; k < 5; ++k) {
+    EXPECT_NEAR(m.plain[k], want[k], 1e-12) << k;
+    EXPECT_EQ(m.boosted[k], m.plain[k]) << k;  // γ = 0: boosted is plain
+  }
+}
+
+TEST(GradientMass, SharesMatchALoopOverBothDirections) {
+  HandBatch b;
+  for (const double gamma : {0.0, 0.5, 2.0}) {
+    SCOPED_TRACE("gamma " + std::to_string(gamma));
+    const auto m =
+        negative_gradient_mass(b.tensor(b.sim), b.tensor(b.gbar), torch::tensor(5.0f), gamma);
+    const auto plain = b.expected(5.0, 0.0);
+    const auto boosted = b.expected(5.0, gamma);
+    ASSERT_EQ(m.plain.size(), 5u);
+    ASSERT_EQ(m.boosted.size(), 5u);
+    double sum = 0;
+    for (size_t k = 0; k < 5; ++k) {
+      EXPECT_NEAR(m.plain[k], plain[k], 1e-6) << k;
+      EXPECT_NEAR(m.boosted[k], boosted[k], 1e-6) << k;
+      sum += m.boosted[k];
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-12);
+    EXPECT_EQ(m.plain[1], 0.0);  // no negative has 0.5 <= Ḡ < 0.7
+  }
+  // The margins move mass towards the near-twin pair (0,1): Ḡ = 0.95.
+  const auto m =
+      negative_gradient_mass(b.tensor(b.sim), b.tensor(b.gbar), torch::tensor(5.0f), 1.0);
+  EXPECT_GT(m.boosted[4], m.plain[4] + 0.1);
+}
+
+TEST(GradientMass, BucketEdgesAreTheCaptionGeometrys) {
+  // Ḡ exactly 0.5 / 0.9 belongs to the upper bucket, as in eval/caption_geometry.
+  auto g = torch::tensor({0.0f, 0.5f, 0.5f, 0.0f}).view({2, 2});
+  auto m = negative_gradient_mass(torch::zeros({2, 2}), g, torch::tensor(1.0f), 0.0);
+  EXPECT_EQ(m.plain[1], 1.0);
+  // 0.9 in double: a float 0.9f is just below it.
+  g = torch::tensor({0.0, 0.9, 0.9, 0.0}, torch::kDouble).view({2, 2});
+  m = negative_gradient_mass(torch::zeros({2, 2}), g, torch::tensor(1.0f), 0.0);
+  EXPECT_EQ(m.plain[4], 1.0);
+  EXPECT_THROW(negative_gradient_mass(torch::zeros({2, 3}), g, torch::tensor(1.0f), 0.0),
+               std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace hnclip

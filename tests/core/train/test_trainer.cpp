@@ -228,6 +228,18 @@ TEST(Trainer, ProbesChangeNothing) {
   // The probed batch's standard loss is the step's own standard loss.
   EXPECT_NEAR(on.events.probes[0].loss_standard, on.events.steps[2].loss_standard, 1e-6);
   EXPECT_NEAR(on.events.probes[0].loss_boosted, on.events.steps[2].loss, 1e-6);
+  // Every probe says where the gradient goes: five bucket shares per kind, summing to 1.
+  for (const auto& p : on.events.probes) {
+    ASSERT_EQ(p.mass_share_plain.size(), 5u);
+    ASSERT_EQ(p.mass_share_boosted.size(), 5u);
+    double plain = 0, boosted = 0;
+    for (size_t k = 0; k < 5; ++k) {
+      plain += p.mass_share_plain[k];
+      boosted += p.mass_share_boosted[k];
+    }
+    EXPECT_NEAR(plain, 1.0, 1e-9);
+    EXPECT_NEAR(boosted, 1.0, 1e-9);
+  }
   ASSERT_EQ(off.events.steps.size(), on.events.steps.size());
   for (size_t i = 0; i < on.events.steps.size(); ++i) {
     EXPECT_EQ(off.events.steps[i].loss, on.events.steps[i].loss) << "step " << i + 1;

@@ -195,42 +195,105 @@ class TestTrainingCurves : public QObject {
     QCOMPARE(series(c, TrainingCurves::kLoss, 1, 0)->raw.size(), size_t(6));
   }
 
-  void epochFractions() {
+  void solvedFractionComesFromEveryStep() {
+    // The solved fraction counts every step's plain InfoNCE (as the CLI's progress line does),
+    // not the probed batches: probes saying "unsolved" do not change it.
     TrainingCurves c;
     const int chart = TrainingCurves::kProbeFractions;
-    // Epoch 1: step 10 solved (1e-4 < 1e-3) with a zero gradient.
-    c.addProbe(1, probe(10, 1, 1e-4, 0.0, 1.0));
+    auto at = [](int64_t s, int epoch, double loss_standard) {
+      StepMetricRow r = step(s, 1.0, loss_standard, 0.1 * static_cast<double>(s));
+      r.epoch = epoch;
+      return r;
+    };
+    // Epoch 1: steps 1-4 with plain losses 1e-4 (solved), 0.5, 2e-4 (solved), 1e-3 (not: the
+    // threshold is strict) -> 2 of 4.
+    c.addStep(1, at(1, 1, 1e-4));
     const CurveSeries* solved = series(c, chart, 1, 0);
-    const CurveSeries* zero = series(c, chart, 1, 1);
-    QVERIFY(solved && zero);
+    QVERIFY(solved);
     QCOMPARE(solved->raw.size(), size_t(1));
-    QCOMPARE(solved->raw[0].key, 10.0);
     QCOMPARE(solved->raw[0].value, 1.0);
-    QCOMPARE(zero->raw[0].value, 1.0);
     const uint64_t revision = solved->revision;
-
-    // Step 20 of the same epoch: not solved, non-zero → 1/2 each, the point moves to step 20.
-    c.addProbe(1, probe(20, 1, 0.5, 1.0, 1.0));
+    c.addStep(1, at(2, 1, 0.5));
+    c.addStep(1, at(3, 1, 2e-4));
+    c.addStep(1, at(4, 1, 1e-3));
+    c.addProbe(1, probe(4, 1, 0.9, 1.0, 1.0));  // a probe's loss does not count
     solved = series(c, chart, 1, 0);
-    zero = series(c, chart, 1, 1);
     QCOMPARE(solved->raw.size(), size_t(1));
-    QCOMPARE(solved->raw[0].key, 20.0);
+    QCOMPARE(solved->raw[0].key, 4.0);  // the point moves with the epoch's last step
     QCOMPARE(solved->raw[0].value, 0.5);
-    QCOMPARE(zero->raw[0].value, 0.5);
     QVERIFY(solved->revision != revision);  // edited in place, not appended
-
-    // Epoch 2: loss 0 is solved, exactly 1e-3 is not (strictly below).
-    c.addProbe(1, probe(30, 2, 0.0, 2.0, 1.0));
-    c.addProbe(1, probe(40, 2, 1e-3, 2.0, 1.0));
+    // Epoch 2: five steps, four solved (one of them exactly 0) -> 0.8; a NaN (not recorded)
+    // plain loss is left out of the count.
+    c.addStep(1, at(5, 2, 0.0));
+    c.addStep(1, at(6, 2, 1e-5));
+    c.addStep(1, at(7, 2, 3.0));
+    c.addStep(1, at(8, 2, 9e-4));
+    c.addStep(1, at(9, 2, kNaN));
+    c.addStep(1, at(10, 2, 5e-4));
     solved = series(c, chart, 1, 0);
-    zero = series(c, chart, 1, 1);
     QCOMPARE(solved->raw.size(), size_t(2));
-    QCOMPARE(solved->raw[0].key, 20.0);  // epoch 1 untouched
-    QCOMPARE(solved->raw[0].value, 0.5);
-    QCOMPARE(solved->raw[1].key, 40.0);
-    QCOMPARE(solved->raw[1].value, 0.5);  // 1 of 2
-    QCOMPARE(zero->raw[1].value, 0.0);    // 0 of 2
-    QVERIFY(solved->smoothed.empty());    // the fractions chart keeps no EMA
+    QCOMPARE(solved->raw[0].value, 0.5);  // epoch 1 untouched
+    QCOMPARE(solved->raw[1].key, 10.0);
+    QCOMPARE(solved->raw[1].value, 0.8);
+    QVERIFY(solved->smoothed.empty());  // the fractions chart keeps no EMA
+    // A resume repeats step 7 onwards: epoch 2 is counted again from steps 5-6 plus the new one.
+    c.addStep(1, at(7, 2, 0.7));
+    solved = series(c, chart, 1, 0);
+    QCOMPARE(solved->raw.size(), size_t(2));
+    QCOMPARE(solved->raw[1].key, 7.0);
+    QCOMPARE(solved->raw[1].value, 2.0 / 3.0);
+  }
+
+  void zeroGradientFractionComesFromProbes() {
+    TrainingCurves c;
+    const int chart = TrainingCurves::kProbeFractions;
+    c.addProbe(1, probe(10, 1, 1e-4, 0.0, 1.0));
+    c.addProbe(1, probe(20, 1, 0.5, 1.0, 1.0));
+    c.addProbe(1, probe(30, 2, 0.5, 2.0, 1.0));
+    const CurveSeries* zero = series(c, chart, 1, 1);
+    QVERIFY(zero);
+    QCOMPARE(zero->raw.size(), size_t(2));
+    QCOMPARE(zero->raw[0].key, 20.0);
+    QCOMPARE(zero->raw[0].value, 0.5);
+    QCOMPARE(zero->raw[1].value, 0.0);
+    // No steps were fed: the solved series has no point (probes do not make one).
+    const CurveSeries* solved = series(c, chart, 1, 0);
+    QVERIFY(!solved || solved->raw.empty());
+  }
+
+  void gradientMassIsTheEpochMeanPerBucket() {
+    TrainingCurves c;
+    auto with_mass = [](int64_t s, int epoch, std::vector<double> plain,
+                        std::vector<double> boosted) {
+      ProbeRow p = probe(s, epoch, 0.5, 1.0, 2.0);
+      p.mass_share_plain = std::move(plain);
+      p.mass_share_boosted = std::move(boosted);
+      return p;
+    };
+    c.addProbe(2, with_mass(5, 1, {0.5, 0.25, 0.25, 0, 0}, {0.25, 0.25, 0.25, 0.25, 0}));
+    c.addProbe(2, with_mass(10, 1, {1.0, 0, 0, 0, 0}, {0, 0, 0.5, 0, 0.5}));
+    c.addProbe(2, probe(12, 1, 0.5, 1.0, 2.0));  // no shares recorded: not in the mean
+    c.addProbe(2, with_mass(15, 2, {0, 0, 0, 0, 1}, {0, 0, 0, 0, 1}));
+    const std::vector<double> plain1{0.75, 0.125, 0.125, 0, 0};
+    const std::vector<double> boosted1{0.125, 0.125, 0.375, 0.125, 0.25};
+    for (int b = 0; b < TrainingCurves::kMassBuckets; ++b) {
+      const auto* p = series(c, TrainingCurves::kGradientMassPlain, 2, static_cast<size_t>(b));
+      const auto* q = series(c, TrainingCurves::kGradientMassBoosted, 2, static_cast<size_t>(b));
+      QVERIFY(p && q);
+      QCOMPARE(p->raw.size(), size_t(2));
+      QCOMPARE(p->raw[0].key, 1.0);  // keys are epochs
+      QCOMPARE(p->raw[1].key, 2.0);
+      QCOMPARE(p->raw[0].value, plain1[static_cast<size_t>(b)]);
+      QCOMPARE(q->raw[0].value, boosted1[static_cast<size_t>(b)]);
+      QCOMPARE(q->raw[1].value, b == 4 ? 1.0 : 0.0);
+    }
+    // The CSV names the key column "epoch".
+    QCOMPARE(c.table(TrainingCurves::kGradientMassPlain).header[0], std::string("epoch"));
+    // A resume repeating step 10 drops that probe: epoch 1 is the first probe's shares alone.
+    c.addProbe(2, probe(10, 1, 0.5, 1.0, 2.0));
+    const auto* p0 = series(c, TrainingCurves::kGradientMassPlain, 2, 0);
+    QCOMPARE(p0->raw.size(), size_t(1));
+    QCOMPARE(p0->raw[0].value, 0.5);
   }
 
   void nonFiniteValuesAreDropped() {

@@ -3,12 +3,17 @@
 // summarize_probes, history + live append continue one curve, exports write the right bytes.
 #include <QtTest>
 
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QWheelEvent>
+
 #include <cmath>
 #include <limits>
 
 #include "qcustomplot.h"
 #include "train/probe_summary.h"
 #include "widgets/common/run_colors.h"
+#include "widgets/train/training_chart.h"
 #include "widgets/train/training_plots_panel.h"
 
 using hnclip::gui::TrainingPlotsPanel;
@@ -179,10 +184,10 @@ class TestTrainingPlotsPanel : public QObject {
     QCOMPARE(panel.plot("grad_norm")->yAxis->scaleType(), QCPAxis::stLogarithmic);
   }
 
-  void per_epoch_fractions_match_summarize_probes() {
+  void zero_gradient_fractions_match_summarize_probes() {
     TrainingPlotsPanel panel;
     std::vector<hnclip::ProbeEvent> all;
-    // epoch 1: 4 probes, 1 solved, 0 zero; epoch 2: 5 probes, 3 solved, 2 zero; epoch 3: 1, 1, 1.
+    // epoch 1: 4 probes, 0 zero; epoch 2: 5 probes, 2 zero; epoch 3: 1 probe, 1 zero.
     const std::vector<hnclip::ProbeEvent> probes{
         probe(2, 1, 0.9, 1, 2),     probe(4, 1, 1e-4, 1, 2),  probe(6, 1, 2e-3, 1, 2),
         probe(8, 1, 1e-3, 1, 2),    probe(10, 2, 1e-4, 0, 2), probe(12, 2, 5e-4, 0, 2),
@@ -192,24 +197,33 @@ class TestTrainingPlotsPanel : public QObject {
       panel.appendProbe(5, p);
       all.push_back(p);
       // The epoch's point follows its newest probe.
-      const auto solved = points(panel.graph("probe_fractions", 5, "solved_fraction"));
-      QCOMPARE(solved.back().first, static_cast<double>(p.step));
+      const auto zero = points(panel.graph("probe_fractions", 5, "zero_grad_fraction"));
+      QCOMPARE(zero.back().first, static_cast<double>(p.step));
     }
     const auto expected = hnclip::summarize_probes(all);
-    const auto solved = points(panel.graph("probe_fractions", 5, "solved_fraction"));
     const auto zero = points(panel.graph("probe_fractions", 5, "zero_grad_fraction"));
-    QCOMPARE(solved.size(), expected.size());
     QCOMPARE(zero.size(), expected.size());
     const std::vector<double> last_steps{8, 18, 20};
     for (size_t i = 0; i < expected.size(); ++i) {
-      QCOMPARE(solved[i].first, last_steps[i]);
-      QCOMPARE(solved[i].second, expected[i].solved_fraction);
+      QCOMPARE(zero[i].first, last_steps[i]);
       QCOMPARE(zero[i].second, expected[i].zero_grad_fraction);
     }
-    QCOMPARE(solved[0].second, 0.25);
-    QCOMPARE(solved[1].second, 0.6);
     QCOMPARE(zero[1].second, 0.4);
     QCOMPARE(zero[2].second, 1.0);
+    // Probes alone make no solved point: that fraction comes from the steps.
+    QVERIFY(points(panel.graph("probe_fractions", 5, "solved_fraction")).empty());
+  }
+
+  void solved_fraction_per_epoch_comes_from_every_step() {
+    TrainingPlotsPanel panel;
+    // Epoch 1: 10 steps, 3 with a plain loss below 1e-3 -> 0.3; epoch 2: 4 steps, all solved.
+    const double epoch1[] = {2.0, 1e-4, 0.5, 0.3, 5e-4, 0.2, 0.1, 0.05, 2e-4, 1e-3};
+    for (int i = 0; i < 10; ++i) panel.appendStep(6, step(i + 1, 1.0, epoch1[i], 1e-4, 1));
+    for (int i = 0; i < 4; ++i) panel.appendStep(6, step(11 + i, 0.5, 1e-5, 1e-4, 2));
+    // A probe of epoch 1 that happens to be unsolved does not change the count.
+    panel.appendProbe(6, probe(5, 1, 0.9, 1, 2));
+    const auto solved = points(panel.graph("probe_fractions", 6, "solved_fraction"));
+    QVERIFY((solved == std::vector<std::pair<double, double>>{{10, 0.3}, {14, 1.0}}));
   }
 
   void recall_per_epoch_both_directions() {
@@ -258,12 +272,14 @@ class TestTrainingPlotsPanel : public QObject {
     const auto expected = reference_ema(values, 0.5);
     for (size_t i = 0; i < expected.size(); ++i)
       QVERIFY(std::abs(smoothed[i].second - expected[i]) < 1e-12);
-    // The fractions of epoch 1 continue from the stored probes: 2 solved of 3, 1 zero of 3.
+    // The fractions of epoch 1 continue from the stored history: the solved fraction from every
+    // step (plain losses 3, 2, 1, 0, -1 stored, 0.25 live: 2 of 6), the zero-gradient fraction
+    // from the probes (1 zero of 3).
     panel.appendProbe(9, probe(6, 1, 1e-4, 0.5, 1.0));
     const auto solved = points(panel.graph("probe_fractions", 9, "solved_fraction"));
     QCOMPARE(solved.size(), size_t(1));
     QCOMPARE(solved[0].first, 6.0);
-    QCOMPARE(solved[0].second, 2.0 / 3.0);
+    QCOMPARE(solved[0].second, 2.0 / 6.0);
     QCOMPARE(points(panel.graph("probe_fractions", 9, "zero_grad_fraction"))[0].second, 1.0 / 3.0);
 
     // A resumed run repeats steps after its checkpoint: the curve restarts at the repeated step.
@@ -347,17 +363,26 @@ class TestTrainingPlotsPanel : public QObject {
     for (int64_t run : {1, 2}) {
       panel.appendStep(run, step(1, 1, 1));
       panel.appendProbe(run, probe(1, 1, 0.1, 0.0, 1));
-      panel.appendProbe(run, probe(2, 1, 0.1, 0.5, 1));
+      auto with_mass = probe(2, 1, 0.1, 0.5, 1);
+      with_mass.mass_share_plain = with_mass.mass_share_boosted = {0.2, 0.2, 0.2, 0.2, 0.2};
+      panel.appendProbe(run, with_mass);
       panel.appendEval(run, eval(1, 1, 10));
     }
     QHash<QString, int> before;
     for (const QString& chart : panel.chartNames()) {
-      before[chart] = panel.plot(chart)->graphCount();
+      before[chart] = panel.plot(chart)->plottableCount();
       QVERIFY(before[chart] > 0);
     }
     panel.removeRun(1);
     QCOMPARE(panel.runs(), QList<int64_t>{2});
+    for (const QString& chart :
+         {QStringLiteral("gradient_mass_plain"), QStringLiteral("gradient_mass_boosted")}) {
+      QCOMPARE(panel.plot(chart)->plottableCount(), before[chart] / 2);
+      QVERIFY(!panel.massBars(chart, 1, 0));
+      QVERIFY(panel.massBars(chart, 2, 0));
+    }
     for (const QString& chart : panel.chartNames()) {
+      if (chart.startsWith(QLatin1String("gradient_mass"))) continue;  // bars, checked above
       QCOMPARE(panel.plot(chart)->graphCount(), before[chart] / 2);
       for (const QString& series : panel.seriesNames(chart)) {
         for (Role role : {Role::Raw, Role::Smoothed, Role::ZeroMarks})
@@ -369,7 +394,8 @@ class TestTrainingPlotsPanel : public QObject {
     }
     panel.clearRuns();
     QVERIFY(panel.runs().isEmpty());
-    for (const QString& chart : panel.chartNames()) QCOMPARE(panel.plot(chart)->graphCount(), 0);
+    for (const QString& chart : panel.chartNames())
+      QCOMPARE(panel.plot(chart)->plottableCount(), 0);
   }
 
   void options_round_trip() {
@@ -431,6 +457,82 @@ class TestTrainingPlotsPanel : public QObject {
     QCOMPARE(p->yAxis->labelColor(), QColor(230, 230, 230));
     QCOMPARE(p->axisRect()->backgroundBrush().color(), QColor(20, 20, 20));
     QCOMPARE(p->legend->textColor(), QColor(220, 220, 220));
+  }
+
+  void wheel_over_the_chart_page_scrolls_it_rather_than_zooming() {
+    TrainingPlotsPanel panel;
+    panel.resize(1000, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    for (int i = 1; i <= 10; ++i) panel.appendStep(1, step(i, 1.0 + i, 1.0));
+    panel.replotNow();
+    auto* scroll = panel.findChild<QScrollArea*>();
+    QVERIFY(scroll);
+    QCOMPARE(scroll->verticalScrollBar()->value(), 0);
+    QCustomPlot* p = panel.plot("loss");
+    const QCPRange before = p->xAxis->range();
+    const QPointF at(p->axisRect()->center());
+    QWheelEvent wheel(at, p->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(p, &wheel);
+    QVERIFY(scroll->verticalScrollBar()->value() > 0);
+    QCOMPARE(p->xAxis->range().lower, before.lower);
+    QCOMPARE(p->xAxis->range().upper, before.upper);
+    QVERIFY(panel.chart("loss")->following());
+  }
+
+  void charts_stand_in_two_columns_that_reflow_to_one() {
+    TrainingPlotsPanel panel;
+    panel.resize(1000, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QTRY_COMPARE(panel.columnCount(), 2);
+    QCOMPARE(panel.columnOf("loss"), 0);
+    QCOMPARE(panel.columnOf("probe_fractions"), 1);
+    QCOMPARE(panel.columnOf("gradient_mass_plain"), 0);
+    QCOMPARE(panel.columnOf("gradient_mass_boosted"), 1);
+    auto* scroll = panel.findChild<QScrollArea*>();
+    QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+    // The Train tab's share of the default 1400x900 window: still two columns, and no chart's
+    // header (long titles, three buttons) may widen its column past the page.
+    panel.resize(660, 700);
+    QTRY_COMPARE(panel.columnCount(), 2);
+    QTest::qWait(0);
+    QVERIFY(scroll->widget()->minimumSizeHint().width() <= scroll->viewport()->width());
+    QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+    panel.resize(560, 700);
+    QTRY_COMPARE(panel.columnCount(), 1);
+    QCOMPARE(panel.columnOf("probe_fractions"), 0);
+    QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+  }
+
+  void gradient_mass_charts_get_stacked_data_from_probes() {
+    TrainingPlotsPanel panel;
+    hnclip::ProbeEvent p = probe(5, 1, 0.5, 1.0, 2.0);
+    p.mass_share_plain = {0.75, 0.25, 0.0, 0.0, 0.0};
+    p.mass_share_boosted = {0.25, 0.25, 0.0, 0.0, 0.5};
+    panel.appendProbe(3, p);
+    for (const auto& [chart, shares] :
+         {std::make_pair(QStringLiteral("gradient_mass_plain"), p.mass_share_plain),
+          std::make_pair(QStringLiteral("gradient_mass_boosted"), p.mass_share_boosted)}) {
+      double top = 0;
+      for (int b = 0; b < 5; ++b) {
+        QCPBars* bars = panel.massBars(chart, 3, b);
+        QVERIFY(bars);
+        QCOMPARE(bars->barBelow(), b == 0 ? nullptr : panel.massBars(chart, 3, b - 1));
+        QCOMPARE(bars->dataCount(), 1);
+        QCOMPARE(bars->data()->constBegin()->key, 1.0);  // one run: centred on its epoch
+        QCOMPARE(bars->data()->constBegin()->value, shares[static_cast<size_t>(b)]);
+        top += bars->data()->constBegin()->value;
+      }
+      QCOMPARE(top, 1.0);
+    }
+    QVERIFY(panel.chartTitle("gradient_mass_plain")
+                .startsWith(QStringLiteral("Where the gradient goes")));
+    // The y axis of a share chart is [0, 1] (and a little room), x covers the epoch.
+    panel.replotNow();
+    QCOMPARE(panel.plot("gradient_mass_boosted")->yAxis->range().lower, 0.0);
+    QVERIFY(panel.plot("gradient_mass_boosted")->xAxis->range().contains(1.0));
   }
 
   void hover_shows_run_step_value_and_wall_time() {
