@@ -1,5 +1,6 @@
 #include "widgets/common/recall_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -59,6 +60,7 @@ RecallTable RecallTable::fromSummaries(const std::vector<RunSummary>& runs, Star
     start_runs[i].push_back(s.record.id);
   }
   for (size_t i = 0; i < rows.size(); ++i) {
+    std::sort(start_runs[i].begin(), start_runs[i].end());  // "runs 1, 2" whatever the order
     QStringList ids;
     for (int64_t id : start_runs[i]) ids << QString::number(id);
     rows[i].run_id = start_runs[i].size() == 1 ? start_runs[i][0] : 0;
