@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "qcustomplot.h"
+#include "widgets/common/hardness_buckets.h"
 #include "widgets/common/plot_export.h"
 #include "widgets/common/plot_style.h"
 
@@ -27,11 +28,6 @@ constexpr double kMinHistogramSpan = 0.2;  // narrowest x range: a spike still r
 constexpr int kTickLabelChars = 16;        // the bucket chart's encoder labels wrap after this
 constexpr double kStackedBarWidth = 0.6;
 constexpr double kGroupedBarWidth = 0.14;  // log scale: five bars side by side per encoder
-// The five hardness buckets of core/eval/caption_geometry.h (that header is LibTorch's side).
-const char* const kBucketNames[] = {"<0.5", "0.5-0.7", "0.7-0.8", "0.8-0.9", "\u22650.9"};
-const QColor kBucketColors[] = {QColor(0x9c, 0xa3, 0xaf), QColor(0x60, 0xa5, 0xfa),
-                                QColor(0xfb, 0xbf, 0x24), QColor(0xf9, 0x73, 0x16),
-                                QColor(0xdc, 0x26, 0x26)};
 
 QString chart_title(const QString& name) {
   if (name == QLatin1String("pairwise")) return QObject::tr("All pairwise caption cosines");
@@ -225,9 +221,9 @@ void CaptionOverviewCharts::drawBuckets() {
   auto* group = log ? new QCPBarsGroup(buckets_) : nullptr;
   for (int b = 0; b < 5; ++b) {
     auto* bars = new QCPBars(buckets_->xAxis, buckets_->yAxis);
-    bars->setName(QString::fromUtf8(kBucketNames[b]));
-    bars->setPen(QPen(kBucketColors[b].darker(130)));
-    bars->setBrush(kBucketColors[b]);
+    bars->setName(hardness_bucket_name(b));
+    bars->setPen(QPen(hardness_bucket_color(b).darker(130)));
+    bars->setBrush(hardness_bucket_color(b));
     bars->setWidth(log ? kGroupedBarWidth : kStackedBarWidth);
     if (group)
       bars->setBarsGroup(group);
@@ -254,11 +250,10 @@ void CaptionOverviewCharts::drawBuckets() {
     if (!log) top = std::max(top, sum);
   }
   // The hard buckets are thin slivers next to "<0.5": the legend states their sizes.
-  for (int b = 0; b < 5; ++b) {
+  for (int b = 0; b < kHardnessBuckets; ++b) {
     if (per_bucket[static_cast<size_t>(b)].isEmpty()) continue;
     layers[static_cast<size_t>(b)]->setName(QStringLiteral("%1: %2").arg(
-        QString::fromUtf8(kBucketNames[b]),
-        per_bucket[static_cast<size_t>(b)].join(QStringLiteral(" / "))));
+        hardness_bucket_name(b), per_bucket[static_cast<size_t>(b)].join(QStringLiteral(" / "))));
   }
   buckets_->xAxis->setTicker(ticker);
   buckets_->xAxis->setRange(-0.6,
