@@ -1,23 +1,27 @@
 # The repository stands alone (ctest: repository_stands_alone): no source, test, script or build
-# file names a path outside it — the engineers' ../shared notes folder above all, which a user's
-# clone does not have. Usage:
+# file names a path outside it — the engineers' notes folder beside the project above all, which
+# a user's clone does not have. Usage:
 #   cmake -DROOT=<repository root> -P check_stands_alone.cmake
 # Fails listing every offending file:line. .ci/run also runs the suite in a clone with no sibling
 # folders, so a read that slips past this check fails there.
 if(NOT ROOT)
   message(FATAL_ERROR "check_stands_alone: pass -DROOT=<repository root>")
 endif()
-set(_patterns "\\.\\./shared" "shared/(data|notes)/" "/work/")
+# The names are spelled in pieces, so this file does not name them itself: the notes folder
+# beside the project, and the engineers' machine's workspace root.
+set(_sibling "sha")
+string(APPEND _sibling "red")
+set(_workspace "wor")
+string(APPEND _workspace "k")
+set(_patterns "\\.\\./${_sibling}" "${_sibling}/(data|notes)/" "(^|[^a-z])/${_workspace}/")
 file(GLOB_RECURSE _files
      ${ROOT}/core/* ${ROOT}/app/* ${ROOT}/widgets/* ${ROOT}/tests/* ${ROOT}/packaging/*
      ${ROOT}/resources/*.qrc ${ROOT}/.ci/* ${ROOT}/CMakeLists.txt ${ROOT}/CMakePresets.json)
 set(_violations "")
 set(_checked 0)
 foreach(_file ${_files})
-  # The check's own patterns and its fixture (a tree that must fail) are not the product.
   file(RELATIVE_PATH _rel ${ROOT} ${_file})
-  if(_rel MATCHES "\\.(png|gz|pt|bin|svg|ico)$" OR _rel MATCHES "check_stands_alone\\.cmake$" OR
-     _rel MATCHES "^tests/stands_alone_violation/")
+  if(_rel MATCHES "\\.(png|gz|pt|bin|svg|ico)$")
     continue()
   endif()
   math(EXPR _checked "${_checked} + 1")
