@@ -34,7 +34,18 @@ bool ClipConfig::operator==(const ClipConfig& o) const {
          vision_heads == o.vision_heads && context_length == o.context_length &&
          vocab_size == o.vocab_size && text_width == o.text_width &&
          text_layers == o.text_layers && text_heads == o.text_heads && embed_dim == o.embed_dim &&
-         frozen_positions == o.frozen_positions;
+         frozen_positions == o.frozen_positions && activation == o.activation;
+}
+
+std::string activation_name(MlpActivation a) {
+  return a == MlpActivation::Gelu ? kGeluName : kQuickGeluName;
+}
+
+MlpActivation parse_activation(const std::string& name, const std::string& what) {
+  if (name == kQuickGeluName) return MlpActivation::QuickGelu;
+  if (name == kGeluName) return MlpActivation::Gelu;
+  throw std::invalid_argument(what + ": unknown activation '" + name + "' (known: " +
+                              kQuickGeluName + ", " + kGeluName + ")");
 }
 
 std::vector<std::string> clip_preset_names() {
@@ -80,7 +91,8 @@ void to_json(nlohmann::json& j, const ClipConfig& c) {
                      {"vision_heads", c.vision_heads},     {"context_length", c.context_length},
                      {"vocab_size", c.vocab_size},         {"text_width", c.text_width},
                      {"text_layers", c.text_layers},       {"text_heads", c.text_heads},
-                     {"embed_dim", c.embed_dim},           {"frozen_positions", c.frozen_positions}};
+                     {"embed_dim", c.embed_dim},           {"frozen_positions", c.frozen_positions},
+                     {"activation", activation_name(c.activation)}};
 }
 
 void from_json(const nlohmann::json& j, ClipConfig& c) {
@@ -100,6 +112,15 @@ void from_json(const nlohmann::json& j, ClipConfig& c) {
   // Absent in checkpoints written before Long-CLIP support: those are plain CLIP.
   c.frozen_positions = 0;
   if (j.contains("frozen_positions")) get("frozen_positions", c.frozen_positions);
+  // Absent before open_clip support: every such checkpoint was QuickGELU (OpenAI's, Long-CLIP's,
+  // or trained here, where QuickGELU was the only MLP).
+  c.activation = MlpActivation::QuickGelu;
+  if (j.contains("activation")) {
+    if (!j.at("activation").is_string()) {
+      throw std::invalid_argument("model config: key 'activation' is not a string");
+    }
+    c.activation = parse_activation(j.at("activation").get<std::string>(), "model config: key 'activation'");
+  }
 }
 
 }  // namespace hnclip

@@ -9,6 +9,18 @@
 
 namespace hnclip {
 
+// The MLP non-linearity of every transformer block. OpenAI's CLIP and Long-CLIP weights were trained
+// with QuickGELU; open_clip's LAION models (and Hugging Face configs with hidden_act "gelu") with
+// exact GELU, under the same parameter names, so it must be known, never guessed from the tensors.
+enum class MlpActivation { QuickGelu, Gelu };
+
+constexpr const char* kQuickGeluName = "quick_gelu";
+constexpr const char* kGeluName = "gelu";
+// "quick_gelu" / "gelu": the spelling of checkpoints, exports, HF's hidden_act and --activation.
+std::string activation_name(MlpActivation a);
+// Throws std::invalid_argument "<what>: unknown activation 'x' (known: quick_gelu, gelu)".
+MlpActivation parse_activation(const std::string& name, const std::string& what);
+
 struct ClipConfig {
   // Image tower (ViT).
   int64_t image_size = 48;
@@ -28,6 +40,8 @@ struct ClipConfig {
   int64_t frozen_positions = 0;
   // Joint embedding.
   int64_t embed_dim = 64;
+  // Both towers' MLPs. Checkpoints written before it was a key were all QuickGELU.
+  MlpActivation activation = MlpActivation::QuickGelu;
 
   int64_t grid() const { return image_size / patch_size; }
   // Throws std::invalid_argument naming the first inconsistent field.

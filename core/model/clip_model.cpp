@@ -17,12 +17,14 @@ ClipModelImpl::ClipModelImpl(const ClipConfig& config) : config_(config) {
   config_.validate();
   const auto& c = config_;
   visual = register_module("visual", VisionTransformer(c.image_size, c.patch_size, c.vision_width,
-                                                       c.vision_layers, c.vision_heads, c.embed_dim));
+                                                       c.vision_layers, c.vision_heads, c.embed_dim,
+                                                       c.activation));
   token_embedding =
       register_module("token_embedding", torch::nn::Embedding(c.vocab_size, c.text_width));
   positional_embedding =
       register_parameter("positional_embedding", torch::empty({c.context_length, c.text_width}));
-  transformer = register_module("transformer", Transformer(c.text_width, c.text_layers, c.text_heads));
+  transformer = register_module("transformer", Transformer(c.text_width, c.text_layers, c.text_heads,
+                                                           c.activation));
   ln_final = register_module("ln_final", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.text_width})));
   text_projection = register_parameter("text_projection", torch::empty({c.text_width, c.embed_dim}));
   logit_scale = register_parameter("logit_scale", torch::full({}, std::log(kInitialLogitScale)));

@@ -6,23 +6,29 @@ namespace hnclip {
 
 torch::Tensor quick_gelu(const torch::Tensor& x) { return x * torch::sigmoid(1.702 * x); }
 
-ClipMlpImpl::ClipMlpImpl(int64_t width) {
+ClipMlpImpl::ClipMlpImpl(int64_t width, MlpActivation activation) : activation_(activation) {
   c_fc = register_module("c_fc", torch::nn::Linear(width, 4 * width));
   c_proj = register_module("c_proj", torch::nn::Linear(4 * width, width));
 }
 
+torch::Tensor ClipMlpImpl::activate(const torch::Tensor& x) const {
+  // torch::gelu's default is the exact (erf) form, as open_clip's nn.GELU and HF's "gelu".
+  return activation_ == MlpActivation::Gelu ? torch::gelu(x) : quick_gelu(x);
+}
+
 torch::Tensor ClipMlpImpl::forward(const torch::Tensor& x) {
-  if (!c_fc_adapter && !c_proj_adapter) return c_proj(quick_gelu(c_fc(x)));
+  if (!c_fc_adapter && !c_proj_adapter) return c_proj(activate(c_fc(x)));
   auto h = c_fc_adapter ? c_fc_adapter->forward(x, c_fc->weight, c_fc->bias) : c_fc(x);
-  h = quick_gelu(h);
+  h = activate(h);
   return c_proj_adapter ? c_proj_adapter->forward(h, c_proj->weight, c_proj->bias) : c_proj(h);
 }
 
-ResidualAttentionBlockImpl::ResidualAttentionBlockImpl(int64_t width, int64_t heads) {
+ResidualAttentionBlockImpl::ResidualAttentionBlockImpl(int64_t width, int64_t heads,
+                                                       MlpActivation activation) {
   ln_1 = register_module("ln_1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})));
   attn = register_module("attn", MultiheadSelfAttention(width, heads));
   ln_2 = register_module("ln_2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})));
-  mlp = register_module("mlp", ClipMlp(width));
+  mlp = register_module("mlp", ClipMlp(width, activation));
 }
 
 torch::Tensor ResidualAttentionBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& mask) {

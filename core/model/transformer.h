@@ -11,7 +11,7 @@ namespace hnclip {
 
 class TransformerImpl : public torch::nn::Module {
  public:
-  TransformerImpl(int64_t width, int64_t layers, int64_t heads);
+  TransformerImpl(int64_t width, int64_t layers, int64_t heads, MlpActivation activation);
   torch::Tensor forward(torch::Tensor x, const torch::Tensor& mask = {});
   torch::nn::ModuleList resblocks{nullptr};
   int64_t width, layers;

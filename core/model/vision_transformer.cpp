@@ -7,7 +7,8 @@
 namespace hnclip {
 
 VisionTransformerImpl::VisionTransformerImpl(int64_t image_size, int64_t patch_size, int64_t width,
-                                             int64_t layers, int64_t heads, int64_t embed_dim) {
+                                             int64_t layers, int64_t heads, int64_t embed_dim,
+                                             MlpActivation activation) {
   const int64_t grid = image_size / patch_size;
   // CLIP's initialisation: class/positional embeddings and projection scaled by width^-0.5.
   const double scale = 1.0 / std::sqrt(static_cast<double>(width));
@@ -17,7 +18,7 @@ VisionTransformerImpl::VisionTransformerImpl(int64_t image_size, int64_t patch_s
   positional_embedding =
       register_parameter("positional_embedding", scale * torch::randn({grid * grid + 1, width}));
   ln_pre = register_module("ln_pre", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})));
-  transformer = register_module("transformer", Transformer(width, layers, heads));
+  transformer = register_module("transformer", Transformer(width, layers, heads, activation));
   ln_post = register_module("ln_post", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})));
   proj = register_parameter("proj", scale * torch::randn({width, embed_dim}));
 }

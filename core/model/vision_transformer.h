@@ -19,7 +19,7 @@ struct ImageFeatures {
 class VisionTransformerImpl : public torch::nn::Module {
  public:
   VisionTransformerImpl(int64_t image_size, int64_t patch_size, int64_t width, int64_t layers,
-                        int64_t heads, int64_t embed_dim);
+                        int64_t heads, int64_t embed_dim, MlpActivation activation);
   ImageFeatures forward(const torch::Tensor& images, bool with_patches = false);
 
   torch::nn::Conv2d conv1{nullptr};
