@@ -24,6 +24,7 @@ CommandAction add_neighbors_command(CLI::App& app);
 CommandAction add_encode_command(CLI::App& app);
 CommandAction add_tokenize_command(CLI::App& app);
 CommandAction add_export_command(CLI::App& app);
+CommandAction add_inspect_command(CLI::App& app);
 
 // --benchmark, --benchmark-size, --data, --data-seed, --split, --encoder, --device, --recompute
 // of `stats` and `neighbors`.

@@ -1,6 +1,7 @@
-// `hnclip encode --checkpoint PATH [--vocab PATH] [--text T]... [--image P]...`: the raw
-// encode_text / encode_image outputs (before normalisation, float32) of a workbench checkpoint or
-// an OpenAI CLIP / Long-CLIP state dict, e.g. to compare with PyTorch's on the same weights.
+// `hnclip encode --checkpoint PATH [--vocab PATH] [--activation A] [--text T]... [--image P]...`:
+// the raw encode_text / encode_image outputs (before normalisation, float32) of a workbench
+// checkpoint or any model file or folder job/model_source.h opens (OpenAI CLIP / Long-CLIP /
+// open_clip, safetensors, Hugging Face CLIPModel), e.g. to compare with PyTorch's on the same weights.
 
 #include <torch/torch.h>
 
@@ -33,7 +34,7 @@ nlohmann::json rows(const torch::Tensor& t) {
 
 CommandAction add_encode_command(CLI::App& app) {
   struct Options {
-    std::string checkpoint, vocab;
+    std::string checkpoint, vocab, activation;
     std::vector<std::string> texts, images;
     bool json = false;
   };
@@ -41,12 +42,16 @@ CommandAction add_encode_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "encode", "print a model's raw text and image features (before normalisation)");
   cmd->add_option("--checkpoint", o->checkpoint,
-                  "workbench checkpoint ('pretrained' = the committed tiny one) or OpenAI CLIP / "
-                  "Long-CLIP ViT state dict")
+                  "workbench checkpoint ('pretrained' = the committed tiny one), or a CLIP ViT "
+                  "model file or folder: OpenAI / Long-CLIP / open_clip .pt or .bin, safetensors, "
+                  "Hugging Face CLIPModel or open_clip hub folder (see `hnclip inspect`)")
       ->required();
   cmd->add_option("--vocab", o->vocab,
                   "CLIP BPE vocabulary for an OpenAI / Long-CLIP file (default: the shipped "
                   "bpe_simple_vocab_16e6.txt.gz)");
+  cmd->add_option("--activation", o->activation,
+                  "quick_gelu | gelu for a file that does not record its MLP activation")
+      ->check(CLI::IsMember({"quick_gelu", "gelu"}));
   cmd->add_option("--text", o->texts, "a text to encode (repeatable)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--image", o->images, "an image file to encode (repeatable)")
@@ -56,8 +61,9 @@ CommandAction add_encode_command(CLI::App& app) {
   return [o]() {
     auto source =
         open_model_source(resolve_init_checkpoint(o->checkpoint), o->vocab, "--checkpoint",
-                          /*need_tokenizer=*/!o->texts.empty());
-    if (!source.vocab_note.empty() && !o->texts.empty()) std::cerr << source.vocab_note << "\n";
+                          /*need_tokenizer=*/!o->texts.empty(), /*long_clip=*/false,
+                          o->activation);
+    for (const auto& note : source.notes) std::cerr << note << "\n";
     ClipModel model(source.shape);
     load_model_source_weights(source, model);
     source.clip_weights.clear();

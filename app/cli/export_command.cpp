@@ -1,5 +1,6 @@
 // `hnclip export`: a run's checkpoint (or any workbench checkpoint) as a PyTorch state-dict file
-// that Python's torch.load reads, under OpenAI CLIP's parameter names.
+// that Python's torch.load reads, under OpenAI CLIP's parameter names, or as a Hugging Face
+// CLIPModel folder (--format hf) that transformers' CLIPModel.from_pretrained and the workbench read.
 
 #include <torch/torch.h>
 
@@ -11,6 +12,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "job/run_checkpoint.h"
+#include "model/hf_clip_folder.h"
 #include "model/make_clip_model.h"
 #include "model/model_state_dict.h"
 #include "model/state_dict_file.h"
@@ -21,6 +23,7 @@ namespace hnclip::cli {
 
 namespace {
 constexpr const char* kFormatStateDict = "state-dict";
+constexpr const char* kFormatHf = "hf";
 constexpr uint64_t kInitSeed = 0;  // overwritten by the checkpoint's weights; any seed does
 }  // namespace
 
@@ -43,13 +46,16 @@ CommandAction add_export_command(CLI::App& app) {
                                      "a workbench checkpoint file instead of --run");
   run->excludes(checkpoint);
   epoch->needs(run);
-  cmd->add_option("--format", o->format, "state-dict (OpenAI CLIP names, fp32)")
+  cmd->add_option("--format", o->format,
+                  "state-dict (a .pt, OpenAI CLIP names, fp32) | hf (a Hugging Face CLIPModel "
+                  "folder: config.json, weights, tokenizer)")
       ->capture_default_str();
-  cmd->add_option("out", o->out, "output file (.pt)")->required();
+  cmd->add_option("out", o->out, "output file (.pt), or folder for --format hf")->required();
   add_common_options(cmd, o->common);
   return [o, run, checkpoint]() {
-    if (o->format != kFormatStateDict) {
-      throw UsageError("--format " + o->format + ": unknown (supported: " + kFormatStateDict + ")");
+    if (o->format != kFormatStateDict && o->format != kFormatHf) {
+      throw UsageError("--format " + o->format + ": unknown (supported: " + kFormatStateDict +
+                       ", " + kFormatHf + ")");
     }
     std::string path = o->checkpoint;
     int64_t run_id = 0;
@@ -70,7 +76,11 @@ CommandAction add_export_command(CLI::App& app) {
     auto model = make_clip_model(meta.model, kInitSeed);
     load_checkpoint_weights(path, model);
     const auto tensors = model_state_dict(model);
-    write_state_dict_file(o->out, tensors);
+    if (o->format == kFormatHf) {
+      write_hf_clip_folder(o->out, meta.model, tensors, meta.tokenizer);
+    } else {
+      write_state_dict_file(o->out, tensors);
+    }
 
     double checksum = 0;
     int64_t numel = 0;

@@ -1,5 +1,5 @@
 // hnclip: the headless front end of HN-CLIP Workbench (train, pretrain, eval, runs, show,
-// benchmark, probes, stats, neighbors). Exit codes: 0 ok, 1 runtime failure, 2 usage error,
+// benchmark, probes, stats, neighbors, encode, tokenize, export, inspect). Exit codes: 0 ok, 1 runtime failure, 2 usage error,
 // 130 stopped by Ctrl-C.
 
 #include <iostream>
@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   add("encode", add_encode_command(app));
   add("tokenize", add_tokenize_command(app));
   add("export", add_export_command(app));
+  add("inspect", add_inspect_command(app));
 
   try {
     app.parse(argc, argv);

@@ -97,6 +97,10 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
   cmd->add_option("--vocab", c.vocab,
                   "CLIP BPE vocabulary for an OpenAI / Long-CLIP --init (default: the shipped "
                   "bpe_simple_vocab_16e6.txt.gz)");
+  cmd->add_option("--activation", c.init_activation,
+                  "quick_gelu | gelu: the MLP activation of an --init file that does not record it "
+                  "(OpenAI-layout state dicts assume quick_gelu and say so; open_clip training "
+                  "checkpoints need it)");
   cmd->add_flag("--long-clip", c.long_clip,
                 "start Long-CLIP from a 77-position CLIP --init: positions stretched to 248, the "
                 "first 20 frozen");

@@ -27,8 +27,9 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
   // a workbench checkpoint or an OpenAI / Long-CLIP state dict (tokenized with --vocab, else the shipped vocabulary).
   std::optional<ModelSource> init_source;
   if (!init.empty()) {
-    init_source = open_model_source(init, config.vocab, "--init", true, config.long_clip);
-    if (!init_source->vocab_note.empty()) log(init_source->vocab_note);
+    init_source = open_model_source(init, config.vocab, "--init", true, config.long_clip,
+                                    config.init_activation);
+    for (const auto& note : init_source->notes) log(note);
   }
   std::optional<CheckpointMeta> meta;
   if (!shape_checkpoint.empty()) meta = read_checkpoint_meta(shape_checkpoint);
@@ -48,6 +49,7 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
       // (Presets name the ViT shape; Long-CLIP's frozen positions are the file's own matter.)
       auto wanted = clip_preset(config.model, shape.vocab_size, shape.context_length);
       wanted.frozen_positions = shape.frozen_positions;
+      wanted.activation = shape.activation;
       const auto diff = describe_differences(shape, wanted);
       if (!diff.empty()) {
         throw CheckpointError("checkpoint " + meta_source + " does not fit --model " +

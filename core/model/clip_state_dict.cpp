@@ -88,6 +88,19 @@ ClipConfig infer_clip_config(const StateDict& sd, const std::string& source) {
   return c;
 }
 
+void check_config_fits_weights(const ClipConfig& declared, const StateDict& sd,
+                               const std::string& source, const std::string& declared_by) {
+  ClipConfig weights = infer_clip_config(sd, source);
+  weights.vision_heads = declared.vision_heads;
+  weights.text_heads = declared.text_heads;
+  weights.activation = declared.activation;
+  const auto diff = describe_differences(declared, weights);
+  if (!diff.empty()) {
+    throw StateDictError(source + ": " + declared_by + " contradicts the weights: " + diff +
+                         " (" + declared_by + " vs weights)");
+  }
+}
+
 void load_clip_state_dict(ClipModel& model, const StateDict& sd, const std::string& source) {
   std::map<std::string, torch::Tensor> params;
   for (const auto& p : model->named_parameters()) params[p.key()] = p.value();

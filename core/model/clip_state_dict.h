@@ -22,6 +22,13 @@ constexpr int64_t kLongClipFrozenPositions = 20;
 // `source` for a ResNet CLIP (not supported), a missing key or an inconsistent shape.
 ClipConfig infer_clip_config(const StateDict& sd, const std::string& source);
 
+// A shape that a config file declares (`declared_by`: "config.json", "open_clip_config.json")
+// against the shape of the tensors (infer_clip_config; heads and activation are the config's
+// alone): throws StateDictError "<source>: <declared_by> contradicts the
+// weights: field declared vs weights, ..." naming every differing field.
+void check_config_fits_weights(const ClipConfig& declared, const StateDict& sd,
+                               const std::string& source, const std::string& declared_by);
+
 // Copies `sd` into `model` by name, converting half/bfloat16 to the model's dtype; the integer
 // entries input_resolution, context_length and vocab_size of OpenAI's TorchScript files are
 // skipped. Nothing is copied unless everything fits; otherwise throws StateDictError naming

@@ -72,13 +72,18 @@ bool all_tensors(const PickleValue& dict) {
 
 // The dict of tensors inside what data.pkl holds: the top level, or "state_dict" / "model" under it
 // (training scripts often save {"epoch": ..., "state_dict": ...}).
-const PickleValue& tensor_dict(const PickleValuePtr& top, const std::string& path) {
+const PickleValue& tensor_dict(const PickleValuePtr& top, const std::string& path,
+                               std::string& nested_under) {
   if (top->kind != PickleValue::Kind::Dict) {
     throw StateDictError(where(path) + "holds a " + top->kind_name() + ", not a dict of tensors");
   }
+  nested_under.clear();
   if (all_tensors(*top)) return *top;
   for (const char* key : {"state_dict", "model"}) {
-    if (auto v = top->get(key); v && v->kind == PickleValue::Kind::Dict && all_tensors(*v)) return *v;
+    if (auto v = top->get(key); v && v->kind == PickleValue::Kind::Dict && all_tensors(*v)) {
+      nested_under = key;
+      return *v;
+    }
   }
   std::string offender;
   for (size_t i = 0; i + 1 < top->items.size() && offender.empty(); i += 2) {
@@ -92,7 +97,8 @@ const PickleValue& tensor_dict(const PickleValuePtr& top, const std::string& pat
                        ") and no 'state_dict' or 'model' dict of tensors under it");
 }
 
-StateDict read_pickled(caffe2::serialize::PyTorchStreamReader& reader, const std::string& path) {
+StateDict read_pickled(caffe2::serialize::PyTorchStreamReader& reader, const std::string& path,
+                       StateDictFileLayout& layout) {
   const auto [pkl, pkl_size] = record(reader, path, kPickleRecord);
   TorchUnpickler unpickler(pkl.get(), pkl_size,
                            [&](const std::string& key) { return record(reader, path, "data/" + key); });
@@ -102,7 +108,10 @@ StateDict read_pickled(caffe2::serialize::PyTorchStreamReader& reader, const std
   } catch (const UnpicklingError& e) {
     throw StateDictError(where(path) + kPickleRecord + ": " + e.what());
   }
-  const auto& dict = tensor_dict(top, path);
+  const auto& dict = tensor_dict(top, path, layout.nested_under);
+  for (size_t i = 0; i + 1 < top->items.size(); i += 2) {
+    if (top->items[i]->kind == PickleValue::Kind::String) layout.top_level_keys.push_back(top->items[i]->text);
+  }
   StateDict out;
   for (size_t i = 0; i + 1 < dict.items.size(); i += 2) out.emplace_back(dict.items[i]->text, dict.items[i + 1]->tensor);
   return out;
@@ -187,7 +196,10 @@ class PickleWriter {
 };
 }  // namespace
 
-StateDict read_state_dict_file(const std::string& path) {
+StateDict read_state_dict_file(const std::string& path, StateDictFileLayout* layout) {
+  StateDictFileLayout found;
+  if (layout == nullptr) layout = &found;
+  *layout = StateDictFileLayout{};
   check_magic(path);
   std::unique_ptr<caffe2::serialize::PyTorchStreamReader> reader;
   try {
@@ -197,9 +209,10 @@ StateDict read_state_dict_file(const std::string& path) {
   }
   if (reader->hasRecord(kTorchScriptRecord)) {
     reader.reset();
+    layout->torchscript = true;
     return read_torchscript(path);
   }
-  return read_pickled(*reader, path);
+  return read_pickled(*reader, path, *layout);
 }
 
 void write_state_dict_file(const std::string& path, const StateDict& tensors) {

@@ -29,7 +29,14 @@ class StateDictError : public std::runtime_error {
 // Tensors come back as stored (dtype, shape), contiguous, on the CPU, without autograd.
 // Throws StateDictError naming the file and the problem (not a zip, legacy non-zip format,
 // unsupported pickle opcode or global, missing record).
-StateDict read_state_dict_file(const std::string& path);
+// `layout`, when given, says where the tensors were found, so that callers can tell an open_clip
+// training checkpoint ({"epoch", "name", "state_dict", "optimizer"}) from a bare state dict.
+struct StateDictFileLayout {
+  bool torchscript = false;
+  std::string nested_under;                 // "" (the top level), "state_dict" or "model"
+  std::vector<std::string> top_level_keys;  // the string keys of the pickled top-level dict
+};
+StateDict read_state_dict_file(const std::string& path, StateDictFileLayout* layout = nullptr);
 
 // Writes a torch.save-compatible zip archive (a protocol-2 pickle of a collections.OrderedDict
 // whose tensors are rebuilt by torch._utils._rebuild_tensor_v2, one `data/N` storage record per

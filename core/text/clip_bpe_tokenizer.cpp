@@ -336,4 +336,10 @@ std::string ClipBpeTokenizer::decode(const std::vector<int64_t>& ids) const {
   return out;
 }
 
+std::vector<std::string> ClipBpeTokenizer::merges() const {
+  std::vector<std::string> out(ranks_.size());
+  for (const auto& [pair, rank] : ranks_) out[static_cast<size_t>(rank)] = pair;
+  return out;
+}
+
 }  // namespace hnclip

@@ -71,6 +71,11 @@ class ClipBpeTokenizer : public Tokenizer {
   static std::vector<std::string> pre_tokenize(const std::string& cleaned);
 
   const std::string& vocab_path() const { return vocab_path_; }
+  // id -> symbol, as CLIP's encoder dict holds it (bytes_to_unicode text, "</w>" ends words):
+  // what a Hugging Face vocab.json maps to ids.
+  const std::vector<std::string>& symbols() const { return vocab_; }
+  // The merges in rank order, "left right" as in the merge file (and a Hugging Face merges.txt).
+  std::vector<std::string> merges() const;
 
  private:
   // BPE ids of one pre-tokenised piece (through the cache).

@@ -133,6 +133,10 @@ void TrainConfig::validate() const {
   require(loader_workers >= 0, "--loader-workers must be >= 0");
   require(context_length >= 3, "--context-length must be >= 3");
   require(!long_clip || !init.empty(), "--long-clip needs an OpenAI CLIP state dict as --init");
+  require(init_activation.empty() || init_activation == "quick_gelu" || init_activation == "gelu",
+          "--activation must be quick_gelu or gelu (got '" + init_activation + "')");
+  require(init_activation.empty() || !init.empty(),
+          "--activation says how an --init file was trained; there is no --init");
   require(peft_rank >= 1, "--rank must be >= 1 (got " + std::to_string(peft_rank) + ")");
   require(std::isfinite(peft_alpha) && peft_alpha > 0,
           "--alpha must be finite and > 0 (got " + std::to_string(peft_alpha) + ")");
@@ -152,6 +156,7 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
                      {"init", c.init},
                      {"vocab", c.vocab},
                      {"long_clip", c.long_clip},
+                     {"init_activation", c.init_activation},
                      {"context_length", c.context_length},
                      {"loss_gamma", c.loss_gamma},
                      {"loss_gbar", c.loss_gbar},
@@ -200,6 +205,7 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   read_key(j, "init", c.init);
   read_key(j, "vocab", c.vocab);
   read_key(j, "long_clip", c.long_clip);
+  read_key(j, "init_activation", c.init_activation);
   read_key(j, "context_length", c.context_length);
   read_key(j, "loss_gamma", c.loss_gamma);
   read_choice(j, "loss_gbar", c.loss_gbar);

@@ -60,6 +60,8 @@ struct TrainConfig {
   std::string vocab;            // CLIP BPE vocabulary (bpe_simple_vocab_16e6.txt.gz),
                                 // required with an OpenAI / Long-CLIP --init
   bool long_clip = false;       // stretch a 77-position CLIP --init to Long-CLIP's 248
+  std::string init_activation;  // --activation: "" = as the --init file records it (else
+                                // QuickGELU, said on stderr), or quick_gelu / gelu
 
   // Loss.
   double loss_gamma = 0.0;  // margin strength γ >= 0; 0 = plain InfoNCE
