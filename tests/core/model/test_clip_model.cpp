@@ -156,5 +156,41 @@ TEST(ClipConfig, JsonRoundTripKeepsFrozenPositionsAndDefaultsOldFiles) {
   EXPECT_THROW(c.validate(), std::invalid_argument);
 }
 
+TEST(ClipConfig, ActivationIsStoredAndOldFilesAreQuickGelu) {
+  ClipConfig c = clip_preset("tiny", 50, 8);
+  c.activation = MlpActivation::Gelu;
+  nlohmann::json j = c;
+  EXPECT_EQ(j.at("activation"), "gelu");
+  EXPECT_TRUE(j.get<ClipConfig>() == c);
+  j.erase("activation");  // a checkpoint from before the key existed
+  EXPECT_EQ(j.get<ClipConfig>().activation, MlpActivation::QuickGelu);
+  j["activation"] = "relu";
+  EXPECT_THROW(j.get<ClipConfig>(), std::invalid_argument);
+  EXPECT_NE(describe_differences(c, clip_preset("tiny", 50, 8)).find("activation"), std::string::npos);
+}
+
+TEST(ClipModel, GeluAndQuickGeluModelsDifferOnTheSameWeights) {
+  torch::manual_seed(0);
+  ClipConfig quick = clip_preset("tiny", 50, 8), exact = quick;
+  exact.activation = MlpActivation::Gelu;
+  ClipModel a(quick), b(exact);
+  {
+    torch::NoGradGuard no_grad;
+    auto pa = a->named_parameters(), pb = b->named_parameters();
+    for (const auto& p : pa) pb[p.key()].copy_(p.value());
+  }
+  a->eval();
+  b->eval();
+  torch::NoGradGuard no_grad;
+  const auto x = torch::randn({2, 3, 48, 48});
+  const auto fa = a->encode_image(x).pooled, fb = b->encode_image(x).pooled;
+  EXPECT_GT((fa - fb).abs().max().item<double>(), 1e-4);
+  // The block's MLP is c_proj(gelu(c_fc(h))) exactly (erf form).
+  auto block = b->visual->transformer->resblocks[0]->as<ResidualAttentionBlock>();
+  const auto h = torch::randn({2, 5, 64});
+  const auto want = block->mlp->c_proj(torch::gelu(block->mlp->c_fc(h)));
+  EXPECT_TRUE(torch::allclose(block->mlp->forward(h), want, 0, 0));
+}
+
 }  // namespace
 }  // namespace hnclip
