@@ -85,6 +85,7 @@ class TestTrainConfigForm : public QObject {
     c.context_length = 40;
     c.vocab = "/somewhere/vocab.txt.gz";
     c.long_clip = true;
+    c.init_activation = "gelu";
     c.loss_gamma = 0.123456;
     c.loss_gbar = hnclip::GbarMode::kFrozen;
     c.loss_token_weight = 0.3333333;
