@@ -1,5 +1,5 @@
 // `hnclip export`: a run's checkpoint (or any workbench checkpoint) as a PyTorch state-dict file
-// that Python's torch.load reads, under OpenAI CLIP's parameter names.
+// that Python's torch.load reads, or as a safetensors file, under OpenAI CLIP's parameter names.
 
 #include <torch/torch.h>
 
@@ -13,6 +13,7 @@
 #include "job/run_checkpoint.h"
 #include "model/make_clip_model.h"
 #include "model/model_state_dict.h"
+#include "model/safetensors_file.h"
 #include "model/state_dict_file.h"
 #include "store/run_store.h"
 #include "train/checkpoint.h"
@@ -21,6 +22,13 @@ namespace hnclip::cli {
 
 namespace {
 constexpr const char* kFormatStateDict = "state-dict";
+constexpr const char* kFormatSafetensors = "safetensors";
+// __metadata__ keys: "format" as Hugging Face's torch writer sets it (readers use it to pick the
+// framework), the workbench's own under an "hnclip." prefix.
+constexpr const char* kMetaFormat = "format";
+constexpr const char* kMetaModel = "hnclip.model";
+constexpr const char* kMetaRun = "hnclip.run";
+constexpr const char* kMetaEpoch = "hnclip.epoch";
 constexpr uint64_t kInitSeed = 0;  // overwritten by the checkpoint's weights; any seed does
 }  // namespace
 
@@ -35,7 +43,8 @@ CommandAction add_export_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
-      "export", "write a run's checkpoint as a PyTorch state dict (torch.load-able .pt)");
+      "export",
+      "write a run's checkpoint as a PyTorch state dict (torch.load-able .pt) or safetensors file");
   take_last_value(cmd);
   auto* run = cmd->add_option("--run", o->run, "run id (its checkpoint chosen by --epoch)");
   auto* epoch = cmd->add_option("--epoch", o->epoch, "best | last | N")->capture_default_str();
@@ -43,13 +52,16 @@ CommandAction add_export_command(CLI::App& app) {
                                      "a workbench checkpoint file instead of --run");
   run->excludes(checkpoint);
   epoch->needs(run);
-  cmd->add_option("--format", o->format, "state-dict (OpenAI CLIP names, fp32)")
+  cmd->add_option("--format", o->format,
+                  "state-dict | safetensors (both OpenAI CLIP names, fp32; safetensors also "
+                  "records the model config, run and epoch in __metadata__)")
       ->capture_default_str();
-  cmd->add_option("out", o->out, "output file (.pt)")->required();
+  cmd->add_option("out", o->out, "output file (.pt or .safetensors)")->required();
   add_common_options(cmd, o->common);
   return [o, run, checkpoint]() {
-    if (o->format != kFormatStateDict) {
-      throw UsageError("--format " + o->format + ": unknown (supported: " + kFormatStateDict + ")");
+    if (o->format != kFormatStateDict && o->format != kFormatSafetensors) {
+      throw UsageError("--format " + o->format + ": unknown (supported: " + kFormatStateDict + ", " +
+                       kFormatSafetensors + ")");
     }
     std::string path = o->checkpoint;
     int64_t run_id = 0;
@@ -70,7 +82,16 @@ CommandAction add_export_command(CLI::App& app) {
     auto model = make_clip_model(meta.model, kInitSeed);
     load_checkpoint_weights(path, model);
     const auto tensors = model_state_dict(model);
-    write_state_dict_file(o->out, tensors);
+    const int exported_epoch = run_id != 0 ? epoch : meta.epoch;
+    if (o->format == kFormatSafetensors) {
+      write_safetensors_file(o->out, tensors,
+                             {{kMetaFormat, "pt"},
+                              {kMetaModel, nlohmann::json(meta.model).dump()},
+                              {kMetaRun, std::to_string(run_id != 0 ? run_id : meta.run_id)},
+                              {kMetaEpoch, std::to_string(exported_epoch)}});
+    } else {
+      write_state_dict_file(o->out, tensors);
+    }
 
     double checksum = 0;
     int64_t numel = 0;
@@ -81,7 +102,7 @@ CommandAction add_export_command(CLI::App& app) {
     if (o->common.json) {
       std::cout
           << nlohmann::json{{"out", o->out},       {"checkpoint", path},
-                            {"run_id", run_id},    {"epoch", run_id != 0 ? epoch : meta.epoch},
+                            {"run_id", run_id},    {"epoch", exported_epoch},
                             {"format", o->format}, {"tensors", tensors.size()},
                             {"parameters", numel}, {"checksum", checksum}}
                  .dump()
