@@ -1,6 +1,7 @@
 // `hnclip export`: a run's checkpoint (or any workbench checkpoint) as a PyTorch state-dict file
-// that Python's torch.load reads, under OpenAI CLIP's parameter names, or as a Hugging Face
-// CLIPModel folder (--format hf) that transformers' CLIPModel.from_pretrained and the workbench read.
+// that Python's torch.load reads, or as a safetensors file, under OpenAI CLIP's parameter names,
+// or as a Hugging Face CLIPModel folder (--format hf) that transformers' CLIPModel.from_pretrained
+// and the workbench read.
 
 #include <torch/torch.h>
 
@@ -15,6 +16,7 @@
 #include "model/hf_clip_folder.h"
 #include "model/make_clip_model.h"
 #include "model/model_state_dict.h"
+#include "model/safetensors_file.h"
 #include "model/state_dict_file.h"
 #include "store/run_store.h"
 #include "train/checkpoint.h"
@@ -24,6 +26,13 @@ namespace hnclip::cli {
 namespace {
 constexpr const char* kFormatStateDict = "state-dict";
 constexpr const char* kFormatHf = "hf";
+constexpr const char* kFormatSafetensors = "safetensors";
+// __metadata__ keys: "format" as Hugging Face's torch writer sets it (readers use it to pick the
+// framework), the workbench's own under an "hnclip." prefix.
+constexpr const char* kMetaFormat = "format";
+constexpr const char* kMetaModel = "hnclip.model";
+constexpr const char* kMetaRun = "hnclip.run";
+constexpr const char* kMetaEpoch = "hnclip.epoch";
 constexpr uint64_t kInitSeed = 0;  // overwritten by the checkpoint's weights; any seed does
 }  // namespace
 
@@ -38,7 +47,8 @@ CommandAction add_export_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
-      "export", "write a run's checkpoint as a PyTorch state dict (torch.load-able .pt)");
+      "export",
+      "write a run's checkpoint as a PyTorch state dict (torch.load-able .pt) or safetensors file");
   take_last_value(cmd);
   auto* run = cmd->add_option("--run", o->run, "run id (its checkpoint chosen by --epoch)");
   auto* epoch = cmd->add_option("--epoch", o->epoch, "best | last | N")->capture_default_str();
@@ -47,15 +57,17 @@ CommandAction add_export_command(CLI::App& app) {
   run->excludes(checkpoint);
   epoch->needs(run);
   cmd->add_option("--format", o->format,
-                  "state-dict (a .pt, OpenAI CLIP names, fp32) | hf (a Hugging Face CLIPModel "
-                  "folder: config.json, weights, tokenizer)")
+                  "state-dict | safetensors (both OpenAI CLIP names, fp32; safetensors also "
+                  "records the model config, run and epoch in __metadata__) | hf (a Hugging Face "
+                  "CLIPModel folder: config.json, weights, tokenizer)")
       ->capture_default_str();
-  cmd->add_option("out", o->out, "output file (.pt), or folder for --format hf")->required();
+  cmd->add_option("out", o->out, "output file (.pt or .safetensors), or folder for --format hf")
+      ->required();
   add_common_options(cmd, o->common);
   return [o, run, checkpoint]() {
-    if (o->format != kFormatStateDict && o->format != kFormatHf) {
-      throw UsageError("--format " + o->format + ": unknown (supported: " + kFormatStateDict +
-                       ", " + kFormatHf + ")");
+    if (o->format != kFormatStateDict && o->format != kFormatSafetensors && o->format != kFormatHf) {
+      throw UsageError("--format " + o->format + ": unknown (supported: " + kFormatStateDict + ", " +
+                       kFormatSafetensors + ", " + kFormatHf + ")");
     }
     std::string path = o->checkpoint;
     int64_t run_id = 0;
@@ -76,8 +88,15 @@ CommandAction add_export_command(CLI::App& app) {
     auto model = make_clip_model(meta.model, kInitSeed);
     load_checkpoint_weights(path, model);
     const auto tensors = model_state_dict(model);
+    const int exported_epoch = run_id != 0 ? epoch : meta.epoch;
     if (o->format == kFormatHf) {
       write_hf_clip_folder(o->out, meta.model, tensors, meta.tokenizer);
+    } else if (o->format == kFormatSafetensors) {
+      write_safetensors_file(o->out, tensors,
+                             {{kMetaFormat, "pt"},
+                              {kMetaModel, nlohmann::json(meta.model).dump()},
+                              {kMetaRun, std::to_string(run_id != 0 ? run_id : meta.run_id)},
+                              {kMetaEpoch, std::to_string(exported_epoch)}});
     } else {
       write_state_dict_file(o->out, tensors);
     }
@@ -91,7 +110,7 @@ CommandAction add_export_command(CLI::App& app) {
     if (o->common.json) {
       std::cout
           << nlohmann::json{{"out", o->out},       {"checkpoint", path},
-                            {"run_id", run_id},    {"epoch", run_id != 0 ? epoch : meta.epoch},
+                            {"run_id", run_id},    {"epoch", exported_epoch},
                             {"format", o->format}, {"tensors", tensors.size()},
                             {"parameters", numel}, {"checksum", checksum}}
                  .dump()

@@ -120,11 +120,12 @@ ModelSource open_model_source(const std::string& path, const std::string& vocab,
   return s;
 }
 
-void load_model_source_weights(const ModelSource& source, ClipModel& model) {
+void load_model_source_weights(ModelSource& source, ClipModel& model) {
   if (source.workbench) {
     load_checkpoint_weights(source.path, model);
   } else {
-    load_clip_state_dict(model, source.clip_weights, source.path);
+    load_clip_state_dict(model, std::move(source.clip_weights), source.path);
+    source.clip_weights.clear();
   }
 }
 

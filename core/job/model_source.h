@@ -46,7 +46,8 @@ ModelSource open_model_source(const std::string& path, const std::string& vocab,
 // a folder or another kind of model file.
 bool is_workbench_model_file(const std::string& path);
 
-// Copies the source's weights into `model` (built with source.shape).
-void load_model_source_weights(const ModelSource& source, ClipModel& model);
+// Copies the source's weights into `model` (built with source.shape), releasing each of the
+// source's tensors once copied (a mapped safetensors file then never costs twice the weights).
+void load_model_source_weights(ModelSource& source, ClipModel& model);
 
 }  // namespace hnclip

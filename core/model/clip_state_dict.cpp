@@ -49,6 +49,51 @@ std::string joined(const std::vector<std::string>& names) {
   for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
   return out;
 }
+
+// Where each entry of `sd` goes: (the model's parameter, the entry's index in `sd`). Nothing is
+// copied unless everything fits, so a bad file changes nothing; otherwise throws listing every
+// missing key, unexpected key and shape mismatch.
+std::vector<std::pair<torch::Tensor, size_t>> plan_copies(ClipModel& model, const StateDict& sd,
+                                                          const std::string& source) {
+  std::map<std::string, torch::Tensor> params;
+  for (const auto& p : model->named_parameters()) params[p.key()] = p.value();
+  std::vector<std::string> missing, unexpected, mismatched;
+  std::set<std::string> seen;
+  std::vector<std::pair<torch::Tensor, size_t>> copies;
+  for (size_t i = 0; i < sd.size(); ++i) {
+    const auto& [key, t] = sd[i];
+    if (kMetadataKeys.count(key)) continue;
+    seen.insert(key);
+    const auto it = params.find(key);
+    if (it == params.end()) {
+      unexpected.push_back(key);
+    } else if (t.sizes() != it->second.sizes()) {
+      mismatched.push_back(key + " (file " + c10::str(t.sizes()) + ", model " +
+                           c10::str(it->second.sizes()) + ")");
+    } else if (!t.is_floating_point()) {
+      mismatched.push_back(key + " (file dtype " + std::string(c10::toString(t.scalar_type())) +
+                           ", not floating point)");
+    } else {
+      copies.emplace_back(it->second, i);
+    }
+  }
+  for (const auto& [key, p] : params) {
+    if (!seen.count(key)) missing.push_back(key);
+  }
+  if (!missing.empty() || !unexpected.empty() || !mismatched.empty()) {
+    std::string msg = source + " does not fit the CLIP model:";
+    if (!missing.empty()) msg += " missing keys: " + joined(missing) + ";";
+    if (!unexpected.empty()) msg += " unexpected keys: " + joined(unexpected) + ";";
+    if (!mismatched.empty()) msg += " shape mismatches: " + joined(mismatched) + ";";
+    throw StateDictError(msg);
+  }
+  return copies;
+}
+
+// fp16/bf16 checkpoints (OpenAI's TorchScript files are fp16) become the model's fp32 here.
+void copy_into(const torch::Tensor& dst, const torch::Tensor& src) {
+  dst.copy_(src.to(dst.device(), dst.scalar_type()));
+}
 }  // namespace
 
 ClipConfig infer_clip_config(const StateDict& sd, const std::string& source) {
@@ -102,41 +147,20 @@ void check_config_fits_weights(const ClipConfig& declared, const StateDict& sd,
 }
 
 void load_clip_state_dict(ClipModel& model, const StateDict& sd, const std::string& source) {
-  std::map<std::string, torch::Tensor> params;
-  for (const auto& p : model->named_parameters()) params[p.key()] = p.value();
-  std::vector<std::string> missing, unexpected, mismatched;
-  std::set<std::string> seen;
-  std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;
-  for (const auto& [key, t] : sd) {
-    if (kMetadataKeys.count(key)) continue;
-    seen.insert(key);
-    const auto it = params.find(key);
-    if (it == params.end()) {
-      unexpected.push_back(key);
-    } else if (t.sizes() != it->second.sizes()) {
-      mismatched.push_back(key + " (file " + c10::str(t.sizes()) + ", model " +
-                           c10::str(it->second.sizes()) + ")");
-    } else if (!t.is_floating_point()) {
-      mismatched.push_back(key + " (file dtype " + std::string(c10::toString(t.scalar_type())) +
-                           ", not floating point)");
-    } else {
-      copies.emplace_back(it->second, t);
-    }
-  }
-  for (const auto& [key, p] : params) {
-    if (!seen.count(key)) missing.push_back(key);
-  }
-  if (!missing.empty() || !unexpected.empty() || !mismatched.empty()) {
-    std::string msg = source + " does not fit the CLIP model:";
-    if (!missing.empty()) msg += " missing keys: " + joined(missing) + ";";
-    if (!unexpected.empty()) msg += " unexpected keys: " + joined(unexpected) + ";";
-    if (!mismatched.empty()) msg += " shape mismatches: " + joined(mismatched) + ";";
-    throw StateDictError(msg);
-  }
-  // Only now touch the model, so a bad file changes nothing. fp16/bf16 checkpoints (OpenAI's
-  // TorchScript files are fp16) become the model's fp32 here.
+  const auto copies = plan_copies(model, sd, source);
   torch::NoGradGuard no_grad;
-  for (auto& [dst, src] : copies) dst.copy_(src.to(dst.device(), dst.scalar_type()));
+  for (const auto& [dst, i] : copies) copy_into(dst, sd[i].second);
+}
+
+void load_clip_state_dict(ClipModel& model, StateDict&& sd, const std::string& source) {
+  const auto copies = plan_copies(model, sd, source);
+  torch::NoGradGuard no_grad;
+  for (const auto& [dst, i] : copies) {
+    copy_into(dst, sd[i].second);
+    // Dropping the reference as soon as it is copied lets a memory-mapped file give its pages back
+    // (model/safetensors_file.h), so the peak is the model plus one tensor, not model plus file.
+    sd[i].second.reset();
+  }
 }
 
 torch::Tensor long_clip_stretch_positions(const torch::Tensor& p77) {
@@ -188,7 +212,7 @@ ClipModel load_clip_model_file(const std::string& path, bool stretch_to_long_cli
   StateDict sd = read_state_dict_file(path);
   if (stretch_to_long_clip) sd = long_clip_from_clip_state_dict(sd, path);
   ClipModel model(infer_clip_config(sd, path));
-  load_clip_state_dict(model, sd, path);
+  load_clip_state_dict(model, std::move(sd), path);
   return model;
 }
 

@@ -34,6 +34,10 @@ void check_config_fits_weights(const ClipConfig& declared, const StateDict& sd,
 // skipped. Nothing is copied unless everything fits; otherwise throws StateDictError naming
 // `source` and listing every missing key, unexpected key and shape mismatch.
 void load_clip_state_dict(ClipModel& model, const StateDict& sd, const std::string& source);
+// The same checks and copies, but each entry of `sd` is reset right after it is copied, so when
+// `sd` holds the only references (as read_safetensors_file's views do) the peak memory is the
+// model plus one tensor. On a misfit it throws before touching the model or `sd`.
+void load_clip_state_dict(ClipModel& model, StateDict&& sd, const std::string& source);
 
 // Long-CLIP's stretch of a [77, W] table to [248, W]: rows 0-19 kept; each row i in 20..75
 // becomes four rows interpolating from P[i] towards P[i+1] (weights 1, 3/4, 1/2, 1/4 on P[i]);

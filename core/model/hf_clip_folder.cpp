@@ -8,6 +8,7 @@
 
 #include "model/hf_clip_layout.h"
 #include "model/pretrained_file.h"
+#include "model/safetensors_file.h"
 #include "text/clip_bpe_tokenizer.h"
 #include "text/hf_clip_tokenizer_files.h"
 #include "text/tokenizer.h"
@@ -48,7 +49,7 @@ void write_hf_clip_folder(const std::string& folder, const ClipConfig& shape,
   try {
     write_json(staging / kHfConfigFile,
                hf_clip_config_json(shape, tokenizer->start_id(), tokenizer->end_id()));
-    write_state_dict_file((staging / kHfWeightsFileWritten).string(), hf_weights);
+    write_safetensors_file((staging / kHfWeightsFileWritten).string(), hf_weights, {{"format", "pt"}});
     if (tokenizer->kind() == "clip-bpe") {
       write_hf_clip_tokenizer_files(staging.string(),
                                     *ClipBpeTokenizer::from_json(tokenizer_json));

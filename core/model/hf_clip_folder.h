@@ -1,6 +1,7 @@
 #pragma once
 // Writing a model as a Hugging Face CLIPModel folder (what transformers' save_pretrained lays
-// out): config.json, the weights under HF names, and the tokenizer: CLIP's BPE as vocab.json +
+// out): config.json, the weights under HF names (model.safetensors, with transformers'
+// __metadata__ {"format": "pt"}), and the tokenizer: CLIP's BPE as vocab.json +
 // merges.txt, or, for the workbench's word tokenizer (which transformers has no class for), its
 // own description in hnclip_tokenizer.json, which the workbench reads back. Reading such folders
 // is model/pretrained_file.h's.
@@ -22,6 +23,7 @@ void write_hf_clip_folder(const std::string& folder, const ClipConfig& shape,
                           const StateDict& weights, const nlohmann::json& tokenizer);
 
 // The weight file write_hf_clip_folder writes.
-constexpr const char* kHfWeightsFileWritten = "pytorch_model.bin";
+// (transformers' own default since 4.35; the workbench reads pytorch_model.bin folders too).
+constexpr const char* kHfWeightsFileWritten = "model.safetensors";
 
 }  // namespace hnclip

@@ -9,6 +9,7 @@
 #include "model/clip_state_dict.h"
 #include "model/hf_clip_layout.h"
 #include "model/open_clip_layout.h"
+#include "model/safetensors_file.h"
 
 namespace hnclip {
 
@@ -32,7 +33,9 @@ struct WeightsRead {
 
 WeightsRead read_weights(const std::string& path) {
   WeightsRead r;
-  r.tensors = read_state_dict_file(path, &r.layout);
+  r.safetensors = is_safetensors_file(path);
+  r.tensors = r.safetensors ? read_safetensors_file(path, &r.metadata)
+                            : read_state_dict_file(path, &r.layout);
   return r;
 }
 

@@ -1,6 +1,7 @@
 // End-to-end tests of `hnclip export`: a 1-epoch run on the built-in benchmark (size small) is
 // exported and Python's torch.load reads the file with OpenAI CLIP's names, fp32 tensors and the
-// checksum the CLI printed; --checkpoint and --epoch pick the same weights; bad flags are
+// checksum the CLI printed; --format safetensors writes the same tensors with the model config,
+// run and epoch in __metadata__; --checkpoint and --epoch pick the same weights; bad flags are
 // refused with exit code 2, naming the flag, and no file written.
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/make_clip_model.h"
+#include "model/safetensors_file.h"
 #include "model/state_dict_file.h"
 #include "store/run_store.h"
 #include "support/cli_runner.h"
@@ -29,6 +31,9 @@ using hnclip::test::expect_one_line_error;
 
 const std::string kScript =
     std::string(HNCLIP_TEST_SOURCE_DIR) + "/core/reference/state_dict_files.py";
+// The safetensors reader written by hand from the format's specification (not the C++ one).
+const std::string kSafetensorsScript =
+    std::string(HNCLIP_TEST_SOURCE_DIR) + "/core/reference/safetensors_files.py";
 
 struct PyEntry {
   std::string dtype, shape;
@@ -36,10 +41,11 @@ struct PyEntry {
 };
 
 // What Python's torch.load sees: key → dtype, shape, sum; and the keys in file order.
-std::vector<std::pair<std::string, PyEntry>> python_view(const std::string& path) {
+std::vector<std::pair<std::string, PyEntry>> python_view(const std::string& path,
+                                                        const std::string& script = kScript) {
   std::string out, err;
   const int code = hnclip::test::run_command(
-      std::string(HNCLIP_REFERENCE_PYTHON) + " " + kScript + " checksum " + path, &out, &err);
+      std::string(HNCLIP_REFERENCE_PYTHON) + " " + script + " checksum " + path, &out, &err);
   EXPECT_EQ(code, 0) << err;
   std::vector<std::pair<std::string, PyEntry>> entries;
   std::istringstream lines(out);
@@ -108,6 +114,50 @@ TEST_F(CliExport, RunExportLoadsInPythonWithOpenAINamesAndTheSameChecksum) {
   const auto sd = hnclip::read_state_dict_file(out);
   ASSERT_EQ(sd.size(), py.size());
   for (size_t i = 0; i < sd.size(); ++i) EXPECT_EQ(sd[i].first, py[i].first);
+}
+
+TEST_F(CliExport, SafetensorsHoldsTheStateDictExportsTensorsAndTheModelConfig) {
+  const auto st = (out_dir / "clip.safetensors").string();
+  const auto pt = (out_dir / "clip.pt").string();
+  auto r = hnclip::test::run_hnclip("export" + run_flag() + " --format safetensors --json" +
+                                    common() + " " + st);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = json::parse(r.out);
+  EXPECT_EQ(j["format"], "safetensors");
+  ASSERT_EQ(hnclip::test::run_hnclip("export" + run_flag() + common() + " " + pt).code, 0);
+  EXPECT_TRUE(hnclip::is_safetensors_file(st));
+  EXPECT_FALSE(hnclip::is_safetensors_file(pt));
+
+  // The same names, order, dtype and values as the torch.save export.
+  std::map<std::string, std::string> meta;
+  const auto a = hnclip::read_safetensors_file(st, &meta);
+  const auto b = hnclip::read_state_dict_file(pt);
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_EQ(a.size(), j["tensors"].get<size_t>());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].first, b[i].first);
+    EXPECT_EQ(a[i].second.scalar_type(), torch::kFloat) << a[i].first;
+    EXPECT_TRUE(a[i].second.equal(b[i].second)) << a[i].first;
+  }
+
+  // __metadata__: Hugging Face's "format", and the run, epoch and model config it came from.
+  EXPECT_EQ(meta["format"], "pt");
+  EXPECT_EQ(meta["hnclip.run"], std::to_string(run_id_));
+  EXPECT_EQ(meta["hnclip.epoch"], "1");
+  auto show = hnclip::test::run_hnclip("show " + std::to_string(run_id_) + " --json" + common());
+  ASSERT_EQ(show.code, 0) << show.err;
+  const auto ckpt = json::parse(show.out)["checkpoints"][0]["path"].get<std::string>();
+  EXPECT_TRUE(json::parse(meta["hnclip.model"]).get<hnclip::ClipConfig>() ==
+              hnclip::read_checkpoint_meta(ckpt).model)
+      << meta["hnclip.model"];
+
+  // A reader written from the specification sees the checksum the CLI printed.
+  double total = 0;
+  const auto py = python_view(st, kSafetensorsScript);
+  ASSERT_EQ(py.size(), a.size());
+  for (const auto& [key, e] : py) total += e.sum;
+  const double checksum = j["checksum"].get<double>();
+  EXPECT_NEAR(total, checksum, 1e-9 * std::max(1.0, std::abs(checksum)));
 }
 
 TEST_F(CliExport, EpochAndCheckpointFlagsExportTheSameWeights) {

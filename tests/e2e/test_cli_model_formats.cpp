@@ -40,7 +40,7 @@ class CliModelFormats : public ::testing::Test {
 
 TEST_F(CliModelFormats, HuggingFaceExportIsWhatInspectSaysAndEncodesIdentically) {
   EXPECT_TRUE(fs::is_regular_file(fs::path(hf_) / "config.json"));
-  EXPECT_TRUE(fs::is_regular_file(fs::path(hf_) / "pytorch_model.bin"));
+  EXPECT_TRUE(fs::is_regular_file(fs::path(hf_) / "model.safetensors"));
   EXPECT_TRUE(fs::is_regular_file(fs::path(hf_) / "hnclip_tokenizer.json"));  // a word tokenizer
   const auto config = json::parse(hnclip::test::read_text_file(fs::path(hf_) / "config.json"));
   EXPECT_EQ(config.at("architectures"), json::array({"CLIPModel"}));
@@ -65,7 +65,7 @@ TEST_F(CliModelFormats, HuggingFaceExportIsWhatInspectSaysAndEncodesIdentically)
   EXPECT_EQ(json::parse(a.out).at("text"), json::parse(b.out).at("text"));  // bit for bit
 
   // The weight file alone, with its config beside it, is the same model.
-  r = run_hnclip("inspect " + hf_ + "/pytorch_model.bin --json");
+  r = run_hnclip("inspect " + hf_ + "/model.safetensors --json");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out).at("kind"), "hf-clip");
 }

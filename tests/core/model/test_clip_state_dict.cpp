@@ -2,7 +2,7 @@
 // PyTorch implementation (tests/core/reference/tiny_clip_reference.py) load onto ClipModel and
 // give the same image/text features and logits; shapes are inferred as OpenAI's build_model
 // does (checked on shape-only fakes of every preset); Long-CLIP's position stretch; and every
-// misfit is reported by name.
+// misfit is reported by name; the releasing overload loads the same weights.
 
 #include "model/clip_state_dict.h"
 
@@ -12,6 +12,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "model/safetensors_file.h"
+#include "support/error_check.h"
 #include "support/test_dirs.h"
 
 namespace hnclip {
@@ -341,6 +343,62 @@ TEST(LoadClipStateDict, ListsEveryMisfitAndChangesNothing) {
     }
   }
   EXPECT_TRUE(torch::equal(target->visual->proj, before)) << "a refused file changed the model";
+}
+
+void expect_same_parameters(ClipModel& a, ClipModel& b) {
+  const auto pa = a->named_parameters(), pb = b->named_parameters();
+  ASSERT_EQ(pa.size(), pb.size());
+  for (size_t i = 0; i < pa.size(); ++i) {
+    EXPECT_EQ(pa[i].key(), pb[i].key());
+    EXPECT_TRUE(torch::equal(pa[i].value(), pb[i].value())) << pa[i].key();
+  }
+}
+
+TEST(LoadClipStateDict, ReleasingOverloadLoadsTheSameWeightsAndEmptiesTheDict) {
+  torch::manual_seed(4);
+  ClipModel source(tiny());
+  // Half of the entries in bf16, so the conversion path is taken by both overloads too.
+  StateDict sd = dict_of(source);
+  for (size_t i = 0; i < sd.size(); i += 2) sd[i].second = sd[i].second.to(torch::kBFloat16);
+  ClipModel by_ref(tiny()), by_move(tiny());
+  load_clip_state_dict(by_ref, sd, "ref.pt");
+  StateDict moved = sd;
+  load_clip_state_dict(by_move, std::move(moved), "moved.pt");
+  expect_same_parameters(by_ref, by_move);
+  ASSERT_EQ(moved.size(), sd.size());  // the entries stay, their tensors are gone
+  for (const auto& [key, t] : moved) EXPECT_FALSE(t.defined()) << key;
+  for (const auto& [key, t] : sd) EXPECT_TRUE(t.defined()) << key;  // a copy of the dict is untouched
+
+  // From a safetensors file, whose views are the only references: the same weights again.
+  test::ScratchDir dir;
+  const auto path = (dir / "w.safetensors").string();
+  write_safetensors_file(path, sd);
+  ClipModel from_file(tiny());
+  load_clip_state_dict(from_file, read_safetensors_file(path), path);
+  expect_same_parameters(by_ref, from_file);
+}
+
+TEST(LoadClipStateDict, ReleasingOverloadRefusesAMisfitBeforeTouchingModelOrDict) {
+  torch::manual_seed(5);
+  ClipModel source(tiny());
+  StateDict sd;
+  for (auto& [k, v] : dict_of(source)) {
+    if (k == "ln_final.weight") continue;                        // missing
+    if (k == "text_projection") v = torch::zeros({64, 32});      // mismatch
+    sd.emplace_back(k, v);
+  }
+  sd.emplace_back("extra_table", torch::zeros({2}));  // unexpected
+  torch::manual_seed(6);  // a and b start equal
+  ClipModel a(tiny());
+  torch::manual_seed(6);
+  ClipModel b(tiny());
+  test::expect_error_containing<StateDictError>(
+      [&] { load_clip_state_dict(a, std::move(sd), "misfit.safetensors"); },
+      {"misfit.safetensors", "missing keys: ln_final.weight", "unexpected keys: extra_table",
+       "text_projection (file [64, 32], model [64, 64])"});
+  expect_same_parameters(a, b);  // nothing copied
+  // std::move only made `sd` an rvalue; the overload takes it by reference and, refusing, kept it.
+  for (const auto& [key, t] : sd) EXPECT_TRUE(t.defined()) << key;  // nothing released
 }
 
 TEST(LoadClipStateDict, SkipsOpenAiMetadataAndConvertsHalf) {

@@ -17,6 +17,7 @@
 #include "model/hf_clip_folder.h"
 #include "model/make_clip_model.h"
 #include "model/model_state_dict.h"
+#include "model/safetensors_file.h"
 #include "support/test_dirs.h"
 #include "text/word_tokenizer.h"
 
@@ -150,6 +151,40 @@ TEST_F(PretrainedFile, BareStateDictAssumesQuickGeluAndSaysSo) {
   EXPECT_NE(f.notes[0].find("QuickGELU assumed"), std::string::npos) << f.notes[0];
   EXPECT_NE(f.notes[0].find("--activation gelu"), std::string::npos) << f.notes[0];
   EXPECT_EQ(read_pretrained_file(at("clip.pt"), "gelu", "--init").shape.activation, MlpActivation::Gelu);
+}
+
+TEST_F(PretrainedFile, SafetensorsFilesAreRecognisedByContent) {
+  // Named .bin on purpose: the content decides.
+  write_safetensors_file(at("clip_st.bin"), *original_);
+  const auto plain = read_pretrained_file(at("clip_st.bin"), "", "--init");
+  EXPECT_EQ(plain.format, PretrainedFormat::Safetensors);
+  EXPECT_EQ(plain.shape.activation, MlpActivation::QuickGelu);
+  EXPECT_EQ(plain.notes.size(), 1u);  // QuickGELU assumed, said
+  expect_original_weights(plain.weights);
+
+  // The workbench's own export records its model config: heads and activation come back.
+  ClipConfig declared = tiny_shape();
+  declared.activation = MlpActivation::Gelu;
+  write_safetensors_file(at("export.safetensors"), *original_,
+                         {{"format", "pt"}, {"hnclip.model", nlohmann::json(declared).dump()}});
+  const auto ours = read_pretrained_file(at("export.safetensors"), "", "--init");
+  EXPECT_EQ(ours.shape, declared) << describe_differences(ours.shape, declared);
+  EXPECT_TRUE(ours.notes.empty());
+  declared.text_layers = 5;  // metadata that contradicts the tensors
+  write_safetensors_file(at("lying.safetensors"), *original_,
+                         {{"hnclip.model", nlohmann::json(declared).dump()}});
+  const auto msg = error_of([&] { read_pretrained_file(at("lying.safetensors"), "", "--init"); });
+  EXPECT_NE(msg.find("contradicts the weights: text_layers 5 vs 2"), std::string::npos) << msg;
+
+  // An open_clip hub folder with open_clip_model.safetensors.
+  fs::create_directories(at("oc_st"));
+  fs::copy_file(at("open_clip_quick/open_clip_config.json"), at("oc_st/open_clip_config.json"),
+                fs::copy_options::overwrite_existing);
+  write_safetensors_file(at("oc_st/open_clip_model.safetensors"), *original_);
+  const auto hub = read_pretrained_file(at("oc_st"), "", "--init");
+  EXPECT_EQ(hub.format, PretrainedFormat::OpenClipHub);
+  EXPECT_EQ(hub.shape.activation, MlpActivation::QuickGelu);
+  expect_original_weights(hub.weights);
 }
 
 TEST_F(PretrainedFile, ModelsTheWorkbenchCannotRepresentAreRefusedByName) {
