@@ -1,5 +1,6 @@
 // `hnclip export`: a run's checkpoint (or any workbench checkpoint) as a PyTorch state-dict file
-// that Python's torch.load reads, under OpenAI CLIP's parameter names.
+// that Python's torch.load reads, under OpenAI CLIP's parameter names; or with --metrics FILE a
+// run's recorded metrics as a long CSV / JSON-lines table (store/run_metrics_export.h).
 
 #include <torch/torch.h>
 
@@ -14,6 +15,7 @@
 #include "model/make_clip_model.h"
 #include "model/model_state_dict.h"
 #include "model/state_dict_file.h"
+#include "store/run_metrics_export.h"
 #include "store/run_store.h"
 #include "train/checkpoint.h"
 
@@ -32,6 +34,7 @@ CommandAction add_export_command(CLI::App& app) {
     std::string checkpoint;
     std::string format = kFormatStateDict;
     std::string out;
+    std::string metrics;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -45,9 +48,51 @@ CommandAction add_export_command(CLI::App& app) {
   epoch->needs(run);
   cmd->add_option("--format", o->format, "state-dict (OpenAI CLIP names, fp32)")
       ->capture_default_str();
-  cmd->add_option("out", o->out, "output file (.pt)")->required();
+  auto* out = cmd->add_option("out", o->out, "output file (.pt)");
+  auto* metrics = cmd->add_option(
+      "--metrics", o->metrics,
+      "instead of weights: every step metric, probe and evaluation of --run as a long table "
+      "(FILE.csv or FILE.jsonl)");
   add_common_options(cmd, o->common);
-  return [o, run, checkpoint]() {
+  return [o, run, checkpoint, epoch, out, metrics]() {
+    if ((metrics->count() > 0) == (out->count() > 0)) {
+      throw UsageError(metrics->count() > 0
+                           ? "--metrics and out: give one of them (a metrics table or a .pt file)"
+                           : "out or --metrics: give the .pt file to write, or --metrics FILE");
+    }
+    if (metrics->count() > 0) {
+      if (run->count() == 0) throw UsageError("--metrics needs --run ID (the run whose metrics)");
+      if (epoch->count() > 0) {
+        throw UsageError("--metrics exports every epoch; --epoch chooses a checkpoint");
+      }
+      try {
+        metrics_file_format(o->metrics);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--metrics ") + e.what());
+      }
+      RunStore store(o->common.paths().database);
+      if (!store.find_run(o->run)) {
+        throw UsageError("--run " + std::to_string(o->run) + ": no such run in " + store.path());
+      }
+      size_t rows = 0;
+      try {
+        rows = write_run_metrics(store, o->run, o->metrics);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--metrics ") + e.what());
+      } catch (const StoreError&) {
+        throw;
+      } catch (const std::runtime_error& e) {
+        throw std::runtime_error(std::string("--metrics ") + e.what());
+      }
+      if (o->common.json) {
+        std::cout << nlohmann::json{{"out", o->metrics}, {"run_id", o->run}, {"rows", rows}}.dump()
+                  << std::endl;
+      } else {
+        std::cout << "exported " << rows << " metric rows of run " << o->run << " to "
+                  << o->metrics << "\n";
+      }
+      return kExitOk;
+    }
     if (o->format != kFormatStateDict) {
       throw UsageError("--format " + o->format + ": unknown (supported: " + kFormatStateDict + ")");
     }
