@@ -8,9 +8,10 @@
 // CLIP, whose rows are zero-padded).
 //
 // Cleaning, as CLIP's basic_clean + whitespace_clean + lower():
-//   - ftfy.fix_text's deterministic default fixes (ftfy_fixes.h): HTML entities in lines without
-//     '<', C1 controls as cp1252, Latin ligatures, full/half-width forms, curly quotes ("it’s"
-//     gives "it" "'s", as in CLIP), line breaks, terminal escapes, control characters, NFC.
+//   - ftfy.fix_text's deterministic default fixes (ftfy_fixes.h): HTML entities up to the first
+//     line with '<', C1 controls as cp1252, Latin ligatures, full/half-width forms, curly
+//     quotes ("it’s" gives "it" "'s", as in CLIP), line breaks, terminal escapes, control
+//     characters, NFC.
 //     Not done: ftfy's mojibake repair (fix_encoding: "cafÃ©" stays, where CLIP gives "café")
 //     and its upper-cased entity names (&EACUTE;). Text those don't touch tokenises as in CLIP.
 //   - html.unescape twice: exactly Python 3.11's, all HTML5 named references (html_unescape.h).

@@ -205,13 +205,14 @@ std::string ftfy_fix_text(const std::string& text, FtfyFixReport* report) {
   const std::u32string all = utf8_decode(text);
   std::u32string out;
   out.reserve(all.size());
-  // ftfy fixes each line (up to and including its "\n") on its own; "auto" HTML unescaping is
-  // decided per line, on the line as given.
+  // ftfy fixes each line (up to and including its "\n") on its own. "auto" HTML unescaping stops
+  // at the first line with a '<' and stays off for the lines after it (ftfy replaces its config).
+  bool unescape = true;
   for (size_t pos = 0; pos < all.size();) {
     const size_t nl = all.find(U'\n', pos);
     const size_t end = nl == std::u32string::npos ? all.size() : nl + 1;
     std::u32string segment = all.substr(pos, end - pos);
-    const bool unescape = segment.find(U'<') == std::u32string::npos;
+    if (segment.find(U'<') != std::u32string::npos) unescape = false;
     for (;;) {
       std::u32string fixed = fix_pass(segment, unescape, r);
       if (fixed == segment) break;

@@ -3,7 +3,8 @@
 // first step of OpenAI CLIP's basic_clean. Stateless over immutable tables; safe from any thread.
 //
 // Done, in ftfy's order (fix_text, then fix_and_explain), on each segment that ends after a "\n":
-//   0. unescape_html ("auto": only in a segment that has no '<'): each match of
+//   0. unescape_html ("auto": off from the first segment with a '<' on, that one included, as
+//      ftfy's fix_text turns it off for the rest of the text): each match of
 //      &#?[0-9A-Za-z]{1,24}; is replaced by Python's html.unescape of it unless the result still
 //      holds a ';' (ftfy's _unescape_fixup: "&#59;" and unknown names stay as they are).
 //   1. fix_c1_controls: U+0080-U+009F -> the sloppy-windows-1252 character of that byte (U+0092 ->

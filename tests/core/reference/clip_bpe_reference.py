@@ -56,8 +56,7 @@ def fix_c1(match):
     return match.group(0).encode("latin-1").decode("cp1252", errors="ignore") or match.group(0)
 
 
-def fix_segment(text):
-    unescape = "<" not in text
+def fix_segment(text, unescape):
     while True:
         orig = text
         if unescape:
@@ -74,8 +73,13 @@ def fix_segment(text):
 
 
 def ftfy_default_fixes(text):
-    """ftfy.fix_text fixes each line, its "\\n" included, on its own."""
-    return "".join(fix_segment(seg) for seg in re.findall(r"[^\n]*\n|[^\n]+$", text))
+    """ftfy.fix_text fixes each line, its "\\n" included, on its own; from the first line with a
+    '<' on it stops unescaping HTML."""
+    out, unescape = [], True
+    for seg in re.findall(r"[^\n]*\n|[^\n]+$", text):
+        unescape = unescape and "<" not in seg
+        out.append(fix_segment(seg, unescape))
+    return "".join(out)
 
 
 def category_class(prefix):

@@ -189,7 +189,7 @@ TEST(ClipBpeTokenizer, FtfyFixesComeFirst) {
   EXPECT_EQ(ClipBpeTokenizer::clean_text("cafe\u0301"), "caf\u00e9");
   EXPECT_EQ(ClipBpeTokenizer::clean_text("a\x01" "b"), "ab");
   EXPECT_EQ(tok().encode("cafe\u0301"), tok().encode("caf\u00e9"));
-  // In a line with '<' ftfy leaves entities to CLIP's own html.unescape, so ’ stays curly.
+  // From a line with '<' on ftfy leaves entities to CLIP's own html.unescape: ’ stays curly.
   EXPECT_EQ(ClipBpeTokenizer::clean_text("<i>it&rsquo;s</i>"), "<i>it\u2019s</i>");
   const std::string ascii = "A red circle above a hollow blue square, on a grey background.";
   EXPECT_EQ(ClipBpeTokenizer::clean_text(ascii),
@@ -338,7 +338,7 @@ TEST(ClipBpeTokenizer, MatchesTheIndependentPythonReference) {
       "\x7f\x01 controls",
       "It\u2019s the dog\u2019s \u2018toy\u2019, \u201cbig\u201d \u201elow\u201f \u02bcok \u2032 \u2033",
       "it&rsquo;s &ldquo;x&rdquo; &amp;rsquo; &EACUTE; &#59; <b>it&rsquo;s</b>",
-      "line one &amp;\nline <two> &amp;\r\nthree\u2028four\u0085five",
+      "line one &amp;\nline <two> &amp;\r\nthree &rsquo;\u2028four\u0085five",
       "c1 \u0092 \u0093q\u0094 \u0080 \u0081 \u0096",
       "\x1b[1;31mred\x1b[0m \x1b[x \ufeffbom \u206a \ufffc \u200d\u200f",
       "\u0132 \u0149 \u01c4 \u01c8 \u01f2 \ufb00\ufb03\ufb05\ufb06",

@@ -96,11 +96,11 @@ TEST(FtfyFixes, ComposesToNfc) {
   EXPECT_TRUE(r.nfc);
 }
 
-TEST(FtfyFixes, UnescapesHtmlOnlyInLinesWithoutAngleBrackets) {
+TEST(FtfyFixes, UnescapesHtmlUntilTheFirstLineWithAnAngleBracket) {
   EXPECT_EQ(fix("it&rsquo;s &amp; &eacute;"), "it's & \u00e9");  // decoded, then uncurled
   EXPECT_EQ(fix("<b>it&rsquo;s</b>"), "<b>it&rsquo;s</b>");
-  // Per line: the second line has no '<'.
-  EXPECT_EQ(fix("<i>&amp;</i>\n&amp;"), "<i>&amp;</i>\n&");
+  // Lines before the first '<' are unescaped, none from there on (ftfy's config stays off).
+  EXPECT_EQ(fix("&amp;\n<i>&amp;</i>\n&amp;"), "&\n<i>&amp;</i>\n&amp;");
   // The loop runs to a fixed point.
   EXPECT_EQ(fix("&amp;amp;amp;"), "&");
   // ftfy's _unescape_fixup: a ';' left in the result keeps the match as it was; no ';', no match.
