@@ -83,8 +83,8 @@ CommandAction add_tokenize_command(CLI::App& app) {
   cmd->add_option("text", o->texts, "texts to tokenize, one id row each")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--compare-cleaning", o->compare_file,
-                  "count the captions of FILE (one a line; .jsonl: \"description\" or "
-                  "\"caption\") that tokenize differently without the ftfy-like fixes");
+                  "count the captions of FILE (one a line; .jsonl: \"description\", "
+                  "\"caption\" or \"captions\") that tokenize differently without the ftfy-like fixes");
   return [o]() {
     if (o->compare_file.empty() == o->texts.empty()) {
       throw UsageError(o->texts.empty()

@@ -9,7 +9,8 @@ namespace hnclip {
 
 namespace {
 constexpr const char* kKeyDescription = "description";  // DOCCI
-constexpr const char* kKeyCaption = "caption";          // workbench manifests
+constexpr const char* kKeyCaption = "caption";          // workbench manifests, one caption
+constexpr const char* kKeyCaptions = "captions";        // ... or several for one image
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -37,11 +38,21 @@ std::vector<std::string> read_caption_lines(const std::string& path) {
       throw std::runtime_error(where + ": not JSON (" + e.what() + ")");
     }
     if (!j.is_object()) throw std::runtime_error(where + ": expected a JSON object");
+    const auto many = j.find(kKeyCaptions);
+    if (many != j.end() && many->is_array()) {
+      for (const auto& c : *many) {
+        if (!c.is_string()) {
+          throw std::runtime_error(where + ": key \"" + kKeyCaptions + "\" must hold strings");
+        }
+        captions.push_back(c.get<std::string>());
+      }
+      continue;
+    }
     const char* key = j.contains(kKeyDescription) ? kKeyDescription : kKeyCaption;
     const auto it = j.find(key);
     if (it == j.end() || !it->is_string()) {
-      throw std::runtime_error(where + ": key \"" + kKeyDescription + "\" or \"" + kKeyCaption +
-                               "\" must hold the caption as a string");
+      throw std::runtime_error(where + ": key \"" + kKeyDescription + "\", \"" + kKeyCaption +
+                               "\" or \"" + kKeyCaptions + "\" must hold the caption(s)");
     }
     captions.push_back(it->get<std::string>());
   }

@@ -34,9 +34,10 @@ TEST(CaptionLinesFile, JsonLinesTakeDescriptionOrCaption) {
   test::ScratchDir dir;
   test::write_text_file(dir / "d.jsonlines",
                         "{\"example_id\": \"x\", \"description\": \"A \\u2018dog\\u2019.\"}\n\n"
-                        "{\"image\": \"a.png\", \"caption\": \"a cat\"}\n");
+                        "{\"image\": \"a.png\", \"caption\": \"a cat\"}\n"
+                        "{\"image\": \"b.png\", \"captions\": [\"one\", \"two\"]}\n");
   EXPECT_EQ(read_caption_lines((dir / "d.jsonlines").string()),
-            (Captions{"A \u2018dog\u2019.", "a cat"}));
+            (Captions{"A \u2018dog\u2019.", "a cat", "one", "two"}));
 }
 
 TEST(CaptionLinesFile, ErrorsNameFileLineAndKey) {
@@ -51,7 +52,11 @@ TEST(CaptionLinesFile, ErrorsNameFileLineAndKey) {
             std::string::npos);
   test::write_text_file(dir / "c.jsonl", "{\"caption\": 3}\n");
   const auto c = error_of((dir / "c.jsonl").string());
-  EXPECT_NE(c.find("line 1: key \"description\" or \"caption\""), std::string::npos) << c;
+  EXPECT_NE(c.find("line 1: key \"description\", \"caption\" or \"captions\""), std::string::npos)
+      << c;
+  test::write_text_file(dir / "d.jsonl", "{\"captions\": [\"a\", 2]}\n");
+  const auto d = error_of((dir / "d.jsonl").string());
+  EXPECT_NE(d.find("line 1: key \"captions\" must hold strings"), std::string::npos) << d;
 }
 
 }  // namespace
