@@ -17,6 +17,7 @@ build_pkgs=(
   libopencv-dev libsqlite3-dev nlohmann-json3-dev libcli11-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
   zlib1g-dev              # gzip reader for the CLIP BPE vocabulary
+  libutf8proc-dev         # NFC / NFKC of CLIP's ftfy-like caption cleaning
 )
 test_pkgs=(
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -1,7 +1,8 @@
 // `hnclip export`: a run's checkpoint (or any workbench checkpoint) as a PyTorch state-dict file
 // that Python's torch.load reads, or as a safetensors file, under OpenAI CLIP's parameter names,
 // or as a Hugging Face CLIPModel folder (--format hf) that transformers' CLIPModel.from_pretrained
-// and the workbench read.
+// and the workbench read; or with --metrics FILE a run's recorded metrics as a long CSV /
+// JSON-lines table (store/run_metrics_export.h).
 
 #include <torch/torch.h>
 
@@ -18,6 +19,7 @@
 #include "model/model_state_dict.h"
 #include "model/safetensors_file.h"
 #include "model/state_dict_file.h"
+#include "store/run_metrics_export.h"
 #include "store/run_store.h"
 #include "train/checkpoint.h"
 
@@ -44,6 +46,7 @@ CommandAction add_export_command(CLI::App& app) {
     std::string checkpoint;
     std::string format = kFormatStateDict;
     std::string out;
+    std::string metrics;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -61,10 +64,52 @@ CommandAction add_export_command(CLI::App& app) {
                   "records the model config, run and epoch in __metadata__) | hf (a Hugging Face "
                   "CLIPModel folder: config.json, weights, tokenizer)")
       ->capture_default_str();
-  cmd->add_option("out", o->out, "output file (.pt or .safetensors), or folder for --format hf")
-      ->required();
+  auto* out = cmd->add_option("out", o->out,
+                              "output file (.pt or .safetensors), or folder for --format hf");
+  auto* metrics = cmd->add_option(
+      "--metrics", o->metrics,
+      "instead of weights: every step metric, probe and evaluation of --run as a long table "
+      "(FILE.csv or FILE.jsonl)");
   add_common_options(cmd, o->common);
-  return [o, run, checkpoint]() {
+  return [o, run, checkpoint, epoch, out, metrics]() {
+    if ((metrics->count() > 0) == (out->count() > 0)) {
+      throw UsageError(metrics->count() > 0
+                           ? "--metrics and out: give one of them (a metrics table or the weights)"
+                           : "out or --metrics: give the weights file (or folder) to write, or --metrics FILE");
+    }
+    if (metrics->count() > 0) {
+      if (run->count() == 0) throw UsageError("--metrics needs --run ID (the run whose metrics)");
+      if (epoch->count() > 0) {
+        throw UsageError("--metrics exports every epoch; --epoch chooses a checkpoint");
+      }
+      try {
+        metrics_file_format(o->metrics);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--metrics ") + e.what());
+      }
+      RunStore store(o->common.paths().database);
+      if (!store.find_run(o->run)) {
+        throw UsageError("--run " + std::to_string(o->run) + ": no such run in " + store.path());
+      }
+      size_t rows = 0;
+      try {
+        rows = write_run_metrics(store, o->run, o->metrics);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--metrics ") + e.what());
+      } catch (const StoreError&) {
+        throw;
+      } catch (const std::runtime_error& e) {
+        throw std::runtime_error(std::string("--metrics ") + e.what());
+      }
+      if (o->common.json) {
+        std::cout << nlohmann::json{{"out", o->metrics}, {"run_id", o->run}, {"rows", rows}}.dump()
+                  << std::endl;
+      } else {
+        std::cout << "exported " << rows << " metric rows of run " << o->run << " to "
+                  << o->metrics << "\n";
+      }
+      return kExitOk;
+    }
     if (o->format != kFormatStateDict && o->format != kFormatSafetensors && o->format != kFormatHf) {
       throw UsageError("--format " + o->format + ": unknown (supported: " + kFormatStateDict + ", " +
                        kFormatSafetensors + ", " + kFormatHf + ")");

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "text/ftfy_fixes.h"
 #include "text/html_unescape.h"
 #include "text/unicode_text.h"
 
@@ -175,8 +176,9 @@ nlohmann::json ClipBpeTokenizer::to_json() const {
   return nlohmann::json{{"kind", kind()}, {"vocab_path", vocab_path_}, {"context_length", context_length_}};
 }
 
-std::string ClipBpeTokenizer::clean_text(const std::string& text) {
-  const std::u32string unescaped = utf8_decode(html_unescape(html_unescape(text)));
+std::string ClipBpeTokenizer::clean_text(const std::string& text, ClipCleaning cleaning) {
+  const std::string fixed = cleaning == ClipCleaning::Full ? ftfy_fix_text(text) : text;
+  const std::u32string unescaped = utf8_decode(html_unescape(html_unescape(fixed)));
   std::u32string collapsed;
   collapsed.reserve(unescaped.size());
   bool pending_space = false;
@@ -293,9 +295,10 @@ void ClipBpeTokenizer::append_piece_ids(const std::string& piece, std::vector<in
   if (cache_.size() < kMaxCacheEntries) cache_.emplace(piece, std::move(ids));
 }
 
-std::vector<int64_t> ClipBpeTokenizer::encode_unpadded(const std::string& text) const {
+std::vector<int64_t> ClipBpeTokenizer::encode_unpadded(const std::string& text,
+                                                       ClipCleaning cleaning) const {
   std::vector<int64_t> ids{start_id_};
-  for (const auto& piece : pre_tokenize(clean_text(text))) {
+  for (const auto& piece : pre_tokenize(clean_text(text, cleaning))) {
     append_piece_ids(piece, ids);
     if (static_cast<int64_t>(ids.size()) >= context_length_) break;  // the rest would be cut anyway
   }

@@ -7,12 +7,13 @@
 // <|startoftext|> = 49406 and <|endoftext|> = 49407: 49,408 ids. Pad id 0 (it is also "!", as in
 // CLIP, whose rows are zero-padded).
 //
-// Cleaning, as CLIP's basic_clean + whitespace_clean + lower(), with one documented gap:
-//   - ftfy.fix_text is NOT applied (ftfy is not available in C++). Its default fixes therefore do
-//     not happen: mojibake stays ("cafÃ©" is not repaired to "café"), curly quotes stay curly
-//     ("it’s" gives "it" "’" "s", where CLIP gives "it" "'s"), no NFC normalisation (a decomposed
-//     "é" stays e + U+0301), no ligature or full-width folding, control characters stay. Plain
-//     NFC text with ASCII quotes (most captions) tokenises exactly as in CLIP.
+// Cleaning, as CLIP's basic_clean + whitespace_clean + lower():
+//   - ftfy.fix_text's deterministic default fixes (ftfy_fixes.h): HTML entities up to the first
+//     line with '<', C1 controls as cp1252, Latin ligatures, full/half-width forms, curly
+//     quotes ("it’s" gives "it" "'s", as in CLIP), line breaks, terminal escapes, control
+//     characters, NFC.
+//     Not done: ftfy's mojibake repair (fix_encoding: "cafÃ©" stays, where CLIP gives "café")
+//     and its upper-cased entity names (&EACUTE;). Text those don't touch tokenises as in CLIP.
 //   - html.unescape twice: exactly Python 3.11's, all HTML5 named references (html_unescape.h).
 //   - whitespace runs (Python's str.isspace set) -> one space, then stripped.
 //   - lower case: Python's str.lower() for all scripts, without the Greek final-sigma rule
@@ -38,6 +39,10 @@
 
 namespace hnclip {
 
+// Full = CLIP's cleaning as documented above; WithoutFtfy skips ftfy_fix_text (the tokenizer's
+// behaviour before it was added), to measure what the fixes change.
+enum class ClipCleaning { Full, WithoutFtfy };
+
 class ClipBpeTokenizer : public Tokenizer {
  public:
   // Reads the gzip'd merge file; throws std::runtime_error naming the path (and the line) if it
@@ -60,13 +65,14 @@ class ClipBpeTokenizer : public Tokenizer {
 
   // [start, tokens..., end] without padding, truncated to context_length() keeping the end token
   // last (clip.tokenize(truncate=True) before padding).
-  std::vector<int64_t> encode_unpadded(const std::string& text) const;
+  std::vector<int64_t> encode_unpadded(const std::string& text,
+                                       ClipCleaning cleaning = ClipCleaning::Full) const;
   // CLIP's decode: the ids' bytes as UTF-8 with each "</w>" read as a space (special tokens kept
   // as their text). Throws std::out_of_range for an id outside the vocabulary.
   std::string decode(const std::vector<int64_t>& ids) const;
 
   // CLIP's cleaning (see above) of one caption, as UTF-8.
-  static std::string clean_text(const std::string& text);
+  static std::string clean_text(const std::string& text, ClipCleaning cleaning = ClipCleaning::Full);
   // CLIP's pre-tokenisation of already cleaned text into UTF-8 pieces.
   static std::vector<std::string> pre_tokenize(const std::string& cleaned);
 

@@ -2,7 +2,8 @@
 // exported and Python's torch.load reads the file with OpenAI CLIP's names, fp32 tensors and the
 // checksum the CLI printed; --format safetensors writes the same tensors with the model config,
 // run and epoch in __metadata__; --checkpoint and --epoch pick the same weights; bad flags are
-// refused with exit code 2, naming the flag, and no file written.
+// refused with exit code 2, naming the flag, and no file written. --metrics writes the run's
+// steps, probes and evaluations as CSV or JSON lines that agree with `hnclip show`.
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -194,6 +196,119 @@ TEST_F(CliExport, EpochAndCheckpointFlagsExportTheSameWeights) {
       EXPECT_TRUE(a[i].second.equal(b[i].second)) << other << " " << a[i].first;
     }
   }
+}
+
+// Both formats hold every step (as many as `show` counts), every epoch's evaluation (start and
+// epoch 1, both directions, R@1..50) and the probes `probes` lists, with the same values.
+TEST_F(CliExport, MetricsTablesAgreeWithShowAndProbes) {
+  auto show = hnclip::test::run_hnclip("show " + std::to_string(run_id_) + " --json" + common());
+  ASSERT_EQ(show.code, 0) << show.err;
+  const auto s = json::parse(show.out);
+  auto pr = hnclip::test::run_hnclip("probes" + run_flag() + " --json" + common());
+  ASSERT_EQ(pr.code, 0) << pr.err;
+  const auto probes = json::parse(pr.out)["probes"];
+  ASSERT_GT(probes.size(), 0u);
+
+  // (kind, metric) -> count, and the recall of every (epoch, metric) evaluation row.
+  struct Seen {
+    std::map<std::pair<std::string, std::string>, size_t> count;
+    std::map<std::pair<int, std::string>, double> eval;
+    std::set<int64_t> probe_steps;
+    double max_wall = 0;
+  };
+  auto check = [&](const Seen& seen) {
+    EXPECT_EQ(seen.count.at({"step", "loss"}), s["steps"].get<size_t>());
+    EXPECT_EQ(seen.count.at({"step", "grad_norm"}), s["steps"].get<size_t>());
+    EXPECT_EQ(seen.count.at({"probe", "grad_ratio"}), probes.size());
+    EXPECT_EQ(seen.probe_steps.size(), probes.size());
+    EXPECT_TRUE(seen.probe_steps.count(probes[0]["step"].get<int64_t>()));
+    ASSERT_EQ(s["evaluations"].size(), 2u);  // start + epoch 1
+    for (const auto& e : s["evaluations"]) {
+      const int epoch = e["epoch"].get<int>();
+      for (const char* dir : {"t2i", "i2t"}) {
+        for (const char* k : {"1", "5", "10", "25", "50"}) {
+          const auto key = std::make_pair(epoch, std::string("test_") + dir + "_r" + k);
+          ASSERT_TRUE(seen.eval.count(key)) << "epoch " << epoch << " " << key.second;
+          EXPECT_DOUBLE_EQ(seen.eval.at(key), e[dir][std::string("R@") + k].get<double>());
+        }
+      }
+    }
+    EXPECT_GT(seen.max_wall, 0.0);
+  };
+
+  const auto csv = (out_dir / "m.csv").string();
+  auto r = hnclip::test::run_hnclip("export" + run_flag() + " --metrics " + csv + common());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("metric rows"), std::string::npos) << r.out;
+  {
+    std::istringstream lines(hnclip::test::read_text_file(csv));
+    std::string line;
+    ASSERT_TRUE(std::getline(lines, line));
+    EXPECT_EQ(line, "kind,run_id,epoch,step,wall_time_s,metric,value");
+    Seen seen;
+    while (std::getline(lines, line)) {
+      std::vector<std::string> f;
+      std::stringstream fields(line);
+      for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+      if (!line.empty() && line.back() == ',') f.emplace_back();  // empty value = NaN
+      ASSERT_EQ(f.size(), 7u) << line;
+      EXPECT_EQ(f[1], std::to_string(run_id_));
+      ++seen.count[{f[0], f[5]}];
+      if (f[0] == "eval") seen.eval[{std::stoi(f[2]), f[5]}] = std::stod(f[6]);
+      if (f[0] == "probe") seen.probe_steps.insert(std::stoll(f[3]));
+      if (!f[4].empty()) seen.max_wall = std::max(seen.max_wall, std::stod(f[4]));
+    }
+    check(seen);
+  }
+
+  const auto jsonl = (out_dir / "m.jsonl").string();
+  r = hnclip::test::run_hnclip("export" + run_flag() + " --metrics " + jsonl + " --json" +
+                               common());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto summary = json::parse(r.out);
+  EXPECT_EQ(summary["out"], jsonl);
+  {
+    std::istringstream lines(hnclip::test::read_text_file(jsonl));
+    Seen seen;
+    size_t n = 0;
+    for (std::string line; std::getline(lines, line); ++n) {
+      const auto j = json::parse(line);
+      EXPECT_EQ(j["run_id"], run_id_);
+      const auto kind = j["kind"].get<std::string>(), metric = j["metric"].get<std::string>();
+      ++seen.count[{kind, metric}];
+      if (kind == "eval") seen.eval[{j["epoch"].get<int>(), metric}] = j["value"].get<double>();
+      if (kind == "probe") seen.probe_steps.insert(j["step"].get<int64_t>());
+      if (j["wall_time_s"].is_number()) {
+        seen.max_wall = std::max(seen.max_wall, j["wall_time_s"].get<double>());
+      }
+    }
+    EXPECT_EQ(n, summary["rows"].get<size_t>());
+    check(seen);
+  }
+}
+
+TEST_F(CliExport, MetricsBadInputIsRefusedAndLeavesNoFile) {
+  const auto csv = (out_dir / "m.csv").string();
+  expect_one_line_error(
+      hnclip::test::run_hnclip("export --run 999 --metrics " + csv + common()), 2, "--run 999");
+  expect_one_line_error(
+      hnclip::test::run_hnclip("export" + run_flag() + " --metrics " +
+                               (out_dir / "m.txt").string() + common()),
+      2, "--metrics");
+  expect_one_line_error(
+      hnclip::test::run_hnclip("export" + run_flag() + " --metrics " + csv + common() + " " +
+                               (out_dir / "w.pt").string()),
+      2, "--metrics and out");
+  expect_one_line_error(hnclip::test::run_hnclip("export" + run_flag() + common()), 2,
+                        "out or --metrics");
+  expect_one_line_error(
+      hnclip::test::run_hnclip("export" + run_flag() + " --epoch 1 --metrics " + csv + common()),
+      2, "--epoch");
+  const auto unwritable = (out_dir / "missing-folder" / "m.csv").string();
+  expect_one_line_error(
+      hnclip::test::run_hnclip("export" + run_flag() + " --metrics " + unwritable + common()), 1,
+      unwritable);
+  EXPECT_TRUE(fs::is_empty(out_dir.path())) << "no partial or temporary file";
 }
 
 TEST_F(CliExport, BadFlagsExitTwoNamingTheFlagAndWriteNothing) {

@@ -78,6 +78,49 @@ TEST(CliTokenize, ShippedVocabularyIsTheDefault) {
   EXPECT_FALSE(shipped.out.empty());
 }
 
+// --compare-cleaning counts the captions the ftfy-like fixes change the tokens of, and which fix
+// changed what; a .jsonl file's captions come from "description" (DOCCI) or "caption".
+TEST(CliTokenize, CompareCleaningCountsCaptionsWhoseTokensChange) {
+  hnclip::test::ScratchDir dir;
+  hnclip::test::write_text_file(
+      dir / "captions.txt",
+      "A red circle on a grey background.\nThe dog\u2019s ball is \ufb01ne.\n\nIt\u2019s a "
+      "\u201cbig\u201d cat.\n\uff21 plain\n");
+  auto r = tokenize("--json --compare-cleaning " + (dir / "captions.txt").string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["captions"], 4);
+  EXPECT_EQ(j["differ"], 3);
+  EXPECT_EQ(j["differ_in_context"], 3);
+  EXPECT_EQ(j["context"], 77);
+  EXPECT_EQ(j["changed_by"]["curly_quotes"], 2);
+  EXPECT_EQ(j["changed_by"]["ligatures"], 1);
+  EXPECT_EQ(j["changed_by"]["width_forms"], 1);
+  EXPECT_EQ(j["changed_by"]["nfc"], 0);
+  r = tokenize("--compare-cleaning " + (dir / "captions.txt").string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 of 4 captions tokenize differently with ftfy-like cleaning (3 within "
+                       "the first 77 tokens)"),
+            std::string::npos)
+      << r.out;
+
+  hnclip::test::write_text_file(dir / "docci.jsonl",
+                                "{\"description\": \"A cat\u2019s tail.\"}\n"
+                                "{\"caption\": \"A plain caption.\"}\n");
+  r = tokenize("--json --compare-cleaning " + (dir / "docci.jsonl").string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = json::parse(r.out);
+  EXPECT_EQ(j["captions"], 2);
+  EXPECT_EQ(j["differ"], 1);
+
+  hnclip::test::write_text_file(dir / "bad.jsonl", "{\"description\": \"ok\"}\n{\"text\": 1}\n");
+  expect_one_line_error(tokenize("--compare-cleaning " + (dir / "bad.jsonl").string()), 2,
+                        "line 2");
+  expect_one_line_error(tokenize("--compare-cleaning /nonexistent/c.txt"), 2, "/nonexistent/c.txt");
+  expect_one_line_error(tokenize("--compare-cleaning " + (dir / "docci.jsonl").string() + " 'a'"),
+                        2, "--compare-cleaning");
+}
+
 TEST(CliTokenize, UsageErrorsNameTheFlag) {
   expect_one_line_error(tokenize("--vocab /nonexistent/bpe.txt.gz 'a dog'"), 2,
                         "/nonexistent/bpe.txt.gz");

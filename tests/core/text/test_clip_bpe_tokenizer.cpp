@@ -177,6 +177,25 @@ TEST(ClipBpeTokenizer, HtmlEntitiesAreUnescapedTwice) {
   EXPECT_EQ(ClipBpeTokenizer::clean_text("&# &#x; & ;"), "&# &#x; & ;");
 }
 
+// basic_clean's ftfy.fix_text (text/ftfy_fixes.h) runs before the unescaping: a typographic
+// apostrophe tokenises as CLIP's contraction, not as a separate "’" piece.
+TEST(ClipBpeTokenizer, FtfyFixesComeFirst) {
+  using P = std::vector<std::string>;
+  EXPECT_EQ(ClipBpeTokenizer::pre_tokenize(ClipBpeTokenizer::clean_text("It\u2019s")), (P{"it", "'s"}));
+  EXPECT_EQ(tok().encode("it\u2019s a dog\u2019s \u201cball\u201d"), tok().encode("it's a dog's \"ball\""));
+  EXPECT_EQ(tok().encode("it&rsquo;s"), tok().encode("it's"));  // decoded, then uncurled
+  EXPECT_EQ(ClipBpeTokenizer::clean_text("\ufb01ne \uff21\uff22\uff23"), "fine abc");
+  EXPECT_EQ(ClipBpeTokenizer::clean_text("a\r\nb"), "a b");
+  EXPECT_EQ(ClipBpeTokenizer::clean_text("cafe\u0301"), "caf\u00e9");
+  EXPECT_EQ(ClipBpeTokenizer::clean_text("a\x01" "b"), "ab");
+  EXPECT_EQ(tok().encode("cafe\u0301"), tok().encode("caf\u00e9"));
+  // From a line with '<' on ftfy leaves entities to CLIP's own html.unescape: ’ stays curly.
+  EXPECT_EQ(ClipBpeTokenizer::clean_text("<i>it&rsquo;s</i>"), "<i>it\u2019s</i>");
+  const std::string ascii = "A red circle above a hollow blue square, on a grey background.";
+  EXPECT_EQ(ClipBpeTokenizer::clean_text(ascii),
+            "a red circle above a hollow blue square, on a grey background.");
+}
+
 TEST(ClipBpeTokenizer, WhitespaceAndCaseDoNotMatter) {
   EXPECT_EQ(tok().encode("a   dog\n"), tok().encode("a dog"));
   EXPECT_EQ(tok().encode("\t a\r\ndog \u3000"), tok().encode("a dog"));
@@ -281,8 +300,8 @@ TEST(ClipBpeTokenizer, ConcurrentEncodesAgreeWithASequentialOne) {
 }
 
 // Against tests/core/reference/clip_bpe_reference.py (CLIP's algorithm on Python's html, re,
-// str.lower). Strings avoid what the C++ side documents as different: ftfy's fixes (not applied
-// by either) and the Greek final sigma.
+// str.lower, with ftfy's default fixes re-stated on unicodedata). Strings avoid what the C++ side
+// documents as different: ftfy's mojibake repair (done by neither) and the Greek final sigma.
 TEST(ClipBpeTokenizer, MatchesTheIndependentPythonReference) {
   const std::vector<std::string> texts = {
       "a photo of a cat",
@@ -317,6 +336,14 @@ TEST(ClipBpeTokenizer, MatchesTheIndependentPythonReference) {
       "mixed123abc456 a1 1a",
       "\xc2\xa0leading nbsp",
       "\x7f\x01 controls",
+      "It\u2019s the dog\u2019s \u2018toy\u2019, \u201cbig\u201d \u201elow\u201f \u02bcok \u2032 \u2033",
+      "it&rsquo;s &ldquo;x&rdquo; &amp;rsquo; &EACUTE; &#59; <b>it&rsquo;s</b>",
+      "line one &amp;\nline <two> &amp;\r\nthree &rsquo;\u2028four\u0085five",
+      "c1 \u0092 \u0093q\u0094 \u0080 \u0081 \u0096",
+      "\x1b[1;31mred\x1b[0m \x1b[x \ufeffbom \u206a \ufffc \u200d\u200f",
+      "\u0132 \u0149 \u01c4 \u01c8 \u01f2 \ufb00\ufb03\ufb05\ufb06",
+      "\uff76\uff9e \uff8a\uff9f \uff5e\uffe5\u3000x \uffe8",
+      "A\u030a \u1100\u1161\u11a8 A\u0323\u0307 \u2126",
   };
   test::ScratchDir dir;
   test::write_text_file(dir / "in.json", json{{"vocab", kVocab}, {"texts", texts}}.dump());
