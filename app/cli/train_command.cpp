@@ -91,8 +91,10 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
       ->capture_default_str();
   cmd->add_option("--init", c.init,
                   "checkpoint to start from: a workbench checkpoint ('pretrained' = the committed "
-                  "tiny one; 'random' = from scratch) or an OpenAI CLIP / Long-CLIP ViT state "
-                  "dict (.pt). Default for `train`: 'pretrained' on the built-in benchmark "
+                  "tiny one; 'random' = from scratch) or a CLIP ViT model file or folder of any "
+                  "kind `hnclip inspect` recognises (OpenAI / Long-CLIP / open_clip .pt or .bin, "
+                  "safetensors, Hugging Face CLIPModel or open_clip folder). Default for `train`: "
+                  "'pretrained' on the built-in benchmark "
                   "without --model, else random");
   cmd->add_option("--vocab", c.vocab,
                   "CLIP BPE vocabulary for an OpenAI / Long-CLIP --init (default: the shipped "

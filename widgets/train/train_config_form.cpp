@@ -119,7 +119,8 @@ void TrainConfigForm::buildUi() {
   model->addRow(tr("Model"), model_);
   auto* init_row = new QHBoxLayout;
   init_path_ = new QLineEdit(model_box);
-  init_path_->setPlaceholderText(tr("workbench checkpoint (.pt)"));
+  init_path_->setPlaceholderText(
+      tr("checkpoint (.pt, .bin, .safetensors) or a Hugging Face / open_clip folder"));
   init_browse_ = new QPushButton(tr("Browse…"), model_box);
   init_row->addWidget(init_path_);
   init_row->addWidget(init_browse_);
@@ -280,7 +281,7 @@ void TrainConfigForm::buildUi() {
   connect(init_browse_, &QPushButton::clicked, this, [this] {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Starting checkpoint"), init_path_->text(),
-                                     tr("Checkpoints (*.pt *.pth);;All files (*)"));
+                                     tr("Model files (*.pt *.pth *.bin *.safetensors);;All files (*)"));
     if (!path.isEmpty()) init_path_->setText(path);
   });
   connect(vocab_browse_, &QPushButton::clicked, this, [this] {
@@ -488,9 +489,10 @@ void TrainConfigForm::revalidate() {
   }
   if (message.isEmpty() && c.init != "pretrained" && !c.init.empty()) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(c.init, ec)) {
+    // A file of any kind, or a Hugging Face / open_clip folder (the core recognises it by content).
+    if (!std::filesystem::is_regular_file(c.init, ec) && !std::filesystem::is_directory(c.init, ec)) {
       flag = QStringLiteral("--init");
-      message = tr("--init: %1 is not a file").arg(QString::fromStdString(c.init));
+      message = tr("--init: %1 is neither a file nor a folder").arg(QString::fromStdString(c.init));
     }
   } else if (message.isEmpty() &&
              model_->currentData().toString() == QLatin1String(kCheckpointItem)) {

@@ -222,6 +222,11 @@ class TestTrainConfigForm : public QObject {
     form.initPathEdit()->setText(QString::fromStdString((dir / "there.pt").string()));
     QVERIFY2(form.isValid(), qPrintable(form.problem()));
     QCOMPARE(form.config().init, (dir / "there.pt").string());
+    // A Hugging Face or open_clip folder is a starting point too (recognised by content when the
+    // run starts).
+    std::filesystem::create_directories(dir / "clip-vit-base-patch32");
+    form.initPathEdit()->setText(QString::fromStdString((dir / "clip-vit-base-patch32").string()));
+    QVERIFY2(form.isValid(), qPrintable(form.problem()));
   }
 
   void real_benchmark_needs_an_existing_data_root() {
