@@ -6,6 +6,7 @@
 #include <fstream>
 #include <random>
 
+#include "model/clip_image_normalisation.h"
 #include "model/hf_clip_layout.h"
 #include "model/pretrained_file.h"
 #include "model/safetensors_file.h"
@@ -50,6 +51,17 @@ void write_hf_clip_folder(const std::string& folder, const ClipConfig& shape,
     write_json(staging / kHfConfigFile,
                hf_clip_config_json(shape, tokenizer->start_id(), tokenizer->end_id()));
     write_safetensors_file((staging / kHfWeightsFileWritten).string(), hf_weights, {{"format", "pt"}});
+    // What CLIPProcessor needs for images: the normalisation and size the workbench uses.
+    write_json(staging / "preprocessor_config.json",
+               {{"image_processor_type", "CLIPImageProcessor"},
+                {"do_resize", true},
+                {"size", {{"shortest_edge", shape.image_size}}},
+                {"resample", 3},
+                {"do_center_crop", true},
+                {"crop_size", {{"height", shape.image_size}, {"width", shape.image_size}}},
+                {"do_normalize", true},
+                {"image_mean", kClipImageMean},
+                {"image_std", kClipImageStd}});
     if (tokenizer->kind() == "clip-bpe") {
       write_hf_clip_tokenizer_files(staging.string(),
                                     *ClipBpeTokenizer::from_json(tokenizer_json));

@@ -3,9 +3,11 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
+#include "model/clip_image_normalisation.h"
 #include "model/clip_state_dict.h"
 #include "model/hf_clip_layout.h"
 #include "model/open_clip_layout.h"
@@ -23,6 +25,26 @@ constexpr const char* kShardIndexFiles[] = {"model.safetensors.index.json",
                                             "pytorch_model.bin.index.json"};
 constexpr const char* kActivationFlag = "--activation";
 constexpr const char* kWorkbenchModelKey = "hnclip.model";  // safetensors __metadata__ of our exports
+constexpr const char* kHfPreprocessorFile = "preprocessor_config.json";
+// A model trained with another image normalisation than the pipeline's would get wrong features
+// with no error, so a config that names another is refused.
+constexpr double kNormalisationTolerance = 1e-6;
+
+// `obj[key]`, when present, must be OpenAI's mean (or std): refused naming `file` and the key.
+void check_normalisation(const nlohmann::json& obj, const std::string& key, const double (&want)[3],
+                         const std::string& file, const std::string& key_path) {
+  if (!obj.is_object() || !obj.contains(key) || obj.at(key).is_null()) return;
+  const auto& v = obj.at(key);
+  bool same = v.is_array() && v.size() == 3;
+  for (size_t i = 0; same && i < 3; ++i) {
+    same = v[i].is_number() && std::abs(v[i].get<double>() - want[i]) <= kNormalisationTolerance;
+  }
+  if (!same) {
+    throw StateDictError(file + ": key " + key_path + " is " + v.dump() +
+                         ", not OpenAI CLIP's image normalisation, which is the only one the "
+                         "workbench applies");
+  }
+}
 
 struct WeightsRead {
   StateDict tensors;
@@ -128,6 +150,12 @@ void read_hf(PretrainedFile& f, const fs::path& folder, const std::string& activ
   f.shape = hf.shape;
   f.activation_from = f.config_path + " text_config.hidden_act";
   check_declared_activation(f, activation);
+  if (fs::is_regular_file(folder / kHfPreprocessorFile)) {
+    const auto path = (folder / kHfPreprocessorFile).string();
+    const auto pre = read_json_file(path);
+    check_normalisation(pre, "image_mean", kClipImageMean, path, "image_mean");
+    check_normalisation(pre, "image_std", kClipImageStd, path, "image_std");
+  }
   if (fs::is_regular_file(folder / kWorkbenchTokenizerFile)) {
     f.workbench_tokenizer = read_json_file((folder / kWorkbenchTokenizerFile).string());
   } else if (fs::is_regular_file(folder / "vocab.json") && fs::is_regular_file(folder / "merges.txt")) {
@@ -146,6 +174,11 @@ void read_open_clip_hub(PretrainedFile& f, const fs::path& folder, const std::st
                          "open_clip_model.safetensors or open_clip_pytorch_model.bin");
   }
   const auto config = read_json_file(f.config_path);
+  if (config.contains("preprocess_cfg")) {
+    const auto& pre = config.at("preprocess_cfg");
+    check_normalisation(pre, "mean", kClipImageMean, f.config_path, "preprocess_cfg.mean");
+    check_normalisation(pre, "std", kClipImageStd, f.config_path, "preprocess_cfg.std");
+  }
   auto read = read_weights(f.weights_path);
   f.weights = strip_open_clip_prefixes(std::move(read.tensors));
   f.shape = open_clip_shape(config, f.weights, f.config_path);

@@ -42,6 +42,9 @@ TEST_F(CliModelFormats, HuggingFaceExportIsWhatInspectSaysAndEncodesIdentically)
   EXPECT_TRUE(fs::is_regular_file(fs::path(hf_) / "config.json"));
   EXPECT_TRUE(fs::is_regular_file(fs::path(hf_) / "model.safetensors"));
   EXPECT_TRUE(fs::is_regular_file(fs::path(hf_) / "hnclip_tokenizer.json"));  // a word tokenizer
+  const auto pre = json::parse(hnclip::test::read_text_file(fs::path(hf_) / "preprocessor_config.json"));
+  EXPECT_EQ(pre.at("crop_size").at("height"), 48);
+  EXPECT_NEAR(pre.at("image_mean")[0].get<double>(), 0.48145466, 1e-9);
   const auto config = json::parse(hnclip::test::read_text_file(fs::path(hf_) / "config.json"));
   EXPECT_EQ(config.at("architectures"), json::array({"CLIPModel"}));
   EXPECT_EQ(config.at("text_config").at("hidden_act"), "quick_gelu");

@@ -250,6 +250,20 @@ TEST_F(PretrainedFile, BrokenFilesOfEachKindAreRefusedNamingTheFileAndKey) {
   test::write_text_file(at("oc_bad/open_clip_config.json"), config.dump());
   msg = error_of([&] { read_pretrained_file(at("oc_bad"), "", "--init"); });
   EXPECT_NE(msg.find("model_cfg.vision_cfg.timm_model_name"), std::string::npos) << msg;
+  // Another image normalisation (SigLIP-style 0.5s) would give wrong features with no error.
+  config = nlohmann::json::parse(test::read_text_file(at("open_clip/open_clip_config.json")));
+  config["preprocess_cfg"]["mean"] = {0.5, 0.5, 0.5};
+  test::write_text_file(at("oc_bad/open_clip_config.json"), config.dump());
+  msg = error_of([&] { read_pretrained_file(at("oc_bad"), "", "--init"); });
+  EXPECT_NE(msg.find("preprocess_cfg.mean"), std::string::npos) << msg;
+  test::write_text_file(at("hf_norm_pre.json"), R"({"image_mean": [0.5, 0.5, 0.5]})");
+  fs::create_directories(at("hf_norm"));
+  for (const char* f : {"config.json", "pytorch_model.bin"}) {
+    fs::copy_file(at(std::string("hf/") + f), at(std::string("hf_norm/") + f), fs::copy_options::overwrite_existing);
+  }
+  fs::copy_file(at("hf_norm_pre.json"), at("hf_norm/preprocessor_config.json"), fs::copy_options::overwrite_existing);
+  msg = error_of([&] { read_pretrained_file(at("hf_norm"), "", "--init"); });
+  EXPECT_NE(msg.find("preprocessor_config.json: key image_mean"), std::string::npos) << msg;
   config = nlohmann::json::parse(test::read_text_file(at("open_clip/open_clip_config.json")));
   config["model_cfg"]["text_cfg"]["pool_type"] = "last";
   test::write_text_file(at("oc_bad/open_clip_config.json"), config.dump());
