@@ -138,6 +138,14 @@ void TrainConfigForm::buildUi() {
   model->addRow(messageLabel(QStringLiteral("--vocab")));
   long_clip_ = new QCheckBox(tr("stretch a 77-position CLIP file to Long-CLIP's 248"), model_box);
   model->addRow(QString(), long_clip_);
+  activation_ = new QComboBox(model_box);
+  activation_->addItem(tr("as the file records it"), QString());
+  activation_->addItem(tr("QuickGELU (OpenAI, Long-CLIP)"), QStringLiteral("quick_gelu"));
+  activation_->addItem(tr("GELU (open_clip LAION)"), QStringLiteral("gelu"));
+  activation_->setToolTip(tr("--activation: the MLP activation of a file that does not record it "
+                             "(open_clip training checkpoints need it; OpenAI-layout files "
+                             "otherwise assume QuickGELU and say so)"));
+  model->addRow(tr("Activation"), activation_);
   auto* peft_row = new QHBoxLayout;
   peft_ = new QComboBox(model_box);
   peft_->addItem(tr("full fine-tuning"), QStringLiteral("none"));
@@ -292,7 +300,7 @@ void TrainConfigForm::buildUi() {
   });
   connect(same_as, &QPushButton::clicked, this, &TrainConfigForm::sameAsRunRequested);
   const auto edited = [this] { revalidate(); };
-  for (auto* c : {benchmark_, benchmark_size_, model_, device_, peft_, peft_towers_})
+  for (auto* c : {benchmark_, benchmark_size_, model_, device_, peft_, peft_towers_, activation_})
     connect(c, &QComboBox::currentIndexChanged, this, edited);
   connect(advanced_, &TrainAdvancedFields::edited, this, edited);
   for (auto* e : {data_root_, init_path_, vocab_, lr_, name_})
@@ -349,6 +357,10 @@ hnclip::TrainConfig TrainConfigForm::config() const {
   }
   c.vocab = vocab_->text().trimmed().toStdString();
   c.long_clip = long_clip_->isChecked();
+  // Only a file start has an activation to state (the pretrained checkpoint records its own).
+  c.init_activation = model == QLatin1String(kCheckpointItem)
+                          ? activation_->currentData().toString().toStdString()
+                          : std::string();
   hnclip::from_string(peft_->currentData().toString().toStdString(), c.peft);
   c.peft_rank = peft_rank_->value();
   c.peft_alpha = given_.value(peft_alpha_, peft_alpha_->value());
@@ -398,6 +410,8 @@ void TrainConfigForm::setConfig(const hnclip::TrainConfig& c) {
   }
   vocab_->setText(QString::fromStdString(c.vocab));
   long_clip_->setChecked(c.long_clip);
+  const int activation = activation_->findData(QString::fromStdString(c.init_activation));
+  activation_->setCurrentIndex(activation >= 0 ? activation : 0);
   const int peft = peft_->findData(QString::fromStdString(hnclip::to_string(c.peft)));
   peft_->setCurrentIndex(peft >= 0 ? peft : 0);
   peft_rank_->setValue(static_cast<int>(c.peft_rank));
@@ -447,6 +461,7 @@ void TrainConfigForm::updateEnabledFields() {
   vocab_->setEnabled(file);
   vocab_browse_->setEnabled(file);
   long_clip_->setEnabled(file);
+  activation_->setEnabled(file);
   const bool adapters = peft_->currentData().toString() != QStringLiteral("none");
   peft_rank_->setEnabled(adapters);
   peft_alpha_->setEnabled(adapters);

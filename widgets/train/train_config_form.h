@@ -66,6 +66,7 @@ class TrainConfigForm : public QWidget {
   QComboBox* deviceCombo() const { return device_; }
   QComboBox* benchmarkCombo() const { return benchmark_; }
   QComboBox* peftCombo() const { return peft_; }
+  QComboBox* activationCombo() const { return activation_; }
   TrainAdvancedFields* advancedFields() const { return advanced_; }
   QLineEdit* vocabEdit() const { return vocab_; }
   QLineEdit* dataRootEdit() const { return data_root_; }
@@ -96,6 +97,7 @@ class TrainConfigForm : public QWidget {
   QLineEdit* vocab_ = nullptr;  // CLIP BPE vocabulary, for OpenAI CLIP / Long-CLIP checkpoints
   QPushButton* vocab_browse_ = nullptr;
   QCheckBox* long_clip_ = nullptr;
+  QComboBox* activation_ = nullptr;  // --activation: "" (as the file records it), quick_gelu, gelu
   QComboBox* peft_ = nullptr;
   QSpinBox* peft_rank_ = nullptr;
   QDoubleSpinBox* peft_alpha_ = nullptr;

@@ -227,6 +227,13 @@ class TestTrainConfigForm : public QObject {
     std::filesystem::create_directories(dir / "clip-vit-base-patch32");
     form.initPathEdit()->setText(QString::fromStdString((dir / "clip-vit-base-patch32").string()));
     QVERIFY2(form.isValid(), qPrintable(form.problem()));
+    // --activation is said for a file start only: the pretrained checkpoint records its own.
+    QVERIFY(form.activationCombo()->isEnabled());
+    form.activationCombo()->setCurrentIndex(form.activationCombo()->findData(QStringLiteral("gelu")));
+    QCOMPARE(form.config().init_activation, std::string("gelu"));
+    form.modelCombo()->setCurrentIndex(form.modelCombo()->findData(QStringLiteral("pretrained")));
+    QVERIFY(!form.activationCombo()->isEnabled());
+    QVERIFY(form.config().init_activation.empty());
   }
 
   void real_benchmark_needs_an_existing_data_root() {
