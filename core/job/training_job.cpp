@@ -11,6 +11,7 @@
 #include "data/batch_loader.h"
 #include "data/benchmark_summary.h"
 #include "job/run_assets.h"
+#include "job/stale_checkpoint_files.h"
 #include "job/stored_best_epoch.h"
 #include "job/workbench_paths.h"
 #include "model/make_clip_model.h"
@@ -60,6 +61,14 @@ struct TrainingJob::Impl {
     if (log) log(s);
   }
 
+  void sweep_stale_temporaries() const {
+    const int removed = remove_stale_checkpoint_temporaries(paths.database);
+    if (removed > 0) {
+      say("removed " + std::to_string(removed) +
+          " temporary checkpoint file(s) left by killed processes");
+    }
+  }
+
   // Everything up to (not including) the database row: data, tokenizer, model.
   void prepare(const std::string& weights_checkpoint) {
     auto assets = build_run_assets(config, paths.cache_dir, weights_checkpoint, log);
@@ -106,10 +115,14 @@ TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLo
   }
   s.store = std::make_unique<RunStore>(paths.database);
   s.store->mark_dead_runs_interrupted();
+  s.sweep_stale_temporaries();
   s.prepare("");
   RunRecord record;
   record.name = config.name;
   record.status = RunStatus::Queued;
+  // Owned by this process from the start, so a kill before the first step is detectable.
+  record.pid = ::getpid();
+  record.host = current_host_name();
   record.config_json = nlohmann::json(s.config).dump();
   record.git_rev = HNCLIP_GIT_REV;
   record.created_at_ms = unix_time_ms();
@@ -125,6 +138,7 @@ std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths&
   s.log = std::move(log);
   s.store = std::make_unique<RunStore>(paths.database);
   s.store->mark_dead_runs_interrupted();
+  s.sweep_stale_temporaries();
   const auto run = s.store->find_run(run_id);
   if (!run)
     throw ConfigError("--resume " + std::to_string(run_id) + ": no such run in " + paths.database);

@@ -370,15 +370,21 @@ int RunStore::mark_dead_runs_interrupted() {
   struct Candidate {
     int64_t id;
     int64_t pid;
+    std::string status;
   };
   std::vector<Candidate> dead;
   {
-    Statement st(db_, path_, "SELECT id, pid FROM runs WHERE status = ?1 AND host = ?2 AND pid > 0",
+    // A queued run belongs to the process that created it just as a running one does: killed
+    // between its row and its first step, it would otherwise stay queued forever.
+    Statement st(db_, path_,
+                 "SELECT id, pid, status FROM runs WHERE status IN (?1, ?2) AND host = ?3 AND pid > 0",
                  op);
-    st.bind_text(1, to_string(RunStatus::Running)).bind_text(2, host);
+    st.bind_text(1, to_string(RunStatus::Queued))
+        .bind_text(2, to_string(RunStatus::Running))
+        .bind_text(3, host);
     while (st.step()) {
-      const Candidate c{st.column_int64(0), st.column_int64(1)};
-      if (!process_exists(c.pid)) dead.push_back(c);
+      Candidate c{st.column_int64(0), st.column_int64(1), st.column_text(2)};
+      if (!process_exists(c.pid)) dead.push_back(std::move(c));
     }
   }
   Statement update(db_, path_,
@@ -386,11 +392,13 @@ int RunStore::mark_dead_runs_interrupted() {
                    "WHERE id = ?3 AND status = ?4 AND pid = ?5",
                    op);
   for (const auto& c : dead) {
+    const std::string when = c.status == to_string(RunStatus::Queued)
+                                 ? " ended before the run's first step"
+                                 : " ended without finishing the run";
     update.bind_text(1, to_string(RunStatus::Interrupted))
-        .bind_text(2, "interrupted: its process " + std::to_string(c.pid) + " on " + host +
-                          " ended without finishing the run")
+        .bind_text(2, "interrupted: its process " + std::to_string(c.pid) + " on " + host + when)
         .bind_int64(3, c.id)
-        .bind_text(4, to_string(RunStatus::Running))
+        .bind_text(4, c.status)
         .bind_int64(5, c.pid);
     update.run();
     update.reset();

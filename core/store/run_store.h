@@ -146,9 +146,9 @@ class RunStore {
   void rename_run(int64_t run, const std::string& name);
   void set_tags(int64_t run, const std::string& tags);
   void set_data_summary(int64_t run, const std::string& summary_json);
-  // Marks every `running` run whose process (pid on this host) no longer exists as
-  // `interrupted`; returns how many. Called on every open by the programs. Runs with pid 0 (not
-  // yet started) or on another host are left alone: their liveness cannot be checked here.
+  // Marks every `queued` or `running` run whose process (pid on this host) no longer exists as
+  // `interrupted`; returns how many. Called on every open by the programs. Runs with pid 0 (no
+  // process recorded) or on another host are left alone: their liveness cannot be checked here.
   int mark_dead_runs_interrupted();
 
   // Step metrics, appended in one transaction per call. A step already stored for the run is an

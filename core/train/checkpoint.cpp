@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <set>
 
@@ -14,6 +15,7 @@ namespace hnclip {
 namespace {
 constexpr const char* kFormat = "hnclip-checkpoint";
 constexpr int kFormatVersion = 1;
+constexpr const char* kTemporaryInfix = ".tmp-";  // then the writer's pid
 
 std::string list(const std::vector<std::string>& names) {
   std::string out;
@@ -55,7 +57,7 @@ void save_checkpoint(const std::string& path, ClipModel& model, const Checkpoint
   }
   const auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent);
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  const std::string tmp = path + kTemporaryInfix + std::to_string(::getpid());
   try {
     archive.save_to(tmp);
     std::filesystem::rename(tmp, path);  // atomic on one file system
@@ -64,6 +66,17 @@ void save_checkpoint(const std::string& path, ClipModel& model, const Checkpoint
     std::filesystem::remove(tmp, ec);
     throw;
   }
+}
+
+int64_t checkpoint_temporary_writer(const std::string& file_name) {
+  const auto at = file_name.rfind(kTemporaryInfix);
+  if (at == std::string::npos || at == 0) return 0;
+  const std::string digits = file_name.substr(at + std::strlen(kTemporaryInfix));
+  if (digits.empty() || digits.size() > 18 ||
+      digits.find_first_not_of("0123456789") != std::string::npos) {
+    return 0;
+  }
+  return std::stoll(digits);
 }
 
 CheckpointMeta read_checkpoint_meta(const std::string& path) {

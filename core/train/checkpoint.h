@@ -39,6 +39,11 @@ struct CheckpointMeta {
 void save_checkpoint(const std::string& path, ClipModel& model, const CheckpointMeta& meta,
                      torch::optim::Optimizer* optimizer = nullptr);
 
+// The pid in the name of save_checkpoint's temporary file ("<final name>.tmp-<pid>"), or 0 when
+// `file_name` is not one. A process killed mid-write leaves that file behind; whoever sweeps for
+// it (job/stale_checkpoint_files.h) must recognise exactly the names written here.
+int64_t checkpoint_temporary_writer(const std::string& file_name);
+
 CheckpointMeta read_checkpoint_meta(const std::string& path);
 
 // True for a workbench checkpoint (a LibTorch archive with a 'meta' header), false for anything

@@ -871,16 +871,24 @@ TEST(RunStoreDeadRuns, OnlyRunsOfDeadProcessesOnThisHostAreInterrupted) {
     return store.create_run(r);
   };
   const int64_t dead = run_with("dead", RunStatus::Running, child, host);
+  const int64_t dead_queued = run_with("dead queued", RunStatus::Queued, child, host);
+  const int64_t alive_queued = run_with("alive queued", RunStatus::Queued, ::getpid(), host);
   const int64_t alive = run_with("alive", RunStatus::Running, ::getpid(), host);
   const int64_t elsewhere = run_with("elsewhere", RunStatus::Running, child, host + "-other");
   const int64_t not_started = run_with("not started", RunStatus::Running, 0, host);
   const int64_t finished = run_with("finished", RunStatus::Finished, child, host);
 
-  EXPECT_EQ(store.mark_dead_runs_interrupted(), 1);
+  EXPECT_EQ(store.mark_dead_runs_interrupted(), 2);
   const auto d = store.find_run(dead);
   EXPECT_EQ(d->status, RunStatus::Interrupted);
   EXPECT_NE(d->status_message.find("interrupted"), std::string::npos) << d->status_message;
   EXPECT_NE(d->status_message.find(std::to_string(child)), std::string::npos) << d->status_message;
+  // Killed between its row and its first step: interrupted too, never queued forever.
+  const auto q = store.find_run(dead_queued);
+  EXPECT_EQ(q->status, RunStatus::Interrupted);
+  EXPECT_NE(q->status_message.find("before the run's first step"), std::string::npos)
+      << q->status_message;
+  EXPECT_EQ(store.find_run(alive_queued)->status, RunStatus::Queued);
   EXPECT_EQ(store.find_run(alive)->status, RunStatus::Running);
   EXPECT_EQ(store.find_run(elsewhere)->status, RunStatus::Running);
   EXPECT_EQ(store.find_run(not_started)->status, RunStatus::Running);
