@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <limits>
@@ -213,8 +214,10 @@ void RunStore::configure_connection() {
   sqlite3_extended_result_codes(db_, 1);
   // Set first: switching to WAL and the migration may have to wait for another connection.
   sqlite3_busy_timeout(db_, kBusyTimeoutMs);
+  // Before anything writes (switching to WAL already rewrites the header): a file that is not a
+  // database fails in this first read, another program's database is refused untouched.
+  refuse_foreign_database();
   {
-    // The first statement that reads the file: a file that is not a database fails here.
     Statement st(db_, path_, "PRAGMA journal_mode=WAL", "enable WAL journal");
     const std::string mode = st.step() ? st.column_text(0) : std::string();
     if (mode != "wal") {
@@ -246,19 +249,70 @@ void RunStore::migrate() {
   const int found = read_user_version();
   if (found > latest) refuse_newer(found);
   if (found == latest) return;
+  // An existing database is copied before its first migration: a migration that does what it
+  // should can still surprise a user whose other tools read the old layout.
+  if (found > 0) backup_before_migration(found);
+  // Every pending step in one transaction: a kill or a failing step leaves the old version
+  // whole, never a file half-way between two versions.
+  const std::string op = "migrate schema from version " + std::to_string(found) + " to " +
+                         std::to_string(latest);
+  Transaction tx(db_, path_, op);
+  // Another connection may have migrated while we waited for the write lock.
+  const int now = read_user_version();
+  if (now > latest) refuse_newer(now);
   for (const auto& step : schema_migrations()) {
-    if (step.version <= found) continue;
-    const std::string op =
-        "migrate schema to version " + std::to_string(step.version) + " (" + step.description + ")";
-    Transaction tx(db_, path_, op);
-    // Another connection may have migrated while we waited for the write lock.
-    const int now = read_user_version();
-    if (now > latest) refuse_newer(now);
-    if (now < step.version) {
-      exec_sql(db_, path_, step.sql, op);
-      exec_sql(db_, path_, "PRAGMA user_version = " + std::to_string(step.version), op);
-    }
-    tx.commit();
+    if (step.version <= now) continue;
+    const std::string step_op =
+        op + ": step " + std::to_string(step.version) + " (" + step.description + ")";
+    exec_sql(db_, path_, step.sql, step_op);
+    exec_sql(db_, path_, "PRAGMA user_version = " + std::to_string(step.version), step_op);
+  }
+  tx.commit();
+}
+
+void RunStore::refuse_foreign_database() const {
+  std::vector<std::string> tables;
+  {
+    Statement st(db_, path_,
+                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+                 "ORDER BY name",
+                 "read the schema");
+    while (st.step()) tables.push_back(st.column_text(0));
+  }
+  const int version = read_user_version();
+  const bool has_runs = std::find(tables.begin(), tables.end(), "runs") != tables.end();
+  // Empty (a new file) is ours to create; a workbench file always has `runs` from version 1 on.
+  if (tables.empty() && version == 0) return;
+  if (has_runs && version > 0) return;
+  std::string listed;
+  for (size_t i = 0; i < tables.size() && i < 8; ++i) listed += (i ? ", " : "") + tables[i];
+  if (tables.size() > 8) listed += ", ... (" + std::to_string(tables.size()) + " tables)";
+  throw StoreError(path_ + ": an SQLite database of another program (tables: " +
+                   (listed.empty() ? std::string("none") : listed) + "; user_version " +
+                   std::to_string(version) +
+                   "), not a workbench run database; refusing to alter it — give --db a new file "
+                   "or a workbench database");
+}
+
+void RunStore::backup_before_migration(int found) const {
+  const std::string target = path_ + ".backup-v" + std::to_string(found);
+  sqlite3* copy = nullptr;
+  if (sqlite3_open_v2(target.c_str(), &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                      nullptr) != SQLITE_OK) {
+    const std::string detail = copy ? sqlite3_errmsg(copy) : "out of memory";
+    sqlite3_close_v2(copy);
+    throw StoreError(path_ + ": cannot back up before migrating: cannot create " + target + ": " +
+                     detail);
+  }
+  // The online-backup API copies a consistent snapshot even while another connection writes.
+  sqlite3_backup* b = sqlite3_backup_init(copy, "main", db_, "main");
+  int rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(copy);
+  if (b) sqlite3_backup_finish(b);
+  const std::string detail = sqlite3_errmsg(copy);
+  sqlite3_close_v2(copy);
+  if (rc != SQLITE_DONE) {
+    throw StoreError(path_ + ": cannot back up before migrating to " + target + ": " + detail +
+                     "; nothing was migrated");
   }
 }
 

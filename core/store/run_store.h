@@ -118,8 +118,10 @@ class RunStore {
  public:
   // Opens or creates the database at `path` (its parent folder must exist) and migrates it to
   // latest_schema_version(). Throws StoreError naming the path if it cannot be opened, is not a
-  // database, or has a schema version newer than this program knows. A folder that does not
-  // exist or is not writable is refused before anything is created.
+  // database, is another program's SQLite database (tables of its own, no workbench schema: left
+  // untouched), or has a schema version newer than this program knows. An older workbench schema
+  // is first copied to "<path>.backup-v<N>", then migrated in one transaction. A folder that does
+  // not exist or is not writable is refused before anything is created.
   explicit RunStore(const std::string& path);
   ~RunStore();
   RunStore(const RunStore&) = delete;
@@ -205,7 +207,9 @@ class RunStore {
 
  private:
   void configure_connection();
+  void refuse_foreign_database() const;
   void migrate();
+  void backup_before_migration(int found) const;
   int read_user_version() const;
   std::string path_;
   sqlite3* db_ = nullptr;

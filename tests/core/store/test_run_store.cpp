@@ -377,6 +377,73 @@ TEST(RunStoreMigration, VersionOneDatabaseIsMigratedAndKeepsItsData) {
   EXPECT_GT(store.create_run(sample_run("new", 2000)), 5);
 }
 
+TEST(RunStoreMigration, AnOlderDatabaseIsBackedUpFirstAndMigratedInOneTransaction) {
+  ScratchDir dir;
+  const std::string path = (dir / "v1.db").string();
+  {
+    RawDb raw(path);
+    raw.exec(kSchemaV1);
+    raw.exec("INSERT INTO runs (id, name, status, created_at_ms) VALUES (5, 'old', 'finished', 1)");
+    // A table a later step creates: that step fails after the earlier ones have run.
+    raw.exec("CREATE TABLE gbar_snapshots (x INTEGER)");
+  }
+  try {
+    RunStore store(path);
+    FAIL() << "a failing migration step was not reported";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("migrate schema from version 1"), std::string::npos)
+        << e.what();
+  }
+  // One transaction: version 1, whole — not the columns of step 2 with the version of step 1.
+  EXPECT_EQ(RawDb(path).text("PRAGMA user_version"), "1");
+  EXPECT_EQ(RawDb(path).text("SELECT count(*) FROM pragma_table_info('runs') "
+                             "WHERE name = 'status_message'"),
+            "0");
+  // The copy taken before migrating holds the old file's data at its old version.
+  const std::string backup = path + ".backup-v1";
+  ASSERT_TRUE(fs::exists(backup));
+  EXPECT_EQ(RawDb(backup).text("PRAGMA user_version"), "1");
+  EXPECT_EQ(RawDb(backup).text("SELECT name FROM runs WHERE id = 5"), "old");
+
+  // Without the obstacle the same file migrates, and the backup is refreshed, not duplicated.
+  { RawDb(path).exec("DROP TABLE gbar_snapshots"); }
+  RunStore store(path);
+  EXPECT_EQ(store.schema_version(), RunStore::latest_schema_version());
+  EXPECT_EQ(store.find_run(5)->name, "old");
+  EXPECT_EQ(RawDb(backup).text("SELECT count(*) FROM sqlite_master WHERE name = 'gbar_snapshots'"),
+            "0");
+}
+
+TEST(RunStoreOpen, AnotherProgramsDatabaseIsRefusedAndLeftByteForByteAsItWas) {
+  ScratchDir dir;
+  const std::string path = (dir / "contacts.db").string();
+  {
+    RawDb raw(path);
+    raw.exec("CREATE TABLE contacts (name TEXT, phone TEXT); CREATE TABLE notes (body TEXT);");
+    raw.exec("INSERT INTO contacts VALUES ('Ada', '123')");
+  }
+  const std::string before = test::read_text_file(path);
+  for (int version : {0, 3}) {  // another program may use user_version for its own schema
+    { RawDb(path).exec("PRAGMA user_version = " + std::to_string(version)); }
+    const std::string bytes = test::read_text_file(path);
+    try {
+      RunStore store(path);
+      FAIL() << "opened another program's database (user_version " << version << ")";
+    } catch (const StoreError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(path), std::string::npos) << what;
+      EXPECT_NE(what.find("another program"), std::string::npos) << what;
+      EXPECT_NE(what.find("contacts, notes"), std::string::npos) << what;
+    }
+    EXPECT_EQ(test::read_text_file(path), bytes) << "the refused file was altered";
+    EXPECT_FALSE(fs::exists(path + "-wal"));
+  }
+  EXPECT_EQ(RawDb(path).text("PRAGMA journal_mode"), "delete");
+  EXPECT_EQ(RawDb(path).text("SELECT phone FROM contacts"), "123");
+  EXPECT_EQ(before.size(), test::read_text_file(path).size());
+}
+
 // ---- runs ----
 
 TEST(RunStoreRuns, RoundTripAndUpdates) {
