@@ -206,11 +206,23 @@ PickleValuePtr TorchUnpickler::call(const PickleValuePtr& callable, const Pickle
     const auto& storage = a[0]->tensor;
     if (size.size() != stride.size()) fail("tensor size and stride differ in length");
     // The view must stay inside its storage record: a corrupt file must not read out of bounds.
+    // And it may not claim more elements than the record holds: a zero or overlapping stride
+    // lets a few bytes of file describe terabytes, which the copy below would try to allocate.
+    // Overflow-checked, since the sizes are the file's and may be anything.
     int64_t last = offset, numel = 1;
+    bool overflow = false;
     for (size_t d = 0; d < size.size(); ++d) {
       if (size[d] < 0 || stride[d] < 0) fail("negative tensor size or stride");
-      numel *= size[d];
-      last += (size[d] - 1) * stride[d];
+      int64_t reach = 0;
+      overflow = overflow || __builtin_mul_overflow(numel, size[d], &numel) ||
+                 (size[d] > 0 && (__builtin_mul_overflow(size[d] - 1, stride[d], &reach) ||
+                                  __builtin_add_overflow(last, reach, &last)));
+    }
+    if (overflow || numel > storage.numel()) {
+      std::string shape = "[";
+      for (size_t d = 0; d < size.size(); ++d) shape += (d ? ", " : "") + std::to_string(size[d]);
+      fail("tensor of size " + shape + "] claims more elements than its storage record of " +
+           std::to_string(storage.numel()) + " elements holds (a corrupt or hostile file)");
     }
     if (offset < 0 || (numel > 0 && last >= storage.numel())) {
       fail("tensor view (offset " + std::to_string(offset) + ") reaches past its storage of " +

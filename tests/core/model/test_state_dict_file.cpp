@@ -158,6 +158,10 @@ TEST_F(StateDictFile, RefusesBrokenFilesNamingThem) {
   expect_refused("missing.pt", "no such file");
   expect_refused("missing_record.pt", "missing record data/1");
   expect_refused("protocol0.pt", "unsupported pickle opcode 0x64");
+  // Refused by its claim, before any allocation (it used to fail as a bare bad_alloc).
+  expect_refused("expanded.pt",
+                 "tensor of size [200000, 200000] claims more elements than its storage record of "
+                 "1 elements holds");
 }
 
 TEST_F(StateDictFile, WriterOutputLoadsInPythonTorchLoad) {

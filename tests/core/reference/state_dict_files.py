@@ -126,6 +126,8 @@ def make(out_dir):
         dst.writestr("archive/version", "3\n")
     save("device.pt", {"w": torch.ones(2), "where": torch.device("cpu")}, None)
     save("list.pt", [torch.ones(2)], None)
+    # One float of storage seen as 200000 x 200000 through zero strides: 160 GB if materialised.
+    save("expanded.pt", {"w": torch.ones(1).expand(200000, 200000)}, None)
 
     with open(os.path.join(out_dir, "expected.json"), "w") as f:
         json.dump(expected, f)
