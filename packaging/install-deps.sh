@@ -18,6 +18,7 @@ build_pkgs=(
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
   zlib1g-dev              # gzip reader for the CLIP BPE vocabulary
   libutf8proc-dev         # NFC / NFKC of CLIP's ftfy-like caption cleaning
+  libjpeg-dev libpng-dev  # JPEGs / PNGs decoded directly, so the libraries' warnings name the file
 )
 test_pkgs=(
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -23,6 +23,8 @@ CommandAction add_benchmark_command(CLI::App& app) {
                                  "generate/open a benchmark and print its Table-A1 statistics");
   take_last_value(cmd);
   add_benchmark_options(cmd, o->spec.name, o->spec.size, o->spec.root, o->spec.seed);
+  add_image_check_options(cmd, o->spec.images.max_pixels, o->spec.images.allow_outside_root,
+                          /*zero_is_default=*/false);
   add_common_options(cmd, o->common);
   return [o]() {
     o->spec.cache_dir = o->common.paths().cache_dir;

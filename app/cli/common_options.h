@@ -63,4 +63,21 @@ void add_benchmark_options(CLI::App* cmd, std::string& name, Size& size, std::st
   cmd->add_option("--data-seed", seed, "synthetic: generator seed")->capture_default_str();
 }
 
+// --max-image-pixels and --allow-outside-root: what a real data set's images are checked against
+// when the benchmark is opened (data/image_file_check.h). `zero_is_default`: a TrainConfig stores
+// 0 for "the default limit", a BenchmarkSpec the limit itself.
+inline void add_image_check_options(CLI::App* cmd, int64_t& max_pixels, bool& allow_outside_root,
+                                    bool zero_is_default) {
+  auto* o = cmd->add_option("--max-image-pixels", max_pixels,
+                            std::string("largest width x height of an image, read from its header "
+                                        "before anything is decoded") +
+                                (zero_is_default ? "; 0 = 178956970 (Pillow's decompression-bomb "
+                                                   "limit)"
+                                                 : " (default: Pillow's decompression-bomb limit)"));
+  o->capture_default_str();
+  o->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--allow-outside-root", allow_outside_root,
+                "accept image paths that leave the data root (../, absolute paths elsewhere)");
+}
+
 }  // namespace hnclip::cli

@@ -14,6 +14,7 @@
 #include "data/image_pipeline.h"
 #include "job/model_source.h"
 #include "job/workbench_paths.h"
+#include "numeric/non_finite_values.h"
 #include "text/tokenizer.h"
 
 namespace hnclip::cli {
@@ -91,6 +92,13 @@ CommandAction add_encode_command(CLI::App& app) {
         pipeline.load(o->images[i], batch[static_cast<int64_t>(i)].data_ptr<float>());
       }
       image = model->encode_image(batch).pooled;
+    }
+    // null in the JSON and exit 0 would pass garbage on as features.
+    for (const auto& [features, what] : {std::pair{text, "--text"}, std::pair{image, "--image"}}) {
+      if (const auto bad = find_non_finite(features)) {
+        throw NonFiniteError(std::string(what) + " " + std::to_string(bad->first[0] + 1) +
+                             ": its feature is not finite (" + describe(*bad) + ")");
+      }
     }
     const nlohmann::json out{{"text", text.defined() ? rows(text) : nlohmann::json::array()},
                              {"image", image.defined() ? rows(image) : nlohmann::json::array()}};

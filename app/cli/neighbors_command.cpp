@@ -18,6 +18,8 @@ namespace hnclip::cli {
 void add_geometry_options(CLI::App* cmd, CaptionGeometryRequest& r) {
   add_benchmark_options(cmd, r.benchmark.name, r.benchmark.size, r.benchmark.root,
                         r.benchmark.seed);
+  add_image_check_options(cmd, r.benchmark.images.max_pixels, r.benchmark.images.allow_outside_root,
+                          /*zero_is_default=*/false);
   cmd->add_option("--split", r.split, "split whose captions are measured")->capture_default_str();
   cmd->add_option("--encoder", r.encoder,
                   "text encoder: run:ID (its best checkpoint, else last), ckpt:PATH, init:PATH "

@@ -38,6 +38,11 @@ std::string device_word(const std::string& s) {
 
 void add_config_options(CLI::App* cmd, TrainConfig& c) {
   add_benchmark_options(cmd, c.benchmark, c.benchmark_size, c.benchmark_root, c.data_seed);
+  add_image_check_options(cmd, c.max_image_pixels, c.allow_outside_root, /*zero_is_default=*/true);
+  cmd->add_flag("--skip-bad-images", c.skip_bad_images,
+                "a training image that fails to decode mid-run drops its pair from the batch and "
+                "is counted in the run record (data summary: skipped_images), instead of failing "
+                "the run; evaluation never skips");
   cmd->add_option("--train-split", c.train_split, "split to train on")->capture_default_str();
   cmd->add_option("--test-split", c.test_split, "split to evaluate on")->capture_default_str();
   cmd->add_option("--model", c.model,

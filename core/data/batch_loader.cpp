@@ -4,10 +4,15 @@
 #include <stdexcept>
 #include <utility>
 
+#include <ATen/ATen.h>
+
+#include "data/benchmark.h"
+
 namespace hnclip {
 
-BatchLoader::BatchLoader(const PairedData& data, int num_workers, int prefetch_depth)
-    : data_(data), prefetch_depth_(prefetch_depth) {
+BatchLoader::BatchLoader(const PairedData& data, int num_workers, int prefetch_depth,
+                         BadImageLog* skips)
+    : data_(data), prefetch_depth_(prefetch_depth), skips_(skips) {
   if (num_workers < 0) throw std::invalid_argument("BatchLoader: num_workers must be >= 0");
   if (prefetch_depth < 1) throw std::invalid_argument("BatchLoader: prefetch_depth must be >= 1");
   workers_.reserve(static_cast<size_t>(num_workers));
@@ -86,7 +91,12 @@ double BatchLoader::wait_seconds() const { return static_cast<double>(wait_ns_.l
 BatchLoader::Loaded BatchLoader::load(BatchRequest request, uint64_t generation) const {
   Loaded loaded;
   try {
-    if (!request.images.empty()) loaded.batch.images = data_.load_images(request.images);
+    const bool pairs = !request.images.empty() && request.images.size() == request.captions.size();
+    if (skips_ != nullptr && pairs) {
+      load_skipping_bad_images(request, loaded.batch);
+    } else if (!request.images.empty()) {
+      loaded.batch.images = data_.load_images(request.images);
+    }
     // A replaced schedule or shutdown makes the rest of this batch useless: skip it.
     if (generation == generation_ && !stop_ && !request.captions.empty()) {
       loaded.batch.tokens = data_.load_tokens(request.captions);
@@ -96,6 +106,34 @@ BatchLoader::Loaded BatchLoader::load(BatchRequest request, uint64_t generation)
   }
   loaded.batch.request = std::move(request);
   return loaded;
+}
+
+void BatchLoader::load_skipping_bad_images(BatchRequest& request, Batch& out) const {
+  try {
+    out.images = data_.load_images(request.images);
+    return;
+  } catch (const DataError&) {
+    // Which images failed is found one by one below; the batch's order is kept.
+  }
+  BatchRequest kept;
+  std::vector<at::Tensor> images;
+  std::string last_error;
+  for (size_t i = 0; i < request.images.size(); ++i) {
+    try {
+      images.push_back(data_.load_images({request.images[i]}));
+      kept.images.push_back(request.images[i]);
+      kept.captions.push_back(request.captions[i]);
+    } catch (const DataError& e) {
+      skips_->add(request.images[i], e.what());
+      last_error = e.what();
+    }
+  }
+  if (kept.images.size() < 2) {
+    throw DataError("a training batch has fewer than 2 images left after skipping bad ones (last: " +
+                    last_error + ")");
+  }
+  out.images = at::cat(images, 0);
+  request = std::move(kept);
 }
 
 void BatchLoader::worker_loop() {

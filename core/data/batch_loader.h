@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "data/bad_image_log.h"
 #include "train/batch_source.h"
 #include "train/paired_data.h"
 
@@ -33,7 +34,12 @@ class BatchLoader : public BatchSource {
  public:
   // num_workers = 0 loads synchronously inside next() (deterministic, for tests and debugging).
   // Throws std::invalid_argument for num_workers < 0 or prefetch_depth < 1.
-  BatchLoader(const PairedData& data, int num_workers, int prefetch_depth = 4);
+  // `skips` (optional, must outlive the loader): a training batch (images[i] paired with
+  // captions[i]) whose image fails to decode drops that pair and logs it there, instead of
+  // failing; a batch left with fewer than 2 pairs, and image-only or caption-only batches
+  // (evaluation), still fail.
+  BatchLoader(const PairedData& data, int num_workers, int prefetch_depth = 4,
+              BadImageLog* skips = nullptr);
   ~BatchLoader() override;
 
   BatchLoader(const BatchLoader&) = delete;
@@ -53,9 +59,12 @@ class BatchLoader : public BatchSource {
   void worker_loop();
   // Loads one request on the calling thread; stops between tensors once `generation` is stale.
   Loaded load(BatchRequest request, uint64_t generation) const;
+  // The pairs of `request` whose images load, one by one; the failures go to skips_.
+  void load_skipping_bad_images(BatchRequest& request, Batch& out) const;
 
   const PairedData& data_;
   const int prefetch_depth_;
+  BadImageLog* skips_;
 
   mutable std::mutex mutex_;
   std::condition_variable work_cv_;   // workers: a batch became claimable, or stop

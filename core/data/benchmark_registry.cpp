@@ -33,7 +33,7 @@ std::unique_ptr<Benchmark> open_benchmark(const BenchmarkSpec& spec,
     if (spec.root.empty()) {
       throw std::invalid_argument("--benchmark manifest needs --data-root PATH (a .jsonl or .csv manifest)");
     }
-    return open_manifest_benchmark(spec.root, "manifest");
+    return open_manifest_benchmark(spec.root, "manifest", spec.images);
   }
   if (spec.name == "docci" || spec.name == "dci" || spec.name == "long-dci" || spec.name == "urban1k") {
     if (spec.root.empty()) {
@@ -41,10 +41,10 @@ std::unique_ptr<Benchmark> open_benchmark(const BenchmarkSpec& spec,
                                   root_folder_hint(spec.name) + ")");
     }
     if (progress) progress("reading " + spec.name + " from " + spec.root);
-    if (spec.name == "docci") return open_docci_benchmark(spec.root);
-    if (spec.name == "dci") return open_dci_benchmark(spec.root);
-    if (spec.name == "long-dci") return open_long_dci_benchmark(spec.root, progress);
-    return open_urban1k_benchmark(spec.root);
+    if (spec.name == "docci") return open_docci_benchmark(spec.root, spec.images);
+    if (spec.name == "dci") return open_dci_benchmark(spec.root, spec.images);
+    if (spec.name == "long-dci") return open_long_dci_benchmark(spec.root, progress, spec.images);
+    return open_urban1k_benchmark(spec.root, spec.images);
   }
   std::string known;
   for (const auto& n : benchmark_names()) known += (known.empty() ? "" : ", ") + n;

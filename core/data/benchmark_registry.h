@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "data/benchmark.h"
+#include "data/image_file_check.h"
 
 namespace hnclip {
 
@@ -19,6 +20,7 @@ struct BenchmarkSpec {
   uint64_t seed = 1;               // synthetic generator seed
   std::string root;                // manifest: path of the .jsonl/.csv file; real data sets: their folder
   std::string cache_dir;           // synthetic: where generated benchmarks are kept
+  ImageChecks images;              // real data: pixel limit and data-root rule for every image
 };
 
 std::vector<std::string> benchmark_names();

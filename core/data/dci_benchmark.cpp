@@ -191,13 +191,13 @@ std::vector<ParsedAnnotation> read_annotations(const std::vector<fs::path>& file
 
 // The image of an annotation, resolved; "" (with the problem added) when unusable.
 std::string checked_image(const DciLayout& layout, const fs::path& file, const Annotation& a,
-                          DataProblems& problems) {
+                          const ImageChecks& checks, DataProblems& problems) {
   if (is_blank_text(a.image)) {
     problems.add(file.string() + ": key \"image\": empty");
     return "";
   }
   const fs::path image = (layout.photos / a.image).lexically_normal();
-  if (std::string bad = image_file_problem(image); !bad.empty()) {
+  if (std::string bad = image_problem(layout.base, image, checks); !bad.empty()) {
     problems.add(file.string() + ": key \"image\": " + bad);
     return "";
   }
@@ -259,7 +259,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> read_splits(const 
 
 }  // namespace
 
-std::unique_ptr<Benchmark> open_dci_benchmark(const std::string& root) {
+std::unique_ptr<Benchmark> open_dci_benchmark(const std::string& root, const ImageChecks& checks) {
   const DciLayout layout = locate("dci", root);
   DataProblems problems("dci benchmark at " + layout.base.string());
   const auto listed = read_splits(layout, problems);
@@ -281,7 +281,7 @@ std::unique_ptr<Benchmark> open_dci_benchmark(const std::string& root) {
       const Annotation& a = parsed[index].annotation;
       for (const auto& p : parsed[index].problems) problems.add(p);
       if (!parsed[index].problems.empty()) continue;
-      const std::string image = checked_image(layout, file, a, problems);
+      const std::string image = checked_image(layout, file, a, checks, problems);
       if (image.empty()) continue;
       std::string caption = a.short_caption;
       if (!is_blank_text(a.extra_caption)) caption += (is_blank_text(caption) ? "" : "\n") + a.extra_caption;
@@ -304,7 +304,8 @@ std::unique_ptr<Benchmark> open_dci_benchmark(const std::string& root) {
 }
 
 std::unique_ptr<Benchmark> open_long_dci_benchmark(const std::string& root,
-                                                   const std::function<void(const std::string&)>& progress) {
+                                                   const std::function<void(const std::string&)>& progress,
+                                                   const ImageChecks& checks) {
   const DciLayout layout = locate("long-dci", root);
   DataProblems problems("long-dci benchmark at " + layout.base.string());
   std::vector<fs::path> files;
@@ -329,7 +330,7 @@ std::unique_ptr<Benchmark> open_long_dci_benchmark(const std::string& root,
       ++without_extra;
       continue;
     }
-    const std::string image = checked_image(layout, file, a, problems);
+    const std::string image = checked_image(layout, file, a, checks, problems);
     if (!image.empty()) test.push_back(Sample{image, {a.extra_caption}, "test", ""});
   }
   if (problems.empty() && test.empty()) {

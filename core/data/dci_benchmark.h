@@ -30,15 +30,19 @@
 #include <string>
 
 #include "data/benchmark.h"
+#include "data/image_file_check.h"
 
 namespace hnclip {
 
 // name() is "dci". Throws DataError.
-std::unique_ptr<Benchmark> open_dci_benchmark(const std::string& root);
+// Images are checked with `checks` (data/image_file_check.h) against the given root.
+std::unique_ptr<Benchmark> open_dci_benchmark(const std::string& root,
+                                              const ImageChecks& checks = {});
 
 // name() is "long-dci". `progress`, if set, is told how many annotations were left out for an
 // empty extra_caption. Throws DataError.
 std::unique_ptr<Benchmark> open_long_dci_benchmark(const std::string& root,
-                                                   const std::function<void(const std::string&)>& progress = {});
+                                                   const std::function<void(const std::string&)>& progress = {},
+                                                   const ImageChecks& checks = {});
 
 }  // namespace hnclip

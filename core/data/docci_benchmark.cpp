@@ -45,7 +45,7 @@ const std::vector<std::string>& split_order() {
 
 }  // namespace
 
-std::unique_ptr<Benchmark> open_docci_benchmark(const std::string& root) {
+std::unique_ptr<Benchmark> open_docci_benchmark(const std::string& root, const ImageChecks& checks) {
   const fs::path base = fs::absolute(root).lexically_normal();
   const fs::path file = base / kDocciDescriptionsFile;
   std::error_code ec;
@@ -110,7 +110,7 @@ std::unique_ptr<Benchmark> open_docci_benchmark(const std::string& root) {
       continue;
     }
     const fs::path image = (base / kImagesDir / image_file).lexically_normal();
-    if (std::string bad = image_file_problem(image); !bad.empty()) {
+    if (std::string bad = image_problem(base, image, checks); !bad.empty()) {
       problems.add(at + "key \"image_file\": " + bad);
       continue;
     }

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "data/benchmark.h"
+#include "data/image_file_check.h"
 
 namespace hnclip {
 
@@ -29,6 +30,8 @@ namespace hnclip {
 constexpr const char* kDocciDescriptionsFile = "docci_descriptions.jsonlines";
 
 // Reads <root>/docci_descriptions.jsonlines; name() is "docci". Throws DataError.
-std::unique_ptr<Benchmark> open_docci_benchmark(const std::string& root);
+// Images are checked with `checks` (data/image_file_check.h) against the given root.
+std::unique_ptr<Benchmark> open_docci_benchmark(const std::string& root,
+                                                const ImageChecks& checks = {});
 
 }  // namespace hnclip

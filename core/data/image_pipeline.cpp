@@ -7,6 +7,9 @@
 #include <opencv2/imgproc.hpp>
 
 #include "data/benchmark.h"
+#include "data/image_file_check.h"
+#include "data/jpeg_decoder.h"
+#include "data/png_decoder.h"
 #include "data/pillow_resize.h"
 
 namespace hnclip {
@@ -37,7 +40,14 @@ void ImagePipeline::load(const std::string& path, float* chw) const {
   // IMREAD_COLOR always yields 8-bit BGR: grey is expanded, alpha dropped, 16-bit scaled down.
   // The EXIF orientation is ignored because PIL's Image.open, which CLIP's preprocessing uses,
   // ignores it too (OpenCV would rotate such photos by default).
-  cv::Mat bgr = cv::imread(path, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
+  // JPEGs and PNGs go through our own libjpeg / libpng readers, which turn the libraries'
+  // messages (a truncated or corrupt file) into an error naming the file instead of a bare line
+  // on stderr; the rarer formats through OpenCV.
+  const std::string format = image_format(path);
+  cv::Mat bgr = format == "JPEG" ? decode_jpeg_file(path)
+                : format == "PNG"
+                    ? decode_png_file(path)
+                    : cv::imread(path, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
   if (bgr.empty()) throw DataError(path + ": cannot decode image (missing, unreadable or not an image)");
   process(bgr, chw);
 }

@@ -54,11 +54,13 @@ std::string read_manifest(const std::string& path) { return read_data_file(path,
 // captions. `field` is how the format names a value in messages: key "x" or column "x".
 class SampleCollector {
  public:
-  SampleCollector(std::string manifest_path, const std::string& field_kind, bool merge_duplicates)
+  SampleCollector(std::string manifest_path, const std::string& field_kind, bool merge_duplicates,
+                  const ImageChecks& checks)
       : path_(std::move(manifest_path)),
         base_dir_(fs::absolute(path_).lexically_normal().parent_path()),
         field_kind_(field_kind),
-        merge_duplicates_(merge_duplicates) {}
+        merge_duplicates_(merge_duplicates),
+        checks_(checks) {}
 
   [[noreturn]] void fail(int line, const std::string& field, const std::string& what) const {
     std::string message = path_ + ":" + std::to_string(line) + ": ";
@@ -112,12 +114,14 @@ class SampleCollector {
     fs::path p(image);
     if (p.is_relative()) p = base_dir_ / p;
     std::string resolved = p.lexically_normal().string();
-    auto cached = exists_.find(resolved);
-    if (cached == exists_.end()) {
-      std::error_code ec;
-      cached = exists_.emplace(resolved, fs::is_regular_file(resolved, ec)).first;
+    // The header of every image is read here, before any run is recorded, as the DOCCI, DCI and
+    // Urban-1K readers do: a zero-byte file or a text file named .png would otherwise fail a
+    // run half-way. Each distinct path is checked once.
+    auto cached = problem_of_.find(resolved);
+    if (cached == problem_of_.end()) {
+      cached = problem_of_.emplace(resolved, image_problem(base_dir_, resolved, checks_)).first;
     }
-    if (!cached->second) fail(line, kKeyImage, "no image file at " + resolved);
+    if (!cached->second.empty()) fail(line, kKeyImage, cached->second);
     return resolved;
   }
 
@@ -125,10 +129,11 @@ class SampleCollector {
   fs::path base_dir_;
   std::string field_kind_;
   bool merge_duplicates_;
+  ImageChecks checks_;
   std::vector<std::string> split_names_;
   std::map<std::string, std::vector<Sample>> samples_;
   std::unordered_map<std::string, std::pair<size_t, int>> first_seen_;  // split+path -> (index, line)
-  std::unordered_map<std::string, bool> exists_;  // image path -> is a file (checked once)
+  std::unordered_map<std::string, std::string> problem_of_;  // image path -> "" or its problem
 };
 
 // ---- JSON Lines -------------------------------------------------------------------------------
@@ -140,9 +145,10 @@ std::string string_value(const SampleCollector& c, int line, const json& obj, co
   return it->get<std::string>();
 }
 
-std::unique_ptr<Benchmark> read_jsonl(const std::string& path, const std::string& name) {
+std::unique_ptr<Benchmark> read_jsonl(const std::string& path, const std::string& name,
+                                      const ImageChecks& checks) {
   const std::string text = read_manifest(path);
-  SampleCollector collector(path, "key", /*merge_duplicates=*/false);
+  SampleCollector collector(path, "key", /*merge_duplicates=*/false, checks);
   std::istringstream lines(text);
   std::string line_text;
   int line = 0;
@@ -307,9 +313,10 @@ class CsvReader {
   int line_ = 1;
 };
 
-std::unique_ptr<Benchmark> read_csv(const std::string& path, const std::string& name) {
+std::unique_ptr<Benchmark> read_csv(const std::string& path, const std::string& name,
+                                    const ImageChecks& checks) {
   const std::string text = read_manifest(path);
-  SampleCollector collector(path, "column", /*merge_duplicates=*/true);
+  SampleCollector collector(path, "column", /*merge_duplicates=*/true, checks);
   CsvReader reader(text, collector);
   std::vector<std::string> fields;
   int line = 0;
@@ -352,10 +359,11 @@ std::unique_ptr<Benchmark> read_csv(const std::string& path, const std::string& 
 }  // namespace
 
 std::unique_ptr<Benchmark> open_manifest_benchmark(const std::string& manifest_path,
-                                                   const std::string& name) {
+                                                   const std::string& name,
+                                                   const ImageChecks& checks) {
   const std::string ext = lowercase(fs::path(manifest_path).extension().string());
-  if (ext == ".jsonl") return read_jsonl(manifest_path, name);
-  if (ext == ".csv") return read_csv(manifest_path, name);
+  if (ext == ".jsonl") return read_jsonl(manifest_path, name, checks);
+  if (ext == ".csv") return read_csv(manifest_path, name, checks);
   throw DataError(manifest_path + ": unknown manifest format '" + ext +
                   "' (expected .jsonl or .csv)");
 }

@@ -51,7 +51,7 @@ std::string first_line(const std::string& text) {
 
 }  // namespace
 
-std::unique_ptr<Benchmark> open_urban1k_benchmark(const std::string& root) {
+std::unique_ptr<Benchmark> open_urban1k_benchmark(const std::string& root, const ImageChecks& checks) {
   const fs::path base = fs::absolute(root).lexically_normal();
   const fs::path images = base / kImageDir;
   const fs::path captions = base / kCaptionDir;
@@ -106,7 +106,7 @@ std::unique_ptr<Benchmark> open_urban1k_benchmark(const std::string& root) {
       continue;
     }
     const std::string image_path = image.lexically_normal().string();
-    if (std::string bad = image_file_problem(image_path); !bad.empty()) {
+    if (std::string bad = image_problem(root, image_path, checks); !bad.empty()) {
       problems.add(bad);
       continue;
     }

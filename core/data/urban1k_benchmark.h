@@ -19,10 +19,13 @@
 #include <string>
 
 #include "data/benchmark.h"
+#include "data/image_file_check.h"
 
 namespace hnclip {
 
 // name() is "urban1k". Throws DataError.
-std::unique_ptr<Benchmark> open_urban1k_benchmark(const std::string& root);
+// Images are checked with `checks` (data/image_file_check.h) against the given root.
+std::unique_ptr<Benchmark> open_urban1k_benchmark(const std::string& root,
+                                                  const ImageChecks& checks = {});
 
 }  // namespace hnclip

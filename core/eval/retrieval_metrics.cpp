@@ -6,7 +6,22 @@
 #include <limits>
 #include <stdexcept>
 
+#include "numeric/non_finite_values.h"
+
 namespace hnclip {
+
+namespace {
+void refuse_non_finite(const torch::Tensor& features, const std::string& direction,
+                       const std::string& role) {
+  if (const auto bad = find_non_finite(features)) {
+    throw NonFiniteError(direction + ": the feature of " + role + " " +
+                         std::to_string(bad->first.empty() ? 0 : bad->first[0]) + " is not finite (" +
+                         std::to_string(bad->nan) + " NaN and " + std::to_string(bad->infinite) +
+                         " infinite value(s) among all " + role +
+                         " features); refusing to rank: the model's weights or inputs are broken");
+  }
+}
+}  // namespace
 
 RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& candidates,
                                const std::vector<std::vector<int64_t>>& positives,
@@ -19,6 +34,10 @@ RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& cand
   torch::NoGradGuard no_grad;
   const auto cand_t = candidates.detach().to(torch::kFloat).t().contiguous();  // [d, C]
   const auto q_all = queries.detach().to(torch::kFloat);
+  // Refused, never ranked: a NaN score compares false with everything, so its ground truth would
+  // count as first and garbage would score R@1 = 100%.
+  refuse_non_finite(q_all, direction, "query");
+  refuse_non_finite(candidates.detach().to(torch::kFloat), direction, "candidate");
   const int64_t chunk = std::max<int64_t>(1, options.max_chunk_elements / nc);
   const int64_t keep = std::min<int64_t>(options.topk, nc);
 
@@ -29,6 +48,12 @@ RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& cand
   for (int64_t start = 0; start < nq; start += chunk) {
     const int64_t end = std::min(nq, start + chunk);
     const auto scores = torch::matmul(q_all.slice(0, start, end), cand_t).cpu().contiguous();  // [c, C]
+    // Finite features can still overflow to ±inf in a dot product.
+    if (const auto bad = find_non_finite(scores)) {
+      throw NonFiniteError(direction + ": the score of query " + std::to_string(start + bad->first[0]) +
+                           " against candidate " + std::to_string(bad->first[1]) +
+                           " is not finite; refusing to rank");
+    }
     const auto top = std::get<1>(scores.topk(keep, 1, /*largest=*/true, /*sorted=*/true)).contiguous();
     const float* s = scores.data_ptr<float>();
     const int64_t* t = top.data_ptr<int64_t>();

@@ -24,6 +24,8 @@ struct RetrievalOptions {
 
 // queries: [Q, d], candidates: [C, d] (compared by dot product: normalise them first);
 // positives[q]: the distinct candidate ids that are correct for query q (at least one each).
+// A non-finite feature or score is refused with NonFiniteError naming the direction and the
+// query or candidate index — never ranked (NaN compares false with everything).
 RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& candidates,
                                const std::vector<std::vector<int64_t>>& positives,
                                const std::string& direction, const RetrievalOptions& options = {});

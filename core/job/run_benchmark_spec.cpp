@@ -9,6 +9,8 @@ BenchmarkSpec run_benchmark_spec(const TrainConfig& config, const std::string& c
   spec.seed = config.data_seed;
   spec.root = config.benchmark_root;
   spec.cache_dir = cache_dir;
+  if (config.max_image_pixels > 0) spec.images.max_pixels = config.max_image_pixels;
+  spec.images.allow_outside_root = config.allow_outside_root;
   return spec;
 }
 

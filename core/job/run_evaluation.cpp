@@ -32,7 +32,7 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
   Evaluator evaluator(
       *assets.test,
       [workers](const PairedData& d) { return std::make_unique<BatchLoader>(d, workers); },
-      kEvalBatch);
+      kEvalBatch, {}, config.test_split);
   StoredEvaluation out;
   out.run_id = run_id;
   out.checkpoint = chosen.path;

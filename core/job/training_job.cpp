@@ -27,6 +27,8 @@
 namespace hnclip {
 
 namespace {
+constexpr int kPrefetchDepth = 4;  // BatchLoader's default: batches loaded ahead of the step
+
 // Keeps runs.best_epoch current while training, so a GUI or `hnclip runs` sees it live.
 class BestEpochTracker : public TrainObserver {
  public:
@@ -53,6 +55,10 @@ struct TrainingJob::Impl {
   ClipModel model{nullptr};
   ClipModel frozen_reference{nullptr};
   std::unique_ptr<SplitData> train_data, test_data;
+  // Built in prepare(), before the run's row: its constructor's checks (batch against the split,
+  // adapters, device) then refuse a run that could never train without recording it.
+  std::unique_ptr<Trainer> trainer;
+  std::unique_ptr<BadImageLog> skipped;  // --skip-bad-images: what the loaders left out
   int64_t run_id = 0;
   TrainStart start;
   nlohmann::json data_summary;  // per-split counts of the benchmark, stored with a new run
@@ -90,6 +96,16 @@ struct TrainingJob::Impl {
       auto src = model->named_parameters();
       for (auto& p : frozen_reference->named_parameters()) p.value().copy_(src[p.key()]);
     }
+    const int workers = config.loader_workers;
+    if (config.skip_bad_images) skipped = std::make_unique<BadImageLog>();
+    BadImageLog* skips = skipped.get();
+    BatchSourceFactory loaders = [workers, skips](const PairedData& d) {
+      return std::make_unique<BatchLoader>(d, workers, kPrefetchDepth, skips);
+    };
+    trainer = std::make_unique<Trainer>(model, config, *train_data, *test_data, loaders,
+                                        run_checkpoint_dir(paths.database, run_id),
+                                        tokenizer->to_json(), run_id);
+    if (frozen_reference) trainer->set_frozen_reference(frozen_reference);
   }
 };
 
@@ -128,6 +144,7 @@ TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLo
   record.created_at_ms = unix_time_ms();
   record.data_summary_json = s.data_summary.dump();
   s.run_id = s.store->create_run(record);
+  s.trainer->set_run(s.run_id, run_checkpoint_dir(paths.database, s.run_id));
 }
 
 std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths& paths,
@@ -190,26 +207,41 @@ TrainResult TrainingJob::run(const std::atomic<bool>& stop,
                              const std::vector<TrainObserver*>& observers, PauseGate* pause) {
   auto& s = *impl_;
   configure_threads(s.config.threads);
-  const int workers = s.config.loader_workers;
-  BatchSourceFactory loaders = [workers](const PairedData& d) {
-    return std::make_unique<BatchLoader>(d, workers);
-  };
   RunRecorder recorder(*s.store, s.run_id);
   BestEpochTracker best(*s.store, s.run_id, BestEpochSelector(s.start.best_epoch, s.start.best_mean_r1));
+  // Whatever the outcome, the record says which training images were skipped (never silently).
+  const auto record_skipped = [&s] {
+    if (!s.skipped || s.skipped->pairs_dropped() == 0) return;
+    nlohmann::json summary = s.data_summary;
+    if (const auto run = s.store->find_run(s.run_id)) {
+      summary = nlohmann::json::parse(run->data_summary_json, nullptr, /*exceptions=*/false);
+      if (!summary.is_object()) summary = s.data_summary;
+    }
+    const nlohmann::json earlier = summary.value("skipped_images", nlohmann::json());
+    summary["skipped_images"] = s.skipped->summary(earlier);
+    s.store->set_data_summary(s.run_id, summary.dump());
+    s.say("skipped " + std::to_string(s.skipped->pairs_dropped()) +
+          " training pair(s) whose image failed to decode (" +
+          std::to_string(s.skipped->images().size()) + " image(s); see the run's data summary)");
+  };
   try {
-    Trainer trainer(s.model, s.config, *s.train_data, *s.test_data, loaders,
-                    run_checkpoint_dir(s.paths.database, s.run_id), s.tokenizer->to_json(),
-                    s.run_id);
-    if (s.frozen_reference) trainer.set_frozen_reference(s.frozen_reference);
+    Trainer& trainer = *s.trainer;
     trainer.set_pause_gate(pause);
     s.store->set_started(s.run_id, ::getpid(), current_host_name(), trainer.device().str(),
                          unix_time_ms());
     trainer.add_observer(&recorder);
     trainer.add_observer(&best);
     for (auto* o : observers) trainer.add_observer(o);
-    return trainer.run(s.start, stop);
+    TrainResult result = trainer.run(s.start, stop);
+    record_skipped();
+    return result;
   } catch (const std::exception& e) {
     recorder.flush();
+    try {
+      record_skipped();
+    } catch (const std::exception&) {
+      // The run's own failure is what must be reported; a second store error would hide it.
+    }
     s.store->set_status(s.run_id, RunStatus::Failed, e.what());
     s.store->set_finished(s.run_id, unix_time_ms());
     throw;

@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "numeric/non_finite_values.h"
+
 namespace hnclip {
 
 namespace {
@@ -91,6 +93,15 @@ std::vector<std::pair<torch::Tensor, size_t>> plan_copies(ClipModel& model, cons
 }
 
 // fp16/bf16 checkpoints (OpenAI's TorchScript files are fp16) become the model's fp32 here.
+void refuse_non_finite(const std::pair<std::string, torch::Tensor>& entry,
+                       const std::string& source) {
+  if (const auto bad = find_non_finite(entry.second)) {
+    throw NonFiniteError(source + ": tensor " + entry.first + " holds " + describe(*bad) +
+                         "; refusing non-finite weights (every score computed from them would be "
+                         "meaningless)");
+  }
+}
+
 void copy_into(const torch::Tensor& dst, const torch::Tensor& src) {
   dst.copy_(src.to(dst.device(), dst.scalar_type()));
 }
@@ -148,6 +159,7 @@ void check_config_fits_weights(const ClipConfig& declared, const StateDict& sd,
 
 void load_clip_state_dict(ClipModel& model, const StateDict& sd, const std::string& source) {
   const auto copies = plan_copies(model, sd, source);
+  for (const auto& [dst, i] : copies) refuse_non_finite(sd[i], source);
   torch::NoGradGuard no_grad;
   for (const auto& [dst, i] : copies) copy_into(dst, sd[i].second);
 }
@@ -156,6 +168,9 @@ void load_clip_state_dict(ClipModel& model, StateDict&& sd, const std::string& s
   const auto copies = plan_copies(model, sd, source);
   torch::NoGradGuard no_grad;
   for (const auto& [dst, i] : copies) {
+    // Checked as it is copied, not in a pass before: a first pass would fault in every page of a
+    // mapped file at once and double the peak this overload exists to avoid.
+    refuse_non_finite(sd[i], source);
     copy_into(dst, sd[i].second);
     // Dropping the reference as soon as it is copied lets a memory-mapped file give its pages back
     // (model/safetensors_file.h), so the peak is the model plus one tensor, not model plus file.

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "model/peft.h"
+#include "numeric/non_finite_values.h"
 
 namespace hnclip {
 
@@ -153,6 +154,7 @@ void load_checkpoint_weights(const std::string& path, ClipModel& model,
   std::set<std::string> expected;
   torch::NoGradGuard no_grad;
   std::vector<std::pair<torch::Tensor, torch::Tensor>> copies;
+  std::vector<std::string> copy_names;  // copies[i] is the parameter copy_names[i]
   for (auto& p : model->named_parameters()) {
     expected.insert(p.key());
     torch::Tensor t;
@@ -163,22 +165,35 @@ void load_checkpoint_weights(const std::string& path, ClipModel& model,
                            c10::str(p.value().sizes()) + ")");
     } else {
       copies.emplace_back(p.value(), t);
+      copy_names.push_back(p.key());
     }
   }
   for (const auto& key : weights.keys()) {
     if (!expected.count(key)) unexpected.push_back(key);
   }
+  // A refused file leaves the model as it was, adapters included.
+  const auto undo_attach = [&] {
+    if (!attached) return;
+    remove_adapters(model);
+    auto params = model->parameters();
+    for (size_t i = 0; i < params.size(); ++i) params[i].set_requires_grad(trainable_before[i]);
+  };
   if (!missing.empty() || !mismatched.empty() || !unexpected.empty()) {
     std::string msg = "checkpoint " + path + " does not fit the model:";
     if (!missing.empty()) msg += " missing keys: " + list(missing) + ";";
     if (!unexpected.empty()) msg += " unexpected keys: " + list(unexpected) + ";";
     if (!mismatched.empty()) msg += " shape mismatches: " + list(mismatched) + ";";
-    if (attached) {
-      remove_adapters(model);
-      auto params = model->parameters();
-      for (size_t i = 0; i < params.size(); ++i) params[i].set_requires_grad(trainable_before[i]);
-    }
+    undo_attach();
     throw CheckpointError(msg);
+  }
+  // A checkpoint written from a diverged run (or tampered with) must not become a model that
+  // scores: NaN ranks first against everything.
+  for (size_t i = 0; i < copies.size(); ++i) {
+    if (const auto bad = find_non_finite(copies[i].second)) {
+      undo_attach();
+      throw NonFiniteError("checkpoint " + path + ": tensor " + copy_names[i] + " holds " + describe(*bad) +
+                           "; refusing non-finite weights");
+    }
   }
   // Only now, with everything checked, touch the model: a bad file changes nothing.
   for (auto& [dst, src] : copies) dst.copy_(src.to(dst.device(), dst.dtype()));

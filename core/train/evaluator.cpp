@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "numeric/non_finite_values.h"
+
 namespace hnclip {
 
 namespace {
@@ -20,9 +22,9 @@ std::vector<BatchRequest> chunked(int64_t n, int64_t batch, bool images) {
 }  // namespace
 
 Evaluator::Evaluator(const PairedData& data, BatchSourceFactory make_loader, int64_t batch_size,
-                     RetrievalOptions options)
+                     RetrievalOptions options, std::string split)
     : data_(data), make_loader_(std::move(make_loader)), batch_size_(batch_size),
-      options_(std::move(options)) {}
+      options_(std::move(options)), split_(std::move(split)) {}
 
 EncodedSplit Evaluator::encode(ClipModel& model, c10::Device device) const {
   torch::NoGradGuard no_grad;
@@ -53,9 +55,23 @@ EvalEvent Evaluator::rank(const EncodedSplit& encoded) const {
   for (int64_t c = 0; c < data_.num_captions(); ++c) caption_truth[c] = {data_.caption_image(c)};
   std::vector<std::vector<int64_t>> image_truth(data_.num_images());
   for (int64_t i = 0; i < data_.num_images(); ++i) image_truth[i] = data_.image_captions(i);
+  const std::string where = split_.empty() ? std::string("evaluation") : "split " + split_;
+  // Checked here as well as in rank_retrieval so the message says image or caption, not query.
+  for (const auto& [features, what] : {std::pair{encoded.images, "image"},
+                                       std::pair{encoded.captions, "caption"}}) {
+    if (const auto bad = find_non_finite(features)) {
+      throw NonFiniteError(where + ": the feature of " + what + " " + std::to_string(bad->first[0]) +
+                           " is not finite (" + describe(*bad) +
+                           "); refusing to rank: the model's weights or inputs are broken");
+    }
+  }
   EvalEvent ev;
-  ev.t2i = rank_retrieval(encoded.captions, encoded.images, caption_truth, "t2i", options_);
-  ev.i2t = rank_retrieval(encoded.images, encoded.captions, image_truth, "i2t", options_);
+  try {
+    ev.t2i = rank_retrieval(encoded.captions, encoded.images, caption_truth, "t2i", options_);
+    ev.i2t = rank_retrieval(encoded.images, encoded.captions, image_truth, "i2t", options_);
+  } catch (const NonFiniteError& e) {
+    throw NonFiniteError(where + ": " + e.what());
+  }
   return ev;
 }
 

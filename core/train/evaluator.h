@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <c10/core/Device.h>
 
@@ -26,8 +27,9 @@ struct EncodedSplit {
 
 class Evaluator {
  public:
+  // `split` names the data in errors ("split test: ..."), e.g. a refused non-finite feature.
   Evaluator(const PairedData& data, BatchSourceFactory make_loader, int64_t batch_size,
-            RetrievalOptions options = {});
+            RetrievalOptions options = {}, std::string split = {});
   EncodedSplit encode(ClipModel& model, c10::Device device) const;
   // Both directions; the EvalEvent's epoch/step/split are left for the caller to fill.
   EvalEvent evaluate(ClipModel& model, c10::Device device) const;
@@ -38,6 +40,7 @@ class Evaluator {
   BatchSourceFactory make_loader_;
   int64_t batch_size_;
   RetrievalOptions options_;
+  std::string split_;
 };
 
 }  // namespace hnclip

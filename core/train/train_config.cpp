@@ -124,6 +124,9 @@ void TrainConfig::validate() const {
   require(std::isfinite(weight_decay) && weight_decay >= 0, "--weight-decay must be >= 0");
   require(warmup_fraction >= 0 && warmup_fraction < 1, "--warmup must be in [0, 1)");
   require(std::isfinite(grad_clip) && grad_clip >= 0, "--grad-clip must be >= 0");
+  require(max_image_pixels >= 0,
+          "--max-image-pixels must be >= 0 (0 = the default limit), got " +
+              std::to_string(max_image_pixels));
   require(std::isfinite(data_fraction) && data_fraction > 0 && data_fraction <= 1,
           "--data-fraction must be in (0, 1] (got " + std::to_string(data_fraction) + ")");
   require(probe_every >= 0,
@@ -131,13 +134,17 @@ void TrainConfig::validate() const {
   require(gbar_snapshots >= 0, "--gbar-snapshots must be >= 0 (0 = off)");
   require(threads >= 1, "--threads must be >= 1");
   require(loader_workers >= 0, "--loader-workers must be >= 0");
-  require(context_length >= 3, "--context-length must be >= 3");
+  require(context_length >= 3 && context_length <= kMaxContextLength,
+          "--context-length must be in [3, " + std::to_string(kMaxContextLength) + "] (got " +
+              std::to_string(context_length) + ")");
   require(!long_clip || !init.empty(), "--long-clip needs an OpenAI CLIP state dict as --init");
   require(init_activation.empty() || init_activation == "quick_gelu" || init_activation == "gelu",
           "--activation must be quick_gelu or gelu (got '" + init_activation + "')");
   require(init_activation.empty() || !init.empty(),
           "--activation says how an --init file was trained; there is no --init");
-  require(peft_rank >= 1, "--rank must be >= 1 (got " + std::to_string(peft_rank) + ")");
+  require(peft_rank >= 1 && peft_rank <= kMaxAdapterRank,
+          "--rank must be in [1, " + std::to_string(kMaxAdapterRank) + "] (got " +
+              std::to_string(peft_rank) + ")");
   require(std::isfinite(peft_alpha) && peft_alpha > 0,
           "--alpha must be finite and > 0 (got " + std::to_string(peft_alpha) + ")");
   require(peft_towers == "image" || peft_towers == "text" || peft_towers == "both",
@@ -152,6 +159,9 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
                      {"test_split", c.test_split},
                      {"data_fraction", c.data_fraction},
                      {"data_seed", c.data_seed},
+                     {"max_image_pixels", c.max_image_pixels},
+                     {"allow_outside_root", c.allow_outside_root},
+                     {"skip_bad_images", c.skip_bad_images},
                      {"model", c.model},
                      {"init", c.init},
                      {"vocab", c.vocab},
@@ -201,6 +211,9 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   read_key(j, "test_split", c.test_split);
   read_key(j, "data_fraction", c.data_fraction);
   read_key(j, "data_seed", c.data_seed);
+  read_key(j, "max_image_pixels", c.max_image_pixels);
+  read_key(j, "allow_outside_root", c.allow_outside_root);
+  read_key(j, "skip_bad_images", c.skip_bad_images);
   read_key(j, "model", c.model);
   read_key(j, "init", c.init);
   read_key(j, "vocab", c.vocab);

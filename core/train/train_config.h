@@ -10,6 +10,13 @@
 
 namespace hnclip {
 
+// Upper limits validate() enforces, so a typo fails naming its flag instead of as a bare
+// allocation error terabytes later. Context: 4x Long-CLIP's 248 positions (attention memory grows
+// with its square). Rank: the widest tower of the presets (ViT-L/14's 1024) — a larger rank than
+// the layer's width is no longer low-rank.
+constexpr int64_t kMaxContextLength = 1024;
+constexpr int64_t kMaxAdapterRank = 1024;
+
 // A configuration value that cannot be used; the message names the flag/key.
 class ConfigError : public std::invalid_argument {
  public:
@@ -52,6 +59,10 @@ struct TrainConfig {
   std::string test_split = "test";
   double data_fraction = 1.0;  // (0, 1]: the same subset for the same seed
   uint64_t data_seed = 1;      // seed of the synthetic benchmark's generator
+  // Checks of a real data set's images before the run is recorded (data/image_file_check.h).
+  int64_t max_image_pixels = 0;     // largest width x height; 0 = Pillow's bomb limit (178,956,970)
+  bool allow_outside_root = false;  // accept image paths that leave the data root
+  bool skip_bad_images = false;     // drop a training pair whose image fails to decode mid-run
 
   // Model.
   std::string model;            // preset name; "" = the --init checkpoint's shape, else tiny

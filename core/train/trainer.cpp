@@ -156,8 +156,9 @@ void Trainer::emit_status(const std::string& status, const std::string& message)
 // What one run() builds in set-up and carries from step to step; the Trainer itself keeps only
 // what its constructor was given.
 struct Trainer::State {
-  State(const PairedData& test, const BatchSourceFactory& make_loader, const TrainStart& start)
-      : evaluator(test, make_loader, kEvalBatch),
+  State(const PairedData& test, const BatchSourceFactory& make_loader, const TrainStart& start,
+        const std::string& test_split)
+      : evaluator(test, make_loader, kEvalBatch, {}, test_split),
         best(start.best_epoch, start.best_mean_r1),
         step(start.completed_steps),
         train_seconds(start.completed_seconds) {
@@ -192,7 +193,7 @@ struct Trainer::StepLoss {
 };
 
 TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop) {
-  State st(test_, make_loader_, start);
+  State st(test_, make_loader_, start, config_.test_split);
   set_up(st, start);
   emit_status("running", "");
   if (start.completed_epochs == 0) {

@@ -46,6 +46,12 @@ class Trainer {
           int64_t run_id = 0);
   ~Trainer();
 
+  // The run this trainer's checkpoints belong to, when it was not known at construction: a job
+  // builds the trainer (and so runs every check its constructor makes) before it records the run.
+  void set_run(int64_t run_id, std::string checkpoint_dir) {
+    run_id_ = run_id;
+    checkpoint_dir_ = std::move(checkpoint_dir);
+  }
   void add_observer(TrainObserver* observer) { observers_.push_back(observer); }
   // The text encoder frozen Ḡ is computed from. Defaults to the model's weights when run() starts
   // (right for a fresh run); a resumed run must pass its true starting point.

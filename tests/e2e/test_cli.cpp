@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +34,14 @@ class Cli : public ::testing::Test {
   Result hnclip(const std::string& args) const { return hnclip::test::run_hnclip(args); }
   static std::string small_train() {
     return "train --benchmark-size small --epochs 2 --batch 32 --lr 1e-3 --threads 1";
+  }
+  // A PNG of the generated built-in benchmark (any one).
+  std::string any_image() const {
+    for (const auto& e : fs::recursive_directory_iterator(dir / "cache")) {
+      if (e.path().extension() == ".png") return e.path().string();
+    }
+    ADD_FAILURE() << "no generated image under " << (dir / "cache");
+    return "";
   }
   json runs() const {
     auto r = hnclip("runs --json" + common());
@@ -164,6 +173,26 @@ TEST_F(Cli, FailuresLoseNothingAlreadyStored) {
   // A device that is not there (no CUDA here; on a GPU machine, no 100th GPU) fails before any
   // run is recorded.
   expect_one_line_error(hnclip(small_train() + " --device cuda:99" + common()), 1, "--device cuda:99");
+  // Limits the trainer's constructor checks are made before the run is recorded too.
+  expect_one_line_error(hnclip(small_train() + " --batch 100000" + common()), 2, "--batch 100000");
+  expect_one_line_error(hnclip(small_train() + " --init random --context-length 100000000" + common()),
+                        2, "--context-length");
+
+  // Weights with a NaN are refused, naming the file and the tensor, and nothing is printed as a
+  // feature. (An exported file of this word-tokenizer model needs a BPE vocabulary for its
+  // captions, so it is encoded by an image; core tests cover train --init.)
+  const std::string exported = (dir / "nan.safetensors").string();
+  ASSERT_EQ(hnclip("export --run 1 --format safetensors " + exported + common()).code, 0);
+  ASSERT_EQ(hnclip("encode --checkpoint " + exported + " --image " + any_image() + " --json").code, 0);
+  {
+    std::fstream f(exported, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-4, std::ios::end);  // the last float of the last tensor
+    const unsigned char nan[4] = {0x00, 0x00, 0xC0, 0x7F};
+    f.write(reinterpret_cast<const char*>(nan), 4);
+  }
+  expect_one_line_error(
+      hnclip("encode --checkpoint " + exported + " --image " + any_image() + " --json"), 1,
+      "holds 1 NaN and 0 infinite value(s)");
 
   EXPECT_EQ(runs(), before);
   EXPECT_EQ(hnclip("show 1 --json" + common()).out, show_before);

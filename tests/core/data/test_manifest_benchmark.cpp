@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <opencv2/imgcodecs.hpp>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -18,13 +20,14 @@ namespace fs = std::filesystem;
 using test::ScratchDir;
 using test::write_text_file;
 
-// A manifest folder with a few image files (never decoded by the reader, so any bytes do).
+// A manifest folder with a few tiny image files (the reader reads their headers, never their
+// pixels).
 class ManifestTest : public ::testing::Test {
  protected:
   void SetUp() override {
     fs::create_directories(dir_ / "img");
     for (const char* name : {"img/a.png", "img/b.png", "img/c.png", "img/d.png"}) {
-      write_text_file(dir_ / name, "not decoded");
+      ASSERT_TRUE(cv::imwrite((dir_ / name).string(), cv::Mat(4, 6, CV_8UC3, cv::Scalar(1, 2, 3))));
     }
   }
 
@@ -88,20 +91,57 @@ TEST_F(ManifestTest, JsonlReadsSamplesSplitsAndGroupsInOrder) {
   EXPECT_THROW(b->split("val"), DataError);
 }
 
-TEST_F(ManifestTest, ImagePathsMayBeAbsoluteOrRelativeToTheManifestFolder) {
+TEST_F(ManifestTest, PathsLeavingTheManifestFolderAreRefusedUnlessAllowed) {
   fs::create_directories(dir_ / "sub");
   const std::string abs = image("img/d.png");
-  const std::string path =
+  const std::string up =
+      write("sub/up.jsonl", R"({"image": "../img/a.png", "caption": "x", "split": "train"})"
+                            "\n");
+  expect_error(up, 1, "image", "is outside the data root " + image("sub"));
+  const std::string absolute = write(
+      "sub/abs.jsonl", R"({"image": ")" + abs + R"(", "caption": "y", "split": "train"})" "\n");
+  expect_error(absolute, 1, "image", "--allow-outside-root");
+  // Absolute paths inside the folder are fine without it.
+  const std::string inside = write(
+      "in.jsonl", R"({"image": ")" + abs + R"(", "caption": "y", "split": "train"})" "\n");
+  EXPECT_EQ(open_manifest_benchmark(inside, "m")->split("train")[0].image, abs);
+
+  ImageChecks allow;
+  allow.allow_outside_root = true;
+  const std::string both =
       write("sub/m.jsonl", R"({"image": "../img/a.png", "caption": "x", "split": "train"})"
                            "\n"
                            R"({"image": ")" +
                                abs +
                                R"(", "caption": "y", "split": "train"})"
                                "\n");
-  const auto train = open_manifest_benchmark(path, "m")->split("train");
+  const auto train = open_manifest_benchmark(both, "m", allow)->split("train");
   ASSERT_EQ(train.size(), 2u);
   EXPECT_EQ(train[0].image, image("img/a.png"));
   EXPECT_EQ(train[1].image, abs);
+}
+
+// Read from the header before any run exists: each of these used to fail a run half-way.
+TEST_F(ManifestTest, ImagesAreCheckedByContentAndSizeWhenOpened) {
+  write_text_file(dir_ / "img/empty.png", "");
+  write_text_file(dir_ / "img/text.png", "a caption file saved under the wrong name\n");
+  const std::string ok = R"({"image": "img/a.png", "caption": "x", "split": "train"})" "\n";
+  expect_error(write("z.jsonl", ok + R"({"image": "img/empty.png", "caption": "x", "split": "t"})"),
+               2, "image", "empty file");
+  expect_error(write("t.jsonl", ok + R"({"image": "img/text.png", "caption": "x", "split": "t"})"),
+               2, "image", "not a JPEG/PNG/BMP/WebP/TIFF image");
+  ImageChecks small;
+  small.max_pixels = 23;  // the fixtures are 6 x 4 = 24 pixels
+  try {
+    open_manifest_benchmark(write("s.jsonl", ok), "m", small);
+    FAIL() << "an image over the pixel limit was accepted";
+  } catch (const DataError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(":1: key \"image\": "), std::string::npos) << msg;
+    EXPECT_NE(msg.find("6 x 4 = 24 pixels is over the limit of 23"), std::string::npos) << msg;
+  }
+  small.max_pixels = 24;
+  EXPECT_EQ(open_manifest_benchmark(write("s.jsonl", ok), "m", small)->split("train").size(), 1u);
 }
 
 TEST_F(ManifestTest, SameImageMayAppearInDifferentSplits) {

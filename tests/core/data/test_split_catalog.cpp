@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <opencv2/imgcodecs.hpp>
+
 #include <fstream>
 
 #include "data/benchmark.h"
@@ -58,7 +60,9 @@ TEST(SplitCatalog, RefusesOutOfRangeIndicesAndCaptionlessImages) {
 
 TEST(SplitCatalog, OpensASplitOfAManifestAndNamesAnUnknownOne) {
   test::ScratchDir dir;
-  for (const char* name : {"p.png", "q.png"}) std::ofstream(dir / name) << "x";
+  for (const char* name : {"p.png", "q.png"}) {
+    ASSERT_TRUE(cv::imwrite((dir / name).string(), cv::Mat(2, 2, CV_8UC3, cv::Scalar(9, 9, 9))));
+  }
   const auto manifest = (dir / "m.jsonl").string();
   std::ofstream(manifest) << R"({"image": "p.png", "caption": "one", "split": "test"})"
                              "\n"

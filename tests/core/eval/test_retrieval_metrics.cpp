@@ -9,7 +9,10 @@
 
 #include <algorithm>
 #include <numeric>
+#include <limits>
 #include <set>
+
+#include "numeric/non_finite_values.h"
 
 namespace hnclip {
 namespace {
@@ -104,6 +107,39 @@ TEST(RetrievalMetrics, RejectsInconsistentInput) {
   EXPECT_THROW(rank_retrieval(q, q, {{0}}, "t2i"), std::invalid_argument);
   EXPECT_THROW(rank_retrieval(q, q, {{0}, {}}, "t2i"), std::invalid_argument);
   EXPECT_THROW(rank_retrieval(q, q, {{0}, {5}}, "t2i"), std::out_of_range);
+}
+
+// A NaN score compares false with everything: unguarded, the ground truth ranks first and a
+// broken model scores R@1 = 100%. Planted NaN / inf features and an overflowing score are refused
+// naming the direction and the index.
+TEST(RetrievalMetrics, NonFiniteFeaturesAndScoresAreRefusedNotRanked) {
+  torch::manual_seed(3);
+  const auto features = torch::nn::functional::normalize(
+      torch::randn({6, 4}), torch::nn::functional::NormalizeFuncOptions().dim(-1));
+  std::vector<std::vector<int64_t>> truth;
+  for (int64_t i = 0; i < 6; ++i) truth.push_back({i});
+  auto expect_refused = [&](const torch::Tensor& q, const torch::Tensor& c, const std::string& needle) {
+    try {
+      rank_retrieval(q, c, truth, "t2i");
+      ADD_FAILURE() << "ranked non-finite input (" << needle << ")";
+    } catch (const NonFiniteError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("t2i"), std::string::npos) << msg;
+      EXPECT_NE(msg.find(needle), std::string::npos) << msg;
+    }
+  };
+  auto nan_candidates = features.clone();
+  nan_candidates.fill_(std::numeric_limits<float>::quiet_NaN());  // every score NaN
+  expect_refused(features, nan_candidates, "candidate 0");
+  auto inf_query = features.clone();
+  inf_query[4][2] = std::numeric_limits<float>::infinity();
+  expect_refused(inf_query, features, "query 4");
+  // Finite features whose dot product overflows float: the score is refused, not the feature.
+  auto huge = features.clone();
+  huge[3].fill_(1e30f);
+  expect_refused(huge, huge, "the score of query 3");
+  // The unguarded rule would have ranked every NaN ground truth first.
+  EXPECT_EQ(rank_retrieval(features, features, truth, "t2i").recall.size(), 5u);
 }
 
 }  // namespace

@@ -9,10 +9,12 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "model/safetensors_file.h"
+#include "numeric/non_finite_values.h"
 #include "support/error_check.h"
 #include "support/test_dirs.h"
 
@@ -399,6 +401,32 @@ TEST(LoadClipStateDict, ReleasingOverloadRefusesAMisfitBeforeTouchingModelOrDict
   expect_same_parameters(a, b);  // nothing copied
   // std::move only made `sd` an rvalue; the overload takes it by reference and, refusing, kept it.
   for (const auto& [key, t] : sd) EXPECT_TRUE(t.defined()) << key;  // nothing released
+}
+
+TEST(LoadClipStateDict, NonFiniteWeightsAreRefusedNamingFileAndTensor) {
+  torch::manual_seed(7);
+  ClipModel source(tiny());
+  StateDict sd = dict_of(source);
+  for (auto& [k, v] : sd) {
+    if (k == "visual.proj") {
+      v = v.clone();
+      v[0][3] = -std::numeric_limits<float>::infinity();
+    }
+  }
+  ClipModel target(tiny());
+  const auto before = target->visual->proj.clone();
+  test::expect_error_containing<NonFiniteError>(
+      [&] { load_clip_state_dict(target, sd, "diverged.pt"); },
+      {"diverged.pt", "tensor visual.proj holds 0 NaN and 1 infinite", "[0, 3]"});
+  EXPECT_TRUE(torch::equal(target->visual->proj, before)) << "a refused file changed the model";
+  // The releasing overload (safetensors) refuses the same file.
+  test::ScratchDir dir;
+  const auto path = (dir / "diverged.safetensors").string();
+  write_safetensors_file(path, sd);
+  ClipModel from_file(tiny());
+  test::expect_error_containing<NonFiniteError>(
+      [&] { load_clip_state_dict(from_file, read_safetensors_file(path), path); },
+      {"diverged.safetensors", "tensor visual.proj"});
 }
 
 TEST(LoadClipStateDict, SkipsOpenAiMetadataAndConvertsHalf) {

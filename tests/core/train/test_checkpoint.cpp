@@ -7,9 +7,11 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <limits>
 
 #include "model/make_clip_model.h"
 #include "model/state_dict_file.h"
+#include "numeric/non_finite_values.h"
 #include "support/in_memory_data.h"
 #include "support/test_dirs.h"
 #include "train/trainer.h"
@@ -88,6 +90,29 @@ TEST(Checkpoint, MismatchNamesTheKeysAndChangesNothing) {
               std::string::npos)
         << msg;
     EXPECT_NE(msg.find("unexpected keys: transformer.resblocks.1."), std::string::npos) << msg;
+  }
+  EXPECT_TRUE(torch::equal(before, model->named_parameters()["ln_final.weight"]));
+}
+
+TEST(Checkpoint, NonFiniteWeightsAreRefusedByTensorAndChangeNothing) {
+  test::ScratchDir dir;
+  const auto cfg = test::tiny_test_config();
+  auto broken = make_clip_model(cfg, 2);
+  {
+    torch::NoGradGuard no_grad;
+    broken->named_parameters()["text_projection"][1][2] = std::numeric_limits<float>::quiet_NaN();
+  }
+  save_checkpoint((dir / "nan.pt").string(), broken, {cfg, {}, 3, 30, 7, {}});
+  auto model = make_clip_model(cfg, 5);
+  const auto before = model->named_parameters()["ln_final.weight"].clone();
+  try {
+    load_checkpoint_weights((dir / "nan.pt").string(), model);
+    FAIL() << "loaded NaN weights";
+  } catch (const NonFiniteError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("nan.pt"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("tensor text_projection holds 1 NaN"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("[1, 2]"), std::string::npos) << msg;
   }
   EXPECT_TRUE(torch::equal(before, model->named_parameters()["ln_final.weight"]));
 }

@@ -80,6 +80,9 @@ class TestTrainConfigForm : public QObject {
     c.test_split = "val";
     c.data_fraction = 0.123456;
     c.data_seed = 77;
+    c.max_image_pixels = 1000000;
+    c.allow_outside_root = true;
+    c.skip_bad_images = true;
     c.model = "ViT-B/16";
     c.init = (dir.path() / "start.pt").string();
     c.context_length = 40;
