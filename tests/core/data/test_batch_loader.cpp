@@ -17,6 +17,7 @@
 #include <torch/torch.h>
 #include <opencv2/imgcodecs.hpp>
 
+#include "data/benchmark.h"
 #include "data/split_data.h"
 #include "support/test_dirs.h"
 #include "text/word_tokenizer.h"
@@ -27,6 +28,7 @@ namespace {
 constexpr int64_t kSide = 4;      // fake image side
 constexpr int64_t kContext = 5;   // fake token row length
 constexpr int64_t kPoison = 666;  // loading this image index throws
+constexpr int64_t kBadImage = 777;  // ... throws the DataError of an undecodable file
 
 // Image i is filled with i, caption c's tokens with c; each load sleeps a pseudo-random time
 // derived from its first index, so workers finish out of order.
@@ -46,6 +48,9 @@ class FakeData : public PairedData {
     at::Tensor t = torch::empty({static_cast<int64_t>(images.size()), 3, kSide, kSide});
     for (size_t k = 0; k < images.size(); ++k) {
       if (images[k] == kPoison) throw std::runtime_error("cannot load image 666");
+      if (images[k] >= kBadImage && images[k] < kBadImage + 10) {
+        throw DataError("/data/" + std::to_string(images[k]) + ".jpg: corrupt JPEG: Premature end");
+      }
       t[static_cast<int64_t>(k)].fill_(static_cast<double>(images[k]));
     }
     return t;
@@ -257,6 +262,47 @@ TEST(BatchLoader, RejectsBadArguments) {
   FakeData data;
   EXPECT_THROW(BatchLoader(data, -1), std::invalid_argument);
   EXPECT_THROW(BatchLoader(data, 1, 0), std::invalid_argument);
+}
+
+// --skip-bad-images: a training pair whose image fails to decode leaves its batch (captions
+// with it, order kept) and is logged; everything else still fails.
+TEST(BatchLoader, SkippingDropsABadImagesPairAndLogsIt) {
+  FakeData data(0);
+  BadImageLog log;
+  for (int workers : {0, 2}) {
+    BatchLoader loader(data, workers, 4, &log);
+    BatchRequest pairs{{5, kBadImage, 9}, {50, 51, 52}};
+    BatchRequest ok{{1, 2}, {10, 20}};
+    loader.schedule({pairs, ok});
+    Batch b;
+    ASSERT_TRUE(loader.next(b));
+    EXPECT_EQ(b.request.images, (std::vector<int64_t>{5, 9}));
+    EXPECT_EQ(b.request.captions, (std::vector<int64_t>{50, 52}));
+    ASSERT_EQ(b.images.size(0), 2);
+    EXPECT_EQ(b.images[1][0][0][0].item<float>(), 9.0f);
+    EXPECT_EQ(b.tokens[1][0].item<int64_t>(), 52);
+    ASSERT_TRUE(loader.next(b));
+    EXPECT_EQ(b.request.images.size(), 2u);
+    EXPECT_FALSE(loader.next(b));
+  }
+  EXPECT_EQ(log.pairs_dropped(), 2);  // once per pass
+  EXPECT_EQ(log.images(), (std::vector<int64_t>{kBadImage}));
+  const auto summary = log.summary({{"image_ids", {3, kBadImage}}, {"pairs_dropped", 4}});
+  EXPECT_EQ(summary["images"], 2);  // merged with a resumed run's earlier record, once each
+  EXPECT_EQ(summary["pairs_dropped"], 6);
+  EXPECT_NE(summary["examples"][0].get<std::string>().find("/data/777.jpg"), std::string::npos);
+
+  // Evaluation batches (images only), a batch left with one pair, and no log at all: all fail.
+  BatchLoader eval(data, 0, 4, &log);
+  eval.schedule({BatchRequest{{1, kBadImage}, {}}});
+  Batch b;
+  EXPECT_THROW(eval.next(b), DataError);
+  BatchLoader mostly_bad(data, 0, 4, &log);
+  mostly_bad.schedule({BatchRequest{{kBadImage, kBadImage + 1, 3}, {1, 2, 3}}});
+  EXPECT_THROW(mostly_bad.next(b), DataError);
+  BatchLoader strict(data, 0);
+  strict.schedule({BatchRequest{{5, kBadImage, 9}, {50, 51, 52}}});
+  EXPECT_THROW(strict.next(b), DataError);
 }
 
 }  // namespace
