@@ -11,9 +11,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Enough bytes for every signature and the fixed-place sizes (PNG's IHDR ends at byte 24, a
-// lossy WebP's frame size at byte 30).
-constexpr size_t kHeaderBytes = 32;
+// Enough bytes for every signature and the fixed-place fields (PNG's IHDR ends at byte 24, a
+// lossy WebP's frame size at byte 30, a BMP's compression field at byte 34).
+constexpr size_t kHeaderBytes = 36;
 // How far a JPEG's markers are walked looking for the frame header (SOFn): EXIF thumbnails and
 // ICC profiles come first and can be large, but never this large in a real photograph.
 constexpr int64_t kJpegScanLimit = int64_t{16} << 20;
@@ -81,24 +81,54 @@ bool png_has_end(std::ifstream& in, int64_t file_size) {
   return false;
 }
 
-bool tiff_size(std::ifstream& in, bool little, ImageHeader& h) {
+// The size from the first directory, and whether every strip (or tile) it lists lies inside the
+// file: OpenCV reads a truncated TIFF only to fail inside libtiff, printing on stderr.
+enum class TiffRead { kOk, kNoSize, kTruncated };
+TiffRead tiff_header(std::ifstream& in, bool little, int64_t file_size, ImageHeader& h) {
   auto u16 = [&](const unsigned char* p) { return little ? le16(p) : be16(p); };
   auto u32 = [&](const unsigned char* p) { return little ? le32(p) : be32(p); };
   const auto head = read_at(in, 4, 4);
-  if (head.size() < 4) return false;
+  if (head.size() < 4) return TiffRead::kNoSize;
   const int64_t ifd = u32(head.data());
+  // libtiff writes the directory after the image data, so a cut file loses it first.
+  if (ifd + 2 > file_size) return TiffRead::kTruncated;
   const auto count_bytes = read_at(in, ifd, 2);
-  if (count_bytes.size() < 2) return false;
+  if (count_bytes.size() < 2) return TiffRead::kNoSize;
   const uint32_t count = u16(count_bytes.data());
+  if (ifd + 2 + int64_t{count} * 12 > file_size) return TiffRead::kTruncated;
   const auto entries = read_at(in, ifd + 2, static_cast<size_t>(count) * 12);
+  // Tag -> its values (SHORT or LONG; inline when they fit in four bytes, else at an offset).
+  auto values = [&](const unsigned char* p) {
+    const uint32_t type = u16(p + 2), n = u32(p + 4);
+    const size_t width = type == 3 ? 2 : 4;
+    std::vector<unsigned char> raw;
+    if (n * width <= 4) {
+      raw.assign(p + 8, p + 8 + n * width);
+    } else if (n <= (uint32_t{1} << 20)) {
+      raw = read_at(in, u32(p + 8), n * width);
+    }
+    std::vector<int64_t> out;
+    for (size_t k = 0; k + width <= raw.size(); k += width) {
+      out.push_back(width == 2 ? u16(raw.data() + k) : u32(raw.data() + k));
+    }
+    return out;
+  };
+  std::vector<int64_t> offsets, counts;
   for (size_t e = 0; e + 12 <= entries.size(); e += 12) {
     const unsigned char* p = entries.data() + e;
-    const uint32_t tag = u16(p), type = u16(p + 2);
-    const uint32_t value = type == 3 ? u16(p + 8) : u32(p + 8);  // SHORT or LONG
-    if (tag == 256) h.width = value;
-    if (tag == 257) h.height = value;
+    const uint32_t tag = u16(p);
+    const auto v = values(p);
+    if (v.empty()) continue;
+    if (tag == 256) h.width = v[0];
+    if (tag == 257) h.height = v[0];
+    if (tag == 273 || tag == 324) offsets = v;  // StripOffsets / TileOffsets
+    if (tag == 279 || tag == 325) counts = v;   // StripByteCounts / TileByteCounts
   }
-  return h.width > 0 && h.height > 0;
+  if (h.width <= 0 || h.height <= 0) return TiffRead::kNoSize;
+  for (size_t i = 0; i < offsets.size() && i < counts.size(); ++i) {
+    if (offsets[i] + counts[i] > file_size) return TiffRead::kTruncated;
+  }
+  return TiffRead::kOk;
 }
 
 std::string format_of_signature(const unsigned char* b, size_t n) {
@@ -142,8 +172,20 @@ ImageHeader read_image_header(const fs::path& path, std::string* problem) {
     h.width = static_cast<int32_t>(le32(b + 18));
     const int64_t height = static_cast<int32_t>(le32(b + 22));  // negative: stored top-down
     h.height = height < 0 ? -height : height;
+    // Uncompressed (BI_RGB) rows are padded to 4 bytes and start at bfOffBits: a shorter file is
+    // truncated (OpenCV would fail mid-read, printing on stderr).
+    const uint32_t data_offset = le32(b + 10);
+    if (n >= 34 && le32(b + 30) == 0 && h.width > 0) {
+      const int64_t bits = le16(b + 28);
+      const int64_t row = ((h.width * bits + 31) / 32) * 4;
+      if (data_offset + row * h.height > size) {
+        return fail(name + ": BMP whose pixel rows run past the end of the file (truncated)");
+      }
+    }
   } else if (h.format == "WebP") {
     if (n < 30) return fail(name + ": truncated WebP header");
+    // The RIFF header states the file's length: a shorter file is truncated.
+    if (int64_t{le32(b + 4)} + 8 > size) return fail(name + ": WebP shorter than its RIFF header says (truncated)");
     if (std::memcmp(b + 12, "VP8 ", 4) == 0) {
       h.width = le16(b + 26) & 0x3FFF;
       h.height = le16(b + 28) & 0x3FFF;
@@ -158,7 +200,11 @@ ImageHeader read_image_header(const fs::path& path, std::string* problem) {
       return fail(name + ": WebP with an unknown first chunk");
     }
   } else if (h.format == "TIFF") {
-    if (!tiff_size(in, b[0] == 'I', h)) return fail(name + ": TIFF without a readable size");
+    const TiffRead read = tiff_header(in, b[0] == 'I', size, h);
+    if (read == TiffRead::kNoSize) return fail(name + ": TIFF without a readable size");
+    if (read == TiffRead::kTruncated) {
+      return fail(name + ": TIFF whose directory or image data lies past the end of the file (truncated)");
+    }
   } else {
     return fail(name + ": not a JPEG/PNG/BMP/WebP/TIFF image (unknown file header)");
   }

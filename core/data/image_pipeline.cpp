@@ -1,6 +1,7 @@
 #include "data/image_pipeline.h"
 
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 
 #include <opencv2/imgcodecs.hpp>
@@ -44,6 +45,12 @@ void ImagePipeline::load(const std::string& path, float* chw) const {
   // messages (a truncated or corrupt file) into an error naming the file instead of a bare line
   // on stderr; the rarer formats through OpenCV.
   const std::string format = image_format(path);
+  if (format != "JPEG" && format != "PNG") {
+    // OpenCV prints its own line on stderr when a BMP / WebP / TIFF ends early; the header check
+    // sees that truncation first and names the file instead.
+    const std::string problem = image_file_problem(path, std::numeric_limits<int64_t>::max());
+    if (!problem.empty()) throw DataError(problem);
+  }
   cv::Mat bgr = format == "JPEG" ? decode_jpeg_file(path)
                 : format == "PNG"
                     ? decode_png_file(path)

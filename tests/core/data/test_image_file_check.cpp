@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
 #include <fstream>
@@ -97,6 +98,18 @@ TEST(ImageFileCheck, TruncatedEmptyAndMislabelledFilesAreNamed) {
   EXPECT_NE(image_file_problem(dir / "sig-only.jpg").find("JPEG without a frame header"),
             std::string::npos);
   EXPECT_NE(image_file_problem(dir / "missing.png").find("no image file at"), std::string::npos);
+  // Formats OpenCV decodes: truncation is seen in the header (OpenCV would print on stderr).
+  cv::Mat noisy(40, 40, CV_8UC3);
+  cv::randu(noisy, 0, 256);
+  for (const std::string ext : {".bmp", ".webp", ".tiff"}) {
+    const fs::path whole = dir / ("whole" + ext);
+    ASSERT_TRUE(cv::imwrite(whole.string(), noisy)) << ext;
+    EXPECT_EQ(image_file_problem(whole), "") << ext;
+    const std::string bytes = bytes_of(whole);
+    write_bytes(dir / ("cut" + ext), bytes.substr(0, bytes.size() * 3 / 4));
+    EXPECT_NE(image_file_problem(dir / ("cut" + ext)).find("truncated"), std::string::npos)
+        << ext << ": " << image_file_problem(dir / ("cut" + ext));
+  }
   fs::create_directories(dir / "folder.png");
   EXPECT_NE(image_file_problem(dir / "folder.png").find("no image file at"), std::string::npos);
 }
