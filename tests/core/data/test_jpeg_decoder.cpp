@@ -15,6 +15,7 @@
 #include <functional>
 
 #include "data/benchmark.h"
+#include "support/captured_stderr.h"
 #include "support/test_dirs.h"
 
 namespace hnclip {
@@ -22,38 +23,12 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::ScratchDir;
+using test::stderr_of;
 
 cv::Mat noise(int rows, int cols, int type) {
   cv::Mat m(rows, cols, type);
   cv::randu(m, 0, 256);
   return m;
-}
-
-// What `fn` wrote to file descriptor 2 (where libjpeg's default handler prints).
-std::string stderr_of(const std::function<void()>& fn) {
-  std::fflush(stderr);
-  char name[] = "/tmp/hnclip-stderr-XXXXXX";
-  const int capture = ::mkstemp(name);
-  const int saved = ::dup(2);
-  ::dup2(capture, 2);
-  try {
-    fn();
-  } catch (...) {
-    std::fflush(stderr);
-    ::dup2(saved, 2);
-    ::close(saved);
-    ::close(capture);
-    const std::string text = test::read_text_file(name);
-    ::unlink(name);
-    throw std::runtime_error("stderr: [" + text + "]");
-  }
-  std::fflush(stderr);
-  ::dup2(saved, 2);
-  ::close(saved);
-  ::close(capture);
-  const std::string text = test::read_text_file(name);
-  ::unlink(name);
-  return text;
 }
 
 TEST(JpegDecoder, PixelsEqualOpenCvsForColourAndGrey) {

@@ -15,29 +15,14 @@
 #include <functional>
 
 #include "data/benchmark.h"
+#include "support/captured_stderr.h"
 #include "support/test_dirs.h"
 
 namespace hnclip {
 namespace {
 
 using test::ScratchDir;
-
-// What `fn` wrote to file descriptor 2 (where libpng's default handlers print).
-std::string stderr_of(const std::function<void()>& fn) {
-  std::fflush(stderr);
-  char name[] = "/tmp/hnclip-stderr-XXXXXX";
-  const int capture = ::mkstemp(name);
-  const int saved = ::dup(2);
-  ::dup2(capture, 2);
-  fn();
-  std::fflush(stderr);
-  ::dup2(saved, 2);
-  ::close(saved);
-  ::close(capture);
-  const std::string text = test::read_text_file(name);
-  ::unlink(name);
-  return text;
-}
+using test::stderr_of;
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
