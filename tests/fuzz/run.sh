@@ -5,6 +5,7 @@
 # reproduces it (replay: build/fuzz/tests/fuzz/<target> <file>). CI runs it as `run.sh 30`.
 # Usage: tests/fuzz/run.sh [SECONDS] [TARGET...]
 #   HNCLIP_FUZZ_BUILD_JOBS  parallel compile jobs (default 2)
+#   HNCLIP_FUZZ_BUILD_DIR   build folder (default build/fuzz)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -27,7 +28,7 @@ dict_of() {
   esac
 }
 
-build=build/fuzz
+build="${HNCLIP_FUZZ_BUILD_DIR:-build/fuzz}"
 start=$(date +%s)
 nice -n 19 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHNCLIP_BUILD_GUI=OFF -DHNCLIP_BUILD_TESTS=OFF \
@@ -40,7 +41,7 @@ rm -rf "$scratch"
 mkdir -p "$scratch/tmp"
 cat tests/fuzz/dict/json.dict tests/fuzz/dict/csv.dict >"$scratch/manifest.dict"
 # The file-reading targets' per-process scratch folders go here too.
-export TMPDIR="$PWD/$scratch/tmp"
+export TMPDIR="$(cd "$scratch/tmp" && pwd)"
 # A sanitizer report aborts the run and is kept as a crash file; leaks count as findings.
 asan_options="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
