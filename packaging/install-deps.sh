@@ -24,6 +24,7 @@ test_pkgs=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3-torch python3-numpy python3-pil   # test-time references only, via /usr/bin/python3
   xvfb xauth imagemagick desktop-file-utils appstream
+  clang libclang-rt-14-dev  # tests/fuzz: clang 14 and its libFuzzer / sanitizer runtimes
 )
 
 pkgs=("${build_pkgs[@]}")

@@ -215,6 +215,8 @@ std::vector<std::pair<std::string, std::vector<std::string>>> read_splits(const 
   } catch (const nlohmann::json::parse_error& e) {
     throw DataError(file.string() + ":" + std::to_string(line_at(text, e.byte > 0 ? e.byte - 1 : 0)) +
                     ": malformed JSON: " + e.what());
+  } catch (const nlohmann::json::exception& e) {  // out_of_range: a number too large ("1e999")
+    throw DataError(file.string() + ": malformed JSON: " + e.what());
   }
   if (!doc.is_object()) {
     throw DataError(file.string() + ": expected an object of split name -> annotation file names, found " +

@@ -159,7 +159,8 @@ std::unique_ptr<Benchmark> read_jsonl(const std::string& path, const std::string
     json obj;
     try {
       obj = json::parse(line_text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
+      // Not only parse_error: a number too large for a double ("1e999") is an out_of_range.
       collector.fail(line, "", std::string("malformed JSON: ") + e.what());
     }
     if (!obj.is_object()) {

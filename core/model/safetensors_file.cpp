@@ -28,6 +28,7 @@ constexpr size_t kHeaderAlignment = 8;  // the reference writer pads the header 
 constexpr size_t kMinHeaderBytes = 2;   // "{}"
 constexpr const char* kMetadataKey = "__metadata__";
 constexpr const char* kHeaderLengthKey = "header length";  // what file-level errors name as the key
+constexpr size_t kMaxShownChars = 120;  // of a JSON value quoted in an error message
 
 struct Dtype {
   const char* name;
@@ -64,6 +65,19 @@ std::string supported_dtypes() {
   std::string out;
   for (const auto& d : kDtypes) out += std::string(out.empty() ? "" : " ") + d.name;
   return out;
+}
+
+// A header value for an error message: short, and never a dump of a nested value (the serializer
+// recurses once per level, and a crafted header nesting 500k arrays overflowed the stack).
+std::string shown(const nlohmann::json& v) {
+  bool flat = true;
+  if (v.is_structured()) {
+    for (const auto& item : v) flat = flat && item.is_primitive();
+  }
+  std::string s = flat ? v.dump()
+                       : std::string("a JSON ") + v.type_name() + " holding nested values";
+  if (s.size() > kMaxShownChars) s = s.substr(0, kMaxShownChars) + "...";
+  return s;
 }
 
 uint64_t read_u64_le(const unsigned char* p) {
@@ -116,11 +130,11 @@ struct Entry {
 uint64_t unsigned_field(const nlohmann::json& v, const std::string& path, const std::string& key,
                         const std::string& what) {
   if (v.is_number_integer() && !v.is_number_unsigned()) {
-    throw StateDictError(key_where(path, key) + what + " is negative (" + v.dump() + ")");
+    throw StateDictError(key_where(path, key) + what + " is negative (" + shown(v) + ")");
   }
   if (!v.is_number_unsigned()) {
     throw StateDictError(key_where(path, key) + what + " is not a non-negative integer (" +
-                         v.dump() + ")");
+                         shown(v) + ")");
   }
   return v.get<uint64_t>();
 }
@@ -137,7 +151,7 @@ Entry parse_entry(const std::string& key, const nlohmann::json& e, const std::st
   out.name = key;
   const auto& dtype = e.at("dtype");
   if (!dtype.is_string())
-    throw StateDictError(key_where(path, key) + "dtype is not a string (" + dtype.dump() + ")");
+    throw StateDictError(key_where(path, key) + "dtype is not a string (" + shown(dtype) + ")");
   out.dtype = dtype_by_name(dtype.get<std::string>());
   if (out.dtype == nullptr) {
     throw StateDictError(key_where(path, key) + "unknown dtype " + dtype.get<std::string>() +
@@ -145,7 +159,7 @@ Entry parse_entry(const std::string& key, const nlohmann::json& e, const std::st
   }
   const auto& shape = e.at("shape");
   if (!shape.is_array())
-    throw StateDictError(key_where(path, key) + "shape is not an array (" + shape.dump() + ")");
+    throw StateDictError(key_where(path, key) + "shape is not an array (" + shown(shape) + ")");
   // numel x element size must fit in the file, so anything that overflows 64 bits is refused.
   uint64_t bytes = c10::elementSize(out.dtype->type);
   bool overflow = false;
@@ -159,7 +173,7 @@ Entry parse_entry(const std::string& key, const nlohmann::json& e, const std::st
   const auto& offsets = e.at("data_offsets");
   if (!offsets.is_array() || offsets.size() != 2) {
     throw StateDictError(key_where(path, key) + "data_offsets is not [begin, end] (" +
-                         offsets.dump() + ")");
+                         shown(offsets) + ")");
   }
   out.begin = unsigned_field(offsets[0], path, key, "data_offsets begin");
   out.end = unsigned_field(offsets[1], path, key, "data_offsets end");
@@ -170,7 +184,7 @@ Entry parse_entry(const std::string& key, const nlohmann::json& e, const std::st
   if (overflow || out.end - out.begin != bytes) {
     throw StateDictError(key_where(path, key) + "data_offsets [" + std::to_string(out.begin) +
                          ", " + std::to_string(out.end) + "] hold " +
-                         std::to_string(out.end - out.begin) + " bytes, but shape " + shape.dump() +
+                         std::to_string(out.end - out.begin) + " bytes, but shape " + shown(shape) +
                          " of " + out.dtype->name + " needs " +
                          (overflow ? std::string("more than 2^64") : std::to_string(bytes)));
   }

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <sstream>
+#include <unordered_map>
 
 namespace hnclip {
 
@@ -20,6 +21,10 @@ constexpr uint8_t kBinBytes = 'B', kShortBinBytes = 'C';
 constexpr uint8_t kProto = 0x80, kTuple1 = 0x85, kTuple2 = 0x86, kTuple3 = 0x87, kNewTrue = 0x88;
 constexpr uint8_t kNewFalse = 0x89, kLong1 = 0x8a, kShortBinUnicode = 0x8c, kBinUnicode8 = 0x8d;
 constexpr uint8_t kBinBytes8 = 0x8e, kStackGlobal = 0x93, kMemoize = 0x94, kFrame = 0x95;
+
+// Deepest nesting of containers accepted: a state dict is 2-4 deep (an open_clip checkpoint's
+// optimizer state the most); deeper values would be freed by recursive destructors.
+constexpr size_t kMaxNesting = 1000;
 
 constexpr const char* kOrderedDict = "collections.OrderedDict";
 constexpr const char* kRebuildTensorV2 = "torch._utils._rebuild_tensor_v2";
@@ -188,7 +193,7 @@ PickleValuePtr TorchUnpickler::call(const PickleValuePtr& callable, const Pickle
   const auto& a = args->items;
   if (fn == kOrderedDict) {
     if (!a.empty()) fail("collections.OrderedDict called with arguments");
-    return make(PickleValue::Kind::Dict);
+    return make_container(PickleValue::Kind::Dict);
   }
   if (fn == kRebuildTensorV2) {
     // (storage, storage_offset, size, stride, requires_grad, backward_hooks[, metadata])
@@ -206,9 +211,7 @@ PickleValuePtr TorchUnpickler::call(const PickleValuePtr& callable, const Pickle
     const auto& storage = a[0]->tensor;
     if (size.size() != stride.size()) fail("tensor size and stride differ in length");
     // The view must stay inside its storage record: a corrupt file must not read out of bounds.
-    // And it may not claim more elements than the record holds: a zero or overlapping stride
-    // lets a few bytes of file describe terabytes, which the copy below would try to allocate.
-    // Overflow-checked, since the sizes are the file's and may be anything.
+    // Checked arithmetic: a wrapped element count or end offset would pass the bounds check.
     int64_t last = offset, numel = 1;
     bool overflow = false;
     for (size_t d = 0; d < size.size(); ++d) {
@@ -218,15 +221,16 @@ PickleValuePtr TorchUnpickler::call(const PickleValuePtr& callable, const Pickle
                  (size[d] > 0 && (__builtin_mul_overflow(size[d] - 1, stride[d], &reach) ||
                                   __builtin_add_overflow(last, reach, &last)));
     }
-    if (overflow || numel > storage.numel()) {
-      std::string shape = "[";
-      for (size_t d = 0; d < size.size(); ++d) shape += (d ? ", " : "") + std::to_string(size[d]);
-      fail("tensor of size " + shape + "] claims more elements than its storage record of " +
-           std::to_string(storage.numel()) + " elements holds (a corrupt or hostile file)");
-    }
+    if (overflow) fail("tensor size and stride overflow 64 bits (a corrupt size or stride)");
     if (offset < 0 || (numel > 0 && last >= storage.numel())) {
       fail("tensor view (offset " + std::to_string(offset) + ") reaches past its storage of " +
            std::to_string(storage.numel()) + " elements");
+    }
+    // More elements than the storage holds means zero strides (a broadcast view); its contiguous
+    // copy would be sized by the file's claim alone (terabytes), so it is refused before allocating.
+    if (numel > storage.numel()) {
+      fail("tensor of " + std::to_string(numel) + " elements is a broadcast view of a storage of " +
+           std::to_string(storage.numel()) + " (zero strides), not supported");
     }
     auto view = storage.as_strided(size, stride, offset);
     const bool whole = offset == 0 && numel == storage.numel() && view.is_contiguous();
@@ -242,7 +246,61 @@ PickleValuePtr TorchUnpickler::call(const PickleValuePtr& callable, const Pickle
   fail("cannot call " + fn);
 }
 
+PickleValuePtr TorchUnpickler::make_container(PickleValue::Kind kind) {
+  auto v = make(kind);
+  containers_.push_back(v);
+  return v;
+}
+
 PickleValuePtr TorchUnpickler::load() {
+  try {
+    auto top = run();
+    keep_only_tree(top);
+    return top;
+  } catch (...) {
+    release_containers([](const PickleValue*) { return false; });
+    throw;
+  }
+}
+
+void TorchUnpickler::keep_only_tree(const PickleValuePtr& top) {
+  // Depth-first from the result, iteratively: a value on the current path seen again is a cycle.
+  enum : uint8_t { kOnPath = 1, kDone = 2 };
+  std::unordered_map<const PickleValue*, uint8_t> state;
+  std::vector<std::pair<const PickleValue*, size_t>> path{{top.get(), 0}};  // value, next item
+  state[top.get()] = kOnPath;
+  while (!path.empty()) {
+    auto& [v, next] = path.back();
+    if (next == v->items.size()) {
+      state[v] = kDone;
+      path.pop_back();
+      continue;
+    }
+    const PickleValue* item = v->items[next++].get();
+    if (item->items.empty()) continue;
+    auto [it, fresh] = state.emplace(item, kOnPath);
+    if (!fresh && it->second == kOnPath) fail("the value holds itself (a cyclic structure; torch.save writes none)");
+    if (!fresh) continue;
+    if (path.size() >= kMaxNesting) fail("values nested deeper than " + std::to_string(kMaxNesting));
+    path.emplace_back(item, 0);
+  }
+  // Containers the result does not reach are garbage, possibly cyclic (a list appended to
+  // itself and popped): emptied, so that they are freed.
+  release_containers([&](const PickleValue* v) { return state.count(v) != 0; });
+}
+
+void TorchUnpickler::release_containers(const std::function<bool(const PickleValue*)>& keep) {
+  // All held first, then emptied, then let go: no container is destroyed while it still holds
+  // items, so neither a cycle nor a deep chain (recursive destructors) survives.
+  std::vector<PickleValuePtr> held;
+  for (const auto& weak : containers_) {
+    if (auto v = weak.lock(); v && !keep(v.get())) held.push_back(std::move(v));
+  }
+  for (const auto& v : held) v->items.clear();
+  containers_.clear();
+}
+
+PickleValuePtr TorchUnpickler::run() {
   while (true) {
     op_pos_ = pos_;
     const uint8_t op = read_u8();
@@ -320,14 +378,14 @@ PickleValuePtr TorchUnpickler::load() {
         stack_.push_back(v);
         break;
       }
-      case kEmptyTuple: stack_.push_back(make(PickleValue::Kind::Tuple)); break;
-      case kEmptyList: stack_.push_back(make(PickleValue::Kind::List)); break;
-      case kEmptyDict: stack_.push_back(make(PickleValue::Kind::Dict)); break;
+      case kEmptyTuple: stack_.push_back(make_container(PickleValue::Kind::Tuple)); break;
+      case kEmptyList: stack_.push_back(make_container(PickleValue::Kind::List)); break;
+      case kEmptyDict: stack_.push_back(make_container(PickleValue::Kind::Dict)); break;
       case kTuple:
       case kTuple1:
       case kTuple2:
       case kTuple3: {
-        auto v = make(PickleValue::Kind::Tuple);
+        auto v = make_container(PickleValue::Kind::Tuple);
         if (op == kTuple) {
           v->items = pop_to_mark();
         } else {

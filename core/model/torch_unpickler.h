@@ -55,10 +55,18 @@ using StorageRecordLoader = std::function<std::pair<std::shared_ptr<const void>,
 class TorchUnpickler {
  public:
   TorchUnpickler(const void* data, size_t size, StorageRecordLoader load_record);
-  // Runs the program to its STOP and returns the value it leaves.
+  // Runs the program to its STOP and returns the value it leaves: a tree (shared sub-values
+  // allowed) at most 1000 containers deep; a cyclic or deeper value is an UnpicklingError.
   PickleValuePtr load();
 
  private:
+  PickleValuePtr run();
+  PickleValuePtr make_container(PickleValue::Kind kind);
+  // Checks that `top` is an acyclic tree of bounded depth and empties every container it does
+  // not reach.
+  void keep_only_tree(const PickleValuePtr& top);
+  // Empties the containers created so far, except those `keep` names.
+  void release_containers(const std::function<bool(const PickleValue*)>& keep);
   uint8_t read_u8();
   const char* read_bytes(size_t n);
   std::string read_line();
@@ -78,6 +86,7 @@ class TorchUnpickler {
   std::vector<size_t> marks_;
   std::unordered_map<uint32_t, PickleValuePtr> memo_;
   std::unordered_map<std::string, PickleValuePtr> storages_;  // by record key: shared storages stay shared
+  std::vector<std::weak_ptr<PickleValue>> containers_;        // every tuple, list and dict made
 };
 
 }  // namespace hnclip

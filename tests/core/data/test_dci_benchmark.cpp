@@ -167,6 +167,16 @@ TEST_F(DciTest, SplitsJsonProblemsNameTheKeyAndTheAnnotation) {
   expect_error([&] { open_dci_benchmark(base().string()); }, {f + ":2: malformed JSON"});
 }
 
+// Seen with fuzz_dci_json (its dictionary has 1e999): a number too large for a double is
+// nlohmann's out_of_range, not a parse_error, and escaped as a bare nlohmann exception without
+// the file.
+TEST_F(DciTest, SplitsJsonNumberTooLargeIsMalformedJsonNamingTheFile) {
+  make_dci();
+  splits(R"({"train": [1e999]})");
+  const std::string f = (base() / "splits.json").string();
+  expect_error([&] { open_dci_benchmark(base().string()); }, {f + ": malformed JSON", "1e999"});
+}
+
 TEST_F(DciTest, AnnotationProblemsNameTheFileLineAndKeyAndMissingPhotosAllAppear) {
   make_dci();
   const fs::path ann = base() / "annotations";

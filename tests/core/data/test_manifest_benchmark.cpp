@@ -204,6 +204,15 @@ TEST_F(ManifestTest, JsonlErrorsNameFileLineAndKey) {
                "image", "empty");
 }
 
+// Seen with fuzz_manifest_reader (its dictionary has 1e999): a number too large for a double is
+// nlohmann's out_of_range, not a parse_error, and escaped the reader without the file and line.
+TEST_F(ManifestTest, JsonlNumberTooLargeIsMalformedJsonNamingTheLine) {
+  const std::string ok = R"({"image": "img/a.png", "caption": "x", "split": "train"})"
+                         "\n";
+  expect_error(write("big.jsonl", ok + R"({"image": "img/b.png", "caption": "x", "split": "t", "group": 1e999})"),
+               2, "", "malformed JSON");
+}
+
 // ---- CSV ----------------------------------------------------------------------------------------
 
 TEST_F(ManifestTest, CsvMergesCaptionsOfTheSameImageAndSplit) {

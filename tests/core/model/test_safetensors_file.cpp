@@ -365,6 +365,22 @@ TEST_F(SafetensorsFile, RefusesMalformedFilesNamingTheFileAndTheKey) {
       {(out / "missing.safetensors").string(), "no such file"});
 }
 
+// Seen with fuzz_safetensors_header's target on a crafted header (libFuzzer's 4 KB inputs nest
+// too shallowly to reach it): the error message dumped the offending value, and dumping a shape
+// nested 500,000 arrays deep recursed once per level until the stack overflowed. Nested values are
+// now named by their type, and long ones cut.
+TEST_F(SafetensorsFile, RefusesADeeplyNestedShapeWithoutDumpingIt) {
+  constexpr size_t kDepth = 500'000;
+  const std::string header = R"({"w":{"dtype":"F32","shape":[)" + std::string(kDepth, '[') +
+                             std::string(kDepth, ']') + R"(],"data_offsets":[0,8]}})";
+  const auto path = (out / "deep.safetensors").string();
+  write_bytes(path, raw_file(header, 8));
+  const std::string msg = test::expect_error_containing<StateDictError>(
+      [&] { read_safetensors_file(path); },
+      {path, "key 'w'", "a shape dimension is not a non-negative integer (a JSON array holding nested values)"});
+  EXPECT_LT(msg.size(), 1000u) << msg.substr(0, 1000);
+}
+
 TEST_F(SafetensorsFile, WriterRefusesWhatItCannotWriteAndLeavesNoFile) {
   const auto path = (out / "never.safetensors").string();
   const auto refuses = [&](const StateDict& sd, const std::string& key, const std::string& detail) {
