@@ -10,6 +10,7 @@
 
 #include "data/batch_loader.h"
 #include "data/benchmark_summary.h"
+#include "fault/fault_point.h"
 #include "job/run_assets.h"
 #include "job/stale_checkpoint_files.h"
 #include "job/stored_best_epoch.h"
@@ -128,6 +129,7 @@ TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLo
   record.created_at_ms = unix_time_ms();
   record.data_summary_json = s.data_summary.dump();
   s.run_id = s.store->create_run(record);
+  fault_point("run.created");
 }
 
 std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths& paths,

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "fault/fault_point.h"
 #include "model/peft.h"
 
 namespace hnclip {
@@ -60,6 +61,7 @@ void save_checkpoint(const std::string& path, ClipModel& model, const Checkpoint
   const std::string tmp = path + kTemporaryInfix + std::to_string(::getpid());
   try {
     archive.save_to(tmp);
+    fault_point("checkpoint.write");
     std::filesystem::rename(tmp, path);  // atomic on one file system
   } catch (...) {
     std::error_code ec;
