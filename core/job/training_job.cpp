@@ -144,9 +144,13 @@ std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths&
   const auto run = s.store->find_run(run_id);
   if (!run)
     throw ConfigError("--resume " + std::to_string(run_id) + ": no such run in " + paths.database);
-  if (run->status != RunStatus::Interrupted && run->status != RunStatus::Stopped) {
+  // A failed run resumes too: a full disk or a vanished file fails a run that can go on once
+  // the cause is fixed (a non-finite loss simply fails again at the same step).
+  if (run->status != RunStatus::Interrupted && run->status != RunStatus::Stopped &&
+      run->status != RunStatus::Failed) {
     throw ConfigError("--resume " + std::to_string(run_id) + ": the run is " +
-                      to_string(run->status) + "; only interrupted or stopped runs can be resumed");
+                      to_string(run->status) +
+                      "; only interrupted, stopped or failed runs can be resumed");
   }
   from_json(nlohmann::json::parse(run->config_json), s.config);
   s.run_id = run_id;
@@ -211,9 +215,20 @@ TrainResult TrainingJob::run(const std::atomic<bool>& stop,
     for (auto* o : observers) trainer.add_observer(o);
     return trainer.run(s.start, stop);
   } catch (const std::exception& e) {
-    recorder.flush();
-    s.store->set_status(s.run_id, RunStatus::Failed, e.what());
-    s.store->set_finished(s.run_id, unix_time_ms());
+    // The error that ended the run is the one reported. When the database itself cannot be
+    // written (a full disk) the status stays `running` with this dead process's pid, which the
+    // next start marks `interrupted` — resumable either way.
+    try {
+      recorder.flush();
+    } catch (const std::exception& flush_error) {
+      s.say(std::string("last step metrics not saved: ") + flush_error.what());
+    }
+    try {
+      s.store->set_status(s.run_id, RunStatus::Failed, e.what());
+      s.store->set_finished(s.run_id, unix_time_ms());
+    } catch (const std::exception& store_error) {
+      s.say(std::string("run not marked failed: ") + store_error.what());
+    }
     throw;
   }
 }

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <set>
@@ -60,7 +61,17 @@ void save_checkpoint(const std::string& path, ClipModel& model, const Checkpoint
   if (!parent.empty()) std::filesystem::create_directories(parent);
   const std::string tmp = path + kTemporaryInfix + std::to_string(::getpid());
   try {
-    archive.save_to(tmp);
+    errno = 0;
+    try {
+      archive.save_to(tmp);
+    } catch (const c10::Error& e) {
+      // LibTorch names only the record inside the archive; a full disk (ENOSPC) or a file-size
+      // limit (EFBIG) must name the file, and the errno, for the run's failure message.
+      const int err = errno;
+      throw CheckpointError("checkpoint " + path + ": cannot write " + tmp +
+                            (err != 0 ? std::string(" (") + std::strerror(err) + ")" : "") + ": " +
+                            std::string(e.what_without_backtrace()).substr(0, 200));
+    }
     fault_point("checkpoint.write");
     std::filesystem::rename(tmp, path);  // atomic on one file system
   } catch (...) {
