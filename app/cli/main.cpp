@@ -2,6 +2,7 @@
 // benchmark, probes, stats, neighbors, encode, tokenize, export, inspect). Exit codes: 0 ok, 1 runtime failure, 2 usage error,
 // 130 stopped by Ctrl-C.
 
+#include <csignal>
 #include <iostream>
 #include <map>
 
@@ -14,6 +15,9 @@
 
 int main(int argc, char** argv) {
   using namespace hnclip::cli;
+  // Under a file-size limit (ulimit -f) a write past it raises SIGXFSZ, which would kill the
+  // process without a word; ignored, the write fails with EFBIG and the run fails naming the file.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"hnclip: fine-tune CLIP-style dual encoders with HN-CLIP margins (headless)"};
   app.require_subcommand(1);
   std::map<CLI::App*, CommandAction> actions;

@@ -177,7 +177,8 @@ CommandAction add_train_command(CLI::App& app) {
   add_config_options(cmd, o->config);
   add_common_options(cmd, o->common);
   cmd->add_option("--resume", o->resume,
-                  "continue an interrupted or stopped run (same id) from its last checkpoint");
+                  "continue an interrupted, stopped or failed run (same id) from its last "
+                  "checkpoint; a run that failed on a full disk resumes once space exists");
   return [o, cmd]() {
     const auto log = [](const std::string& m) { std::cerr << m << std::endl; };
     std::unique_ptr<TrainingJob> job;

@@ -16,6 +16,7 @@
 #include "data/manifest_benchmark.h"
 #include "data/synthetic_renderer.h"
 #include "data/synthetic_split.h"
+#include "fault/fault_point.h"
 
 namespace hnclip {
 
@@ -84,6 +85,7 @@ void generate(const SyntheticOptions& options, const fs::path& dir,
       const auto& item = items[i];
       const std::string rel = "images/" + split + "/" + image_name(static_cast<int64_t>(i));
       write_png(dir / rel, renderer.render(item.scene));
+      fault_point("benchmark.generate");
       nlohmann::json line = {{"image", rel}, {"captions", {item.caption}}, {"split", split}};
       if (!item.group.empty()) line["group"] = item.group;
       manifest << line.dump() << '\n';

@@ -10,6 +10,7 @@
 
 #include "data/batch_loader.h"
 #include "data/benchmark_summary.h"
+#include "fault/fault_point.h"
 #include "job/run_assets.h"
 #include "job/stale_checkpoint_files.h"
 #include "job/stored_best_epoch.h"
@@ -145,6 +146,7 @@ TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLo
   record.data_summary_json = s.data_summary.dump();
   s.run_id = s.store->create_run(record);
   s.trainer->set_run(s.run_id, run_checkpoint_dir(paths.database, s.run_id));
+  fault_point("run.created");
 }
 
 std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths& paths,
@@ -159,9 +161,13 @@ std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths&
   const auto run = s.store->find_run(run_id);
   if (!run)
     throw ConfigError("--resume " + std::to_string(run_id) + ": no such run in " + paths.database);
-  if (run->status != RunStatus::Interrupted && run->status != RunStatus::Stopped) {
+  // A failed run resumes too: a full disk or a vanished file fails a run that can go on once
+  // the cause is fixed (a non-finite loss simply fails again at the same step).
+  if (run->status != RunStatus::Interrupted && run->status != RunStatus::Stopped &&
+      run->status != RunStatus::Failed) {
     throw ConfigError("--resume " + std::to_string(run_id) + ": the run is " +
-                      to_string(run->status) + "; only interrupted or stopped runs can be resumed");
+                      to_string(run->status) +
+                      "; only interrupted, stopped or failed runs can be resumed");
   }
   from_json(nlohmann::json::parse(run->config_json), s.config);
   s.run_id = run_id;
@@ -236,14 +242,25 @@ TrainResult TrainingJob::run(const std::atomic<bool>& stop,
     record_skipped();
     return result;
   } catch (const std::exception& e) {
-    recorder.flush();
+    // The error that ended the run is the one reported. When the database itself cannot be
+    // written (a full disk) the status stays `running` with this dead process's pid, which the
+    // next start marks `interrupted` — resumable either way.
+    try {
+      recorder.flush();
+    } catch (const std::exception& flush_error) {
+      s.say(std::string("last step metrics not saved: ") + flush_error.what());
+    }
     try {
       record_skipped();
-    } catch (const std::exception&) {
-      // The run's own failure is what must be reported; a second store error would hide it.
+    } catch (const std::exception& store_error) {
+      s.say(std::string("skipped images not recorded: ") + store_error.what());
     }
-    s.store->set_status(s.run_id, RunStatus::Failed, e.what());
-    s.store->set_finished(s.run_id, unix_time_ms());
+    try {
+      s.store->set_status(s.run_id, RunStatus::Failed, e.what());
+      s.store->set_finished(s.run_id, unix_time_ms());
+    } catch (const std::exception& store_error) {
+      s.say(std::string("run not marked failed: ") + store_error.what());
+    }
     throw;
   }
 }

@@ -9,6 +9,7 @@
 #include <limits>
 #include <system_error>
 
+#include "fault/fault_point.h"
 #include "store/column.h"
 #include "store/host_process.h"
 #include "store/little_endian_blob.h"
@@ -474,6 +475,7 @@ void RunStore::append_step_metrics(int64_t run, const std::vector<StepMetricRow>
     bind_row(st.bind_int64(1, run), 2, kStepMetricColumns, r).run();
     st.reset();
   }
+  fault_point("metrics.transaction");
   tx.commit();
 }
 

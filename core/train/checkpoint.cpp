@@ -2,12 +2,15 @@
 
 #include <caffe2/serialize/inline_container.h>
 #include <torch/torch.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <set>
 
+#include "fault/fault_point.h"
 #include "model/peft.h"
 #include "numeric/non_finite_values.h"
 
@@ -37,6 +40,38 @@ torch::serialize::InputArchive open_archive(const std::string& path) {
   }
   return archive;
 }
+// Through a file descriptor of our own: LibTorch's file writer throws from its destructor when a
+// write fails (std::terminate on a full disk, or past ulimit -f), so the first failed write is
+// kept here, LibTorch is told every byte was taken, and the error, naming the file, comes after.
+void write_archive(torch::serialize::OutputArchive& archive, const std::string& tmp,
+                   const std::string& path) {
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw CheckpointError("checkpoint " + path + ": cannot create " + tmp + ": " +
+                          std::strerror(errno));
+  }
+  int error = 0;
+  archive.save_to([fd, &error](const void* data, size_t n) -> size_t {
+    const char* p = static_cast<const char*>(data);
+    size_t left = n;
+    while (error == 0 && left > 0) {
+      const ssize_t written = ::write(fd, p, left);
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) {
+        error = written < 0 ? errno : EIO;
+        break;
+      }
+      p += written;
+      left -= static_cast<size_t>(written);
+    }
+    return n;
+  });
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
+    throw CheckpointError("checkpoint " + path + ": cannot write " + tmp + ": " +
+                          std::strerror(error));
+  }
+}
 }  // namespace
 
 void save_checkpoint(const std::string& path, ClipModel& model, const CheckpointMeta& meta,
@@ -60,7 +95,8 @@ void save_checkpoint(const std::string& path, ClipModel& model, const Checkpoint
   if (!parent.empty()) std::filesystem::create_directories(parent);
   const std::string tmp = path + kTemporaryInfix + std::to_string(::getpid());
   try {
-    archive.save_to(tmp);
+    write_archive(archive, tmp, path);
+    fault_point("checkpoint.write");
     std::filesystem::rename(tmp, path);  // atomic on one file system
   } catch (...) {
     std::error_code ec;

@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 
+#include "fault/fault_point.h"
 #include "loss/hn_contrastive_loss.h"
 #include "loss/token_similarity.h"
 #include "model/peft.h"
@@ -314,6 +315,7 @@ bool Trainer::train_step(State& st, const Batch& batch, int epoch) {
   st.optimizer->zero_grad();
   sl.loss.backward();
   const double grad_norm = clip_gradients(st.trainable);
+  fault_point("train.step");
   st.optimizer->step();
   if (!c.fixed_scale) {
     torch::NoGradGuard no_grad;
