@@ -48,7 +48,7 @@ case "$size" in
     plan=(benchmark.generate:$generate_at run.created:1 random eval:1 random train.step:5 random
           metrics.transaction:1 random checkpoint.write:1 random random train.step:$((32 + 7))
           random metrics.transaction:3 random eval:2 random random checkpoint.write:2 random
-          train.step:$((32 + 30)) random checkpoint.write:2) ;;
+          train.step:5 random checkpoint.write:1) ;;
   *) echo "kill_anywhere: --size small|full" >&2; exit 2 ;;
 esac
 settings=(--benchmark synthetic --benchmark-size small --epochs "$epochs" --batch "$batch"
@@ -81,13 +81,27 @@ killed_attempt() {
     before=0
   fi
   if [ "$word" = random ]; then
-    # Anywhere in the start-up and 0.9 of an epoch: random kills seldom complete an epoch, so the
-    # run advances at the planned points and is never over before the plan is.
-    local span=$(( startup_ms + epoch_ms * 9 / 10 ))
-    local delay=$(( 100 + (RANDOM * 32768 + RANDOM) % span ))
+    # Tied to the process's own progress, not to wall time (a loaded machine runs the reference
+    # several times slower than a resume, and a timed kill then came after the run had ended):
+    # either during the start-up (after its "data:" line), or after 1-3 of this attempt's step
+    # lines (every 4 steps; an attempt starts at an epoch boundary, so it never finishes an epoch),
+    # each plus a random 0-250 ms.
+    local mode=$((RANDOM % 4)) jitter=$((RANDOM % 251)) waited=0
     "${cmd[@]}" >"$log" 2>&1 &
     local pid=$!
-    sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+    local t0; t0=$(now_ms)
+    while kill -0 "$pid" 2>/dev/null; do
+      if [ "$mode" -eq 0 ]; then
+        grep -q "^data:" "$log" && break
+      elif [ "$(grep -cE '^epoch [0-9]+ step' "$log")" -ge "$mode" ]; then
+        break
+      fi
+      sleep 0.02
+      waited=$((waited + 20))
+      [ "$waited" -lt 600000 ] || fail "attempt $attempt: no progress in 600 s; see $log"
+    done
+    sleep "0.$(printf '%03d' "$jitter")"
+    local delay=$(( $(now_ms) - t0 ))
     # What the process was doing: a checkpoint temporary of its own means inside a write.
     local tmp_seen=""
     find "$work/killed" -name "*.tmp-$pid" | grep -q . && tmp_seen=1
@@ -102,7 +116,8 @@ killed_attempt() {
     elif ! grep -q "^run [0-9]* started" "$log"; then
       moment="random: before training (data, model, resume)"
     else
-      moment="random: training (after $(grep -oE '^(epoch [0-9]+|start )' "$log" | tail -1 | sed 's/ *$//'))"
+      local last; last=$(grep -oE '^(epoch [0-9]+|start )' "$log" | tail -1 | sed 's/ *$//')
+      moment="random: training (${last:+after }${last:-before any progress line of this attempt})"
     fi
     echo "kill $((kills + 1)): $moment, ${delay} ms after start"
   else
