@@ -8,6 +8,8 @@
 #include <QPalette>
 #include <QStyleFactory>
 
+#include <csignal>
+
 #include "job/workbench_paths.h"
 #include "main_window.h"
 #include "scripted_session.h"
@@ -47,6 +49,9 @@ QPalette dark_palette() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // As the CLI: past a file-size limit a write fails with EFBIG (the run fails naming the file)
+  // instead of SIGXFSZ killing the window.
+  std::signal(SIGXFSZ, SIG_IGN);
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("hnclip"));
   QApplication::setApplicationName(QStringLiteral("workbench"));

@@ -111,7 +111,7 @@ void MainWindow::buildDock() {
   resizeDocks({dock}, {kRunListInitialWidth}, Qt::Horizontal);  // restoreState overrides it
 
   auto* resume = new QAction(tr("Resume"), run_list_);
-  resume->setToolTip(tr("Continue an interrupted or stopped run"));
+  resume->setToolTip(tr("Continue an interrupted, stopped or failed run from its last checkpoint"));
   connect(resume, &QAction::triggered, this, [this] {
     const auto ids = run_list_->selectedRuns();
     if (ids.size() != 1) return;

@@ -460,8 +460,10 @@ void RunsPanel::fillContextMenu(QMenu* menu_ptr) {
   const bool any_running = std::any_of(runs.begin(), runs.end(), [](const RunSummary& s) {
     return s.record.status == RunStatus::Running;
   });
+  // As `hnclip train --resume`: a failed run too (a full disk), continuing from its checkpoint.
   const bool resumable = one && (runs[0].record.status == RunStatus::Interrupted ||
-                                 runs[0].record.status == RunStatus::Stopped);
+                                 runs[0].record.status == RunStatus::Stopped ||
+                                 runs[0].record.status == RunStatus::Failed);
   QAction* rename = menu.addAction(tr("Rename…"), this, &RunsPanel::promptRename);
   rename->setEnabled(one);
   QAction* tags = menu.addAction(tr("Tags…"), this, &RunsPanel::promptTags);
