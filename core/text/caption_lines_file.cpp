@@ -34,7 +34,8 @@ std::vector<std::string> read_caption_lines(const std::string& path) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
+      // Not only parse_error: a number too large for a double ("1e999") is an out_of_range.
       throw std::runtime_error(where + ": not JSON (" + e.what() + ")");
     }
     if (!j.is_object()) throw std::runtime_error(where + ": expected a JSON object");

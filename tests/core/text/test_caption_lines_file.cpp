@@ -57,6 +57,12 @@ TEST(CaptionLinesFile, ErrorsNameFileLineAndKey) {
   test::write_text_file(dir / "d.jsonl", "{\"captions\": [\"a\", 2]}\n");
   const auto d = error_of((dir / "d.jsonl").string());
   EXPECT_NE(d.find("line 1: key \"captions\" must hold strings"), std::string::npos) << d;
+  // A number too large for a double is nlohmann's out_of_range, not a parse_error: still refused
+  // with the line, never escaping as an exception the caller does not expect.
+  test::write_text_file(dir / "e.jsonl",
+                        "{\"caption\": \"ok\"}\n{\"caption\": \"x\", \"n\": 1e999}\n");
+  const auto e = error_of((dir / "e.jsonl").string());
+  EXPECT_NE(e.find("e.jsonl: line 2: not JSON"), std::string::npos) << e;
 }
 
 }  // namespace
