@@ -8,7 +8,12 @@
 #include <QLineEdit>
 #include <QSpinBox>
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <utility>
+
+#include "data/image_file_check.h"
 
 namespace hnclip::gui {
 
@@ -20,6 +25,26 @@ TrainAdvancedFields::TrainAdvancedFields(
   form->addRow(tr("Train split"), train_split_);
   test_split_ = new QLineEdit(this);
   form->addRow(tr("Test split"), test_split_);
+  max_image_megapixels_ = new QSpinBox(this);
+  max_image_megapixels_->setRange(0, std::numeric_limits<int>::max() / 1000000);
+  max_image_megapixels_->setSuffix(tr(" megapixels"));
+  max_image_megapixels_->setSpecialValueText(
+      tr("default (%L1 pixels)").arg(static_cast<qlonglong>(hnclip::kDefaultMaxImagePixels)));
+  max_image_megapixels_->setToolTip(
+      tr("--max-image-pixels: a data set's image larger than this (width × height, read from its "
+         "header) is refused before the run is recorded"));
+  form->addRow(tr("Largest image"), max_image_megapixels_);
+  form->addRow(message_label(QStringLiteral("--max-image-pixels")));
+  allow_outside_root_ =
+      new QCheckBox(tr("accept image paths outside the data root (absolute or ../)"), this);
+  allow_outside_root_->setToolTip(
+      tr("--allow-outside-root: a manifest from someone else may name any file on this machine"));
+  form->addRow(QString(), allow_outside_root_);
+  skip_bad_images_ = new QCheckBox(tr("skip a training image that fails to decode"), this);
+  skip_bad_images_->setToolTip(
+      tr("--skip-bad-images: drop the pair and count it in the run's data summary, instead of "
+         "failing the run"));
+  form->addRow(QString(), skip_bad_images_);
   context_length_ = new QSpinBox(this);
   context_length_->setRange(1, 100000);
   context_length_->setToolTip(
@@ -66,17 +91,24 @@ TrainAdvancedFields::TrainAdvancedFields(
 
   for (auto* e : {train_split_, test_split_})
     connect(e, &QLineEdit::textChanged, this, &TrainAdvancedFields::edited);
-  for (auto* s : {context_length_, gbar_snapshots_, threads_, loader_workers_})
+  for (auto* s : {max_image_megapixels_, context_length_, gbar_snapshots_, threads_, loader_workers_})
     connect(s, &QSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
   for (auto* s : {weight_decay_, warmup_, grad_clip_})
     connect(s, &QDoubleSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
   connect(precision_, &QComboBox::currentIndexChanged, this, &TrainAdvancedFields::edited);
-  connect(eval_at_start_, &QCheckBox::toggled, this, &TrainAdvancedFields::edited);
+  for (auto* b : {allow_outside_root_, skip_bad_images_, eval_at_start_})
+    connect(b, &QCheckBox::toggled, this, &TrainAdvancedFields::edited);
 }
 
 void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
   train_split_->setText(QString::fromStdString(c.train_split));
   test_split_->setText(QString::fromStdString(c.test_split));
+  given_max_pixels_ = c.max_image_pixels;
+  max_image_megapixels_->setValue(static_cast<int>(
+      std::min<int64_t>(c.max_image_pixels / 1000000, max_image_megapixels_->maximum())));
+  shown_megapixels_ = max_image_megapixels_->value();
+  allow_outside_root_->setChecked(c.allow_outside_root);
+  skip_bad_images_->setChecked(c.skip_bad_images);
   context_length_->setValue(static_cast<int>(c.context_length));
   given_.clear();
   for (auto [spin, v] :
@@ -95,6 +127,11 @@ void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
 void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
   c.train_split = train_split_->text().trimmed().toStdString();
   c.test_split = test_split_->text().trimmed().toStdString();
+  const int megapixels = max_image_megapixels_->value();
+  c.max_image_pixels =
+      megapixels == shown_megapixels_ ? given_max_pixels_ : int64_t{megapixels} * 1000000;
+  c.allow_outside_root = allow_outside_root_->isChecked();
+  c.skip_bad_images = skip_bad_images_->isChecked();
   c.context_length = context_length_->value();
   c.weight_decay = given_.value(weight_decay_, weight_decay_->value());
   c.warmup_fraction = given_.value(warmup_, warmup_->value());
@@ -115,6 +152,10 @@ QStringList TrainAdvancedFields::changedFromDefaults() const {
     changed << tr("train split %1").arg(QString::fromStdString(c.train_split));
   if (c.test_split != d.test_split)
     changed << tr("test split %1").arg(QString::fromStdString(c.test_split));
+  if (c.max_image_pixels != d.max_image_pixels)
+    changed << tr("largest image %L1 pixels").arg(static_cast<qlonglong>(c.max_image_pixels));
+  if (c.allow_outside_root != d.allow_outside_root) changed << tr("paths outside the root");
+  if (c.skip_bad_images != d.skip_bad_images) changed << tr("skip bad images");
   if (c.context_length != d.context_length) changed << tr("context %1").arg(c.context_length);
   if (c.weight_decay != d.weight_decay) changed << tr("weight decay %1").arg(c.weight_decay);
   if (c.warmup_fraction != d.warmup_fraction) changed << tr("warm-up %1").arg(c.warmup_fraction);

@@ -1,6 +1,8 @@
 #pragma once
-// TrainAdvancedFields: the Train form's "Advanced" keys — splits, context length, weight decay,
-// warm-up, gradient clipping, Ḡ snapshots, threads, loader workers, precision, start evaluation —
+// TrainAdvancedFields: the Train form's "Advanced" keys — splits, the checks of a data set's image
+// files (pixel limit, paths outside the root, skipping undecodable images), context length, weight
+// decay, warm-up, gradient clipping, Ḡ snapshots, threads, loader workers, precision, start
+// evaluation —
 // so every TrainConfig key the CLI takes can be seen and edited in the window. write() shows a
 // config's values, read() puts them back; changedFromDefaults() names the keys that differ from
 // TrainConfig's defaults, for the folded section's title. GUI thread only.
@@ -35,6 +37,7 @@ class TrainAdvancedFields : public QGroupBox {
 
   QSpinBox* threadsSpin() const { return threads_; }
   QDoubleSpinBox* gradClipSpin() const { return grad_clip_; }
+  QCheckBox* skipBadImagesCheck() const { return skip_bad_images_; }
 
  signals:
   void edited();
@@ -42,6 +45,9 @@ class TrainAdvancedFields : public QGroupBox {
  private:
   QLineEdit* train_split_ = nullptr;
   QLineEdit* test_split_ = nullptr;
+  QSpinBox* max_image_megapixels_ = nullptr;  // whole megapixels; 0 = the default limit
+  QCheckBox* allow_outside_root_ = nullptr;
+  QCheckBox* skip_bad_images_ = nullptr;
   QSpinBox* context_length_ = nullptr;
   QDoubleSpinBox* weight_decay_ = nullptr;
   QDoubleSpinBox* warmup_ = nullptr;
@@ -52,6 +58,10 @@ class TrainAdvancedFields : public QGroupBox {
   QComboBox* precision_ = nullptr;
   QCheckBox* eval_at_start_ = nullptr;
   GivenValues given_;
+  // --max-image-pixels is exact; the spin box shows megapixels. A given value that is not a whole
+  // number of megapixels reads back unchanged unless the spin box is edited.
+  int64_t given_max_pixels_ = 0;
+  int shown_megapixels_ = 0;
 };
 
 }  // namespace hnclip::gui

@@ -1,5 +1,6 @@
 // TrainConfigForm: values round-trip through TrainConfig, γ's spin box and slider agree, and
 // invalid values cannot be submitted — the form says why, under the field concerned.
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
@@ -80,7 +81,7 @@ class TestTrainConfigForm : public QObject {
     c.test_split = "val";
     c.data_fraction = 0.123456;
     c.data_seed = 77;
-    c.max_image_pixels = 1000000;
+    c.max_image_pixels = 1234567;  // not whole megapixels: must still come back exact
     c.allow_outside_root = true;
     c.skip_bad_images = true;
     c.model = "ViT-B/16";
@@ -134,6 +135,14 @@ class TestTrainConfigForm : public QObject {
     QCOMPARE(edited.at("threads").get<int>(), 2);
     edited["threads"] = 1;
     QCOMPARE(edited, given);
+    // The image-file checks are in the form too, so a GUI run can take someone else's data set.
+    QVERIFY2(form.advancedTitle().contains("skip bad images") &&
+                 form.advancedTitle().contains("paths outside the root"),
+             qPrintable(form.advancedTitle()));
+    form.advancedFields()->skipBadImagesCheck()->setChecked(false);
+    edited = form.config();
+    QCOMPARE(edited.at("skip_bad_images").get<bool>(), false);
+    QCOMPARE(edited.at("max_image_pixels").get<int64_t>(), int64_t{1234567});
   }
 
   void opens_on_the_builtin_finetuning_recipe() {
