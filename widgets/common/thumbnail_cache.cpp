@@ -7,10 +7,14 @@
 #include <QFontMetrics>
 #include <QImageReader>
 #include <QPainter>
+#include <QRunnable>
 #include <QSaveFile>
 #include <QThread>
 
 #include <algorithm>
+#include <utility>
+
+#include "widgets/common/thread_handoff.h"
 
 namespace hnclip::gui {
 
@@ -75,6 +79,32 @@ DecodeResult decode(const QString& path, int edge, const QString& dir) {
   return {image, false};
 }
 
+// One decode on the pool. A task object rather than a lambda: its fields are filled before
+// handoff_release and read after handoff_acquire, which lets ThreadSanitizer see Qt's hand-off
+// (a lambda's copy inside QRunnable::create is read by the pool before any code of ours runs).
+class DecodeTask : public QRunnable {
+ public:
+  DecodeTask(ThumbnailCache* cache, QString key, QString path, int edge, QString dir)
+      : cache_(cache), key_(std::move(key)), path_(std::move(path)), edge_(edge),
+        dir_(std::move(dir)) {
+    handoff_release(this);
+  }
+  void run() override {
+    handoff_acquire(this);
+    const DecodeResult r = decode(path_, edge_, dir_);
+    // Queued by name: Qt copies the arguments, and the result is applied on the GUI thread.
+    QMetaObject::invokeMethod(cache_, "finish", Qt::QueuedConnection, Q_ARG(QString, key_),
+                              Q_ARG(QString, path_), Q_ARG(int, edge_), Q_ARG(QImage, r.image),
+                              Q_ARG(bool, r.placeholder));
+  }
+
+ private:
+  ThumbnailCache* cache_;
+  const QString key_, path_;
+  const int edge_;
+  const QString dir_;
+};
+
 }  // namespace
 
 ThumbnailCache::ThumbnailCache(QString disk_dir, qint64 memory_budget_bytes, QObject* parent)
@@ -94,13 +124,7 @@ QImage ThumbnailCache::thumbnail(const QString& path, int edge) {
   if (const QImage* hit = memory_.object(key)) return *hit;
   if (pending_.contains(key)) return {};
   pending_.insert(key);
-  const QString dir = disk_dir_;
-  pool_.start([this, key, path, edge, dir] {
-    DecodeResult r = decode(path, edge, dir);
-    QMetaObject::invokeMethod(
-        this, [this, key, path, edge, r] { finish(key, path, edge, r.image, r.placeholder); },
-        Qt::QueuedConnection);
-  });
+  pool_.start(new DecodeTask(this, key, path, edge, disk_dir_));  // the pool deletes it
   return {};
 }
 

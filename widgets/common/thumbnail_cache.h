@@ -48,9 +48,9 @@ class ThumbnailCache : public QObject {
   void ready(const QString& path, int edge, const QImage& image);
 
  private:
-  struct Decoded;
-  void finish(const QString& key, const QString& path, int edge, const QImage& image,
-              bool placeholder);
+  // A decode's result, queued from the pool by name (hence invokable); GUI thread.
+  Q_INVOKABLE void finish(const QString& key, const QString& path, int edge, const QImage& image,
+                          bool placeholder);
 
   QString disk_dir_;
   QCache<QString, QImage> memory_;  // cost = bytes
