@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "eval/caption_geometry.h"
 
@@ -62,23 +63,36 @@ GradientMassShares negative_gradient_mass(const at::Tensor& sim, const at::Tenso
   return out;
 }
 
+std::vector<at::Tensor> loss_gradients(const at::Tensor& loss,
+                                       const std::vector<at::Tensor>& parameters) {
+  torch::AutoGradMode enable(true);
+  return gradients(loss, parameters);
+}
+
 ProbeValues probe_gradients(const at::Tensor& loss_standard, const at::Tensor& loss_boosted,
                             const std::vector<at::Tensor>& parameters) {
-  torch::NoGradGuard no_grad_outside;  // the arithmetic below builds no graph
-  ProbeValues v;
-  v.loss_standard = loss_standard.item<double>();
-  v.loss_boosted = loss_boosted.item<double>();
-  std::vector<at::Tensor> gs, gb;
-  {
-    torch::AutoGradMode enable(true);
-    gs = gradients(loss_standard, parameters);
-    // γ = 0: the boosted loss *is* the standard one; one backward pass serves both.
-    gb = loss_boosted.is_same(loss_standard) ? gs : gradients(loss_boosted, parameters);
+  const auto gs = loss_gradients(loss_standard, parameters);
+  // γ = 0: the boosted loss *is* the standard one; one backward pass serves both.
+  const auto gb =
+      loss_boosted.is_same(loss_standard) ? gs : loss_gradients(loss_boosted, parameters);
+  return compare_gradients(loss_standard.item<double>(), loss_boosted.item<double>(), gs, gb);
+}
+
+ProbeValues compare_gradients(double loss_standard, double loss_boosted,
+                              const std::vector<at::Tensor>& gs,
+                              const std::vector<at::Tensor>& gb) {
+  if (gs.size() != gb.size()) {
+    throw std::invalid_argument("compare_gradients: " + std::to_string(gs.size()) + " vs " +
+                                std::to_string(gb.size()) + " gradient tensors");
   }
+  torch::NoGradGuard no_grad;  // the arithmetic below builds no graph
+  ProbeValues v;
+  v.loss_standard = loss_standard;
+  v.loss_boosted = loss_boosted;
   // Sums of squares and the dot product accumulated per tensor in fp32 (the precision of the
   // training step), then combined in double.
   double ss = 0, sb = 0, dot = 0;
-  for (size_t i = 0; i < parameters.size(); ++i) {
+  for (size_t i = 0; i < gs.size(); ++i) {
     const bool has_s = gs[i].defined(), has_b = gb[i].defined();
     if (has_s) ss += gs[i].pow(2).sum().item<double>();
     if (has_b) sb += gb[i].pow(2).sum().item<double>();

@@ -40,4 +40,16 @@ GradientMassShares negative_gradient_mass(const at::Tensor& sim, const at::Tenso
 ProbeValues probe_gradients(const at::Tensor& loss_standard, const at::Tensor& loss_boosted,
                             const std::vector<at::Tensor>& parameters);
 
+// The gradients of `loss` w.r.t. `parameters` through autograd::grad, its graph retained for a
+// backward that follows; undefined where the loss does not reach a parameter. .grad is untouched.
+std::vector<at::Tensor> loss_gradients(const at::Tensor& loss,
+                                       const std::vector<at::Tensor>& parameters);
+
+// The probe's values from gradients already at hand, e.g. the training backward's .grad (read
+// before clipping) as `boosted` when the training loss is the boosted loss, and loss_gradients()
+// of the standard loss — or the same vector twice for γ = 0. Undefined entries count as zeros.
+ProbeValues compare_gradients(double loss_standard, double loss_boosted,
+                              const std::vector<at::Tensor>& standard,
+                              const std::vector<at::Tensor>& boosted);
+
 }  // namespace hnclip

@@ -311,9 +311,12 @@ bool Trainer::train_step(State& st, const Batch& batch, int epoch) {
                         std::to_string(step) + " (epoch " + std::to_string(epoch) + ")";
     return false;
   }
-  if (c.probe_every > 0 && step % c.probe_every == 0) probe(st, sl, epoch);
   st.optimizer->zero_grad();
-  sl.loss.backward();
+  if (c.probe_every > 0 && step % c.probe_every == 0) {
+    backward_with_probe(st, sl, epoch);
+  } else {
+    sl.loss.backward();
+  }
   const double grad_norm = clip_gradients(st.trainable);
   fault_point("train.step");
   st.optimizer->step();
@@ -379,13 +382,36 @@ Trainer::StepLoss Trainer::step_loss(State& st, const Batch& batch) {
   return sl;
 }
 
-void Trainer::probe(State& st, const StepLoss& sl, int epoch) {
-  // Standard vs boosted gradients on this very batch, before the update (extra backward passes
-  // through autograd::grad: no .grad, optimiser state or RNG is touched).
-  const auto probe_start = Clock::now();
+void Trainer::backward_with_probe(State& st, const StepLoss& sl, int epoch) {
+  // Standard vs boosted gradients on this very batch, before the update. Without the token term
+  // the training loss *is* the boosted loss, so the training backward's own .grad (read before
+  // clipping) is the boosted gradient, and for γ = 0 the standard one too: a probe then costs one
+  // extra backward pass (autograd::grad of the standard loss, graph retained) for γ > 0 and none
+  // for γ = 0. With the token term both probe gradients take passes of their own first. Either
+  // way the training backward is the same call on the same graph, so probing changes nothing.
+  using Seconds = std::chrono::duration<double>;
+  auto t = Clock::now();
+  double seconds = 0;
   const auto standard = info_nce_loss(sl.image, sl.text, sl.scale);
-  const auto pv =
-      probe_gradients(standard, config_.loss_gamma == 0.0 ? standard : sl.boosted, st.trainable);
+  const bool plain = config_.loss_gamma == 0.0;
+  ProbeValues pv;
+  if (st.token_term) {
+    pv = probe_gradients(standard, plain ? standard : sl.boosted, st.trainable);
+    seconds += Seconds(Clock::now() - t).count();
+    sl.loss.backward();
+    t = Clock::now();
+  } else {
+    std::vector<torch::Tensor> gs;
+    if (!plain) gs = loss_gradients(standard, st.trainable);
+    seconds += Seconds(Clock::now() - t).count();
+    sl.loss.backward();
+    t = Clock::now();
+    std::vector<torch::Tensor> gb;
+    gb.reserve(st.trainable.size());
+    for (const auto& p : st.trainable) gb.push_back(p.grad());
+    pv = compare_gradients(standard.item<double>(), sl.boosted.item<double>(), plain ? gb : gs,
+                           gb);
+  }
   // Where the gradient goes: softmax masses of this batch's logits (forward values only, no
   // backward). Ḡ is formed even for γ = 0, where it only sorts the negatives into buckets.
   auto mass = negative_gradient_mass(torch::matmul(sl.image.detach(), sl.text.detach().t()),
@@ -401,7 +427,9 @@ void Trainer::probe(State& st, const StepLoss& sl, int epoch) {
                       std::move(mass.plain),
                       std::move(mass.boosted)};
   for (auto* o : observers_) o->on_probe(ev);
-  st.result.probe_seconds += std::chrono::duration<double>(Clock::now() - probe_start).count();
+  // The training backward itself is not probe time; what the probe adds before and after it is.
+  seconds += Seconds(Clock::now() - t).count();
+  st.result.probe_seconds += seconds;
 }
 
 double Trainer::clip_gradients(const std::vector<torch::Tensor>& trainable) const {

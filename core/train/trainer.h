@@ -80,7 +80,9 @@ class Trainer {
   bool train(State& st, int epoch, const std::atomic<bool>& stop);
   bool train_step(State& st, const Batch& batch, int epoch);
   StepLoss step_loss(State& st, const Batch& batch);
-  void probe(State& st, const StepLoss& loss, int epoch);
+  // A probing step's training backward, with the gradient probe around it (trainer.cpp says how
+  // it reuses the backward's own gradients).
+  void backward_with_probe(State& st, const StepLoss& loss, int epoch);
   // The global gradient norm before clipping (what the step event reports).
   double clip_gradients(const std::vector<torch::Tensor>& trainable) const;
   EvalEvent test(State& st, int epoch, int64_t step);

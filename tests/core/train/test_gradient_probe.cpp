@@ -67,6 +67,36 @@ TEST(GradientProbe, MatchesSeparateBackwardPasses) {
   }
 }
 
+// What the trainer does on a probing step without a token term: the standard gradient through
+// loss_gradients (graph retained), the boosted one from the training backward's .grad.
+TEST(GradientProbe, ReusingTheTrainingBackwardMatchesSeparatePasses) {
+  test::InMemoryPairedData data(8, 3);
+  auto model = make_clip_model(test::tiny_test_config(), 9);
+  auto params = model->parameters();
+  for (double gamma : {0.0, 0.5}) {
+    SCOPED_TRACE("gamma " + std::to_string(gamma));
+    const auto l = forward(model, data, gamma);
+    const auto ref = probe_gradients(l.standard, gamma == 0.0 ? l.standard : l.boosted, params);
+
+    for (auto& p : params) p.mutable_grad().reset();
+    const auto again = forward(model, data, gamma);
+    std::vector<torch::Tensor> gs;
+    if (gamma != 0.0) gs = loss_gradients(again.standard, params);
+    for (auto& p : params) EXPECT_FALSE(p.grad().defined()) << "loss_gradients wrote .grad";
+    again.boosted.backward();  // the training backward (its graph was retained above)
+    std::vector<torch::Tensor> gb;
+    for (auto& p : params) gb.push_back(p.grad());
+    const auto pv = compare_gradients(again.standard.item<double>(), again.boosted.item<double>(),
+                                      gamma == 0.0 ? gb : gs, gb);
+    EXPECT_NEAR(pv.grad_norm_standard, ref.grad_norm_standard, 1e-5 * ref.grad_norm_standard);
+    EXPECT_NEAR(pv.grad_norm_boosted, ref.grad_norm_boosted, 1e-5 * ref.grad_norm_boosted);
+    EXPECT_NEAR(pv.grad_ratio, ref.grad_ratio, 1e-5);
+    EXPECT_NEAR(pv.grad_cosine, ref.grad_cosine, 1e-5);
+    if (gamma != 0.0) EXPECT_LT(pv.grad_cosine, 1.0 - 1e-6);  // two different gradients
+  }
+  EXPECT_THROW(compare_gradients(0, 0, {torch::ones({2})}, {}), std::invalid_argument);
+}
+
 TEST(GradientProbe, AVanishedGradientIsExactlyZeroWithUndefinedCosine) {
   // A loss that does not depend on the parameters has an all-zero (unused) gradient.
   auto w = torch::ones({3}, torch::requires_grad());

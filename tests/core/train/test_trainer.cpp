@@ -228,6 +228,12 @@ TEST(Trainer, ProbesChangeNothing) {
   // The probed batch's standard loss is the step's own standard loss.
   EXPECT_NEAR(on.events.probes[0].loss_standard, on.events.steps[2].loss_standard, 1e-6);
   EXPECT_NEAR(on.events.probes[0].loss_boosted, on.events.steps[2].loss, 1e-6);
+  // Without a token term the probe's boosted gradient is the training backward's own: its norm is
+  // the step's pre-clipping gradient norm.
+  for (size_t i = 0; i < on.events.probes.size(); ++i) {
+    const auto& step = on.events.steps[static_cast<size_t>(on.events.probes[i].step - 1)];
+    EXPECT_NEAR(on.events.probes[i].grad_norm_boosted, step.grad_norm, 1e-6 * step.grad_norm);
+  }
   // Every probe says where the gradient goes: five bucket shares per kind, summing to 1.
   for (const auto& p : on.events.probes) {
     ASSERT_EQ(p.mass_share_plain.size(), 5u);
