@@ -69,14 +69,24 @@ mount_in_root() {  # type target-inside-root
 # --- 1. The trixie root -------------------------------------------------------------------------
 phase "Debian 13 root at $root"
 t_setup=$(date +%s)
-if [ ! -x "$root/usr/bin/apt-get" ]; then
+# A finished root has apt configured (debootstrap's last stage); an interrupted debootstrap leaves
+# its debootstrap/ folder behind and is started afresh; anything else in the way is refused, so a
+# mistyped ROOT_DIR is never deleted.
+root_ready() {
+  [ -x "$root/usr/bin/apt-get" ] && [ ! -d "$root/debootstrap" ] &&
+    in_root dpkg-query -W -f='${Status}' apt 2>/dev/null | grep -q "install ok installed"
+}
+if ! root_ready; then
+  if [ -d "$root" ] && [ -n "$(ls -A "$root")" ] && [ ! -d "$root/debootstrap" ]; then
+    echo "check-libtorch2: $root exists and is not a (half-made) Debian root: refusing to touch it" >&2
+    exit 2
+  fi
   if ! command -v debootstrap >/dev/null; then
     echo "check-libtorch2: installing debootstrap on the host"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap \
       || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap; }
   fi
-  # A half-made root from an interrupted run would make debootstrap fail: start it afresh.
-  rm -rf "$root"
+  rm -rf --one-file-system "$root"
   debootstrap --variant=minbase trixie "$root" "$mirror"
 else
   echo "reusing the existing root"
