@@ -97,7 +97,7 @@ mount_in_root devpts /dev/pts
 # The build dependencies of packaging/install-deps.sh under their trixie names (the same names,
 # but libtorch-dev is 2.6, Qt 6.8, OpenCV 4.10, g++ 14). Test-only references: python3-torch
 # (2.6 too) and friends for the tests that compare with PyTorch. Left out: clang / libFuzzer (the
-# fuzz targets are not built here), xvfb and the e2e extras (only the core tests run here).
+# fuzz targets are not built here).
 core_pkgs=(
   cmake ninja-build g++ pkg-config
   libtorch-dev libopenblas0-pthread
@@ -106,7 +106,10 @@ core_pkgs=(
   libgtest-dev libgmock-dev
   python3-torch python3-numpy python3-pil
 )
-gui_pkgs=(qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev)
+# With the GUI, tests/CMakeLists.txt also requires the desktop-entry and AppStream validators, and
+# the window's e2e tests run under Xvfb.
+gui_pkgs=(qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
+          desktop-file-utils appstream xvfb xauth imagemagick)
 
 in_root apt-get update -qq
 left_out=()
