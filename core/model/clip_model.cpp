@@ -3,7 +3,6 @@
 #include <torch/torch.h>
 
 #include <cmath>
-#include <limits>
 
 namespace hnclip {
 
@@ -73,10 +72,7 @@ TextFeatures ClipModelImpl::encode_text(const torch::Tensor& all_tokens, bool wi
   const auto tokens = all_tokens.slice(1, 0, used);
   const int64_t l = tokens.size(1);
   auto x = token_embedding(tokens) + text_positions(l);
-  // Causal mask built per call (96x96 for the tiny model: negligible) so it follows the device and
-  // dtype and never enters a state dict, as in OpenAI's checkpoints.
-  auto mask = torch::full({l, l}, -std::numeric_limits<float>::infinity(), x.options()).triu(1);
-  x = transformer(x, mask);
+  x = transformer(x, /*causal=*/true);
   x = ln_final(x);
   // Pool at the end token: it has the largest id, so argmax finds it (OpenAI CLIP's rule).
   auto eot = tokens.argmax(-1);

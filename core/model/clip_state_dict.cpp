@@ -115,9 +115,11 @@ ClipConfig infer_clip_config(const StateDict& sd, const std::string& source) {
       throw StateDictError(source + ": ResNet CLIP not supported (only ViT image towers)");
     }
   }
-  const auto& conv1 = need(m, "visual.conv1.weight", 4, source);
-  const auto& vpos = need(m, "visual.positional_embedding", 2, source);
-  const auto& tpos = need(m, "positional_embedding", 2, source);
+  // Handles, not references: g++ 14's -Wdangling-reference takes the key's temporary string for
+  // what the reference points into (it points into m).
+  const torch::Tensor conv1 = need(m, "visual.conv1.weight", 4, source);
+  const torch::Tensor vpos = need(m, "visual.positional_embedding", 2, source);
+  const torch::Tensor tpos = need(m, "positional_embedding", 2, source);
   ClipConfig c;
   c.vision_width = conv1.size(0);
   c.vision_layers = count_blocks(m, "visual.transformer.resblocks.");

@@ -1,10 +1,54 @@
 #include "model/multihead_self_attention.h"
 
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include <cmath>
+#include <limits>
+#include <stdexcept>
+
+// at::scaled_dot_product_attention arrived in LibTorch 2.0; its default scale is 1/sqrt(Dh).
+#if TORCH_VERSION_MAJOR >= 2
+#define HNCLIP_HAS_SDPA 1
+#else
+#define HNCLIP_HAS_SDPA 0
+#endif
 
 namespace hnclip {
+namespace {
+
+at::Tensor explicit_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                              bool causal) {
+  const int64_t n = q.size(-2), dh = q.size(-1);
+  auto scores = torch::matmul(q * (1.0 / std::sqrt(static_cast<double>(dh))), k.transpose(-2, -1));
+  if (causal) {
+    // Built per call (96x96 for the tiny model: negligible) so it follows the device and dtype
+    // and never enters a state dict, as in OpenAI's checkpoints.
+    scores = scores + torch::full({n, n}, -std::numeric_limits<float>::infinity(), scores.options())
+                          .triu(1);
+  }
+  return torch::matmul(torch::softmax(scores, -1), v);
+}
+
+}  // namespace
+
+bool fused_attention_available() { return HNCLIP_HAS_SDPA != 0; }
+
+at::Tensor scaled_dot_product_attention(const at::Tensor& q, const at::Tensor& k,
+                                        const at::Tensor& v, bool causal, AttentionPath path) {
+  if (path == AttentionPath::Auto) {
+    path = fused_attention_available() ? AttentionPath::Fused : AttentionPath::Explicit;
+  }
+  if (path == AttentionPath::Explicit) return explicit_attention(q, k, v, causal);
+#if HNCLIP_HAS_SDPA
+  // is_causal rather than an additive mask: with a mask the flash kernel is never chosen.
+  return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0, causal);
+#else
+  throw std::invalid_argument(
+      "scaled_dot_product_attention: the fused path needs LibTorch >= 2.0 (this build has " +
+      std::string(TORCH_VERSION) + ")");
+#endif
+}
 
 MultiheadSelfAttentionImpl::MultiheadSelfAttentionImpl(int64_t width, int64_t heads)
     : width_(width), heads_(heads) {
@@ -15,18 +59,16 @@ MultiheadSelfAttentionImpl::MultiheadSelfAttentionImpl(int64_t width, int64_t he
   torch::nn::init::zeros_(out_proj->bias);
 }
 
-torch::Tensor MultiheadSelfAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& mask) {
+torch::Tensor MultiheadSelfAttentionImpl::forward(const torch::Tensor& x, bool causal) {
   const int64_t b = x.size(0), n = x.size(1), dh = width_ / heads_;
   // [B, N, 3W] -> three [B, H, N, Dh]
   auto qkv = (in_proj_adapter ? in_proj_adapter->forward(x, in_proj_weight, in_proj_bias)
                              : torch::nn::functional::linear(x, in_proj_weight, in_proj_bias))
                  .view({b, n, 3, heads_, dh})
                  .permute({2, 0, 3, 1, 4});
-  auto q = qkv[0] * (1.0 / std::sqrt(static_cast<double>(dh)));
-  auto scores = torch::matmul(q, qkv[1].transpose(-2, -1));  // [B, H, N, N]
-  if (mask.defined()) scores = scores + mask;
-  auto attn = torch::softmax(scores, -1);
-  auto out = torch::matmul(attn, qkv[2]).transpose(1, 2).reshape({b, n, width_});
+  auto out = scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], causal, path)
+                 .transpose(1, 2)
+                 .reshape({b, n, width_});
   return out_proj_adapter ? out_proj_adapter->forward(out, out_proj->weight, out_proj->bias) : out_proj(out);
 }
 

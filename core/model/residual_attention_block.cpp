@@ -31,8 +31,8 @@ ResidualAttentionBlockImpl::ResidualAttentionBlockImpl(int64_t width, int64_t he
   mlp = register_module("mlp", ClipMlp(width, activation));
 }
 
-torch::Tensor ResidualAttentionBlockImpl::forward(const torch::Tensor& x, const torch::Tensor& mask) {
-  auto h = x + attn(ln_1(x), mask);
+torch::Tensor ResidualAttentionBlockImpl::forward(const torch::Tensor& x, bool causal) {
+  auto h = x + attn(ln_1(x), causal);
   return h + mlp(ln_2(h));
 }
 

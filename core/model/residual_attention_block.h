@@ -32,7 +32,8 @@ TORCH_MODULE(ClipMlp);
 class ResidualAttentionBlockImpl : public torch::nn::Module {
  public:
   ResidualAttentionBlockImpl(int64_t width, int64_t heads, MlpActivation activation);
-  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& mask = {});
+  // causal: the text tower's mask (MultiheadSelfAttention::forward).
+  torch::Tensor forward(const torch::Tensor& x, bool causal = false);
 
   torch::nn::LayerNorm ln_1{nullptr}, ln_2{nullptr};
   MultiheadSelfAttention attn{nullptr};

@@ -13,8 +13,8 @@ TransformerImpl::TransformerImpl(int64_t width_, int64_t layers_, int64_t heads,
   }
 }
 
-torch::Tensor TransformerImpl::forward(torch::Tensor x, const torch::Tensor& mask) {
-  for (const auto& block : *resblocks) x = block->as<ResidualAttentionBlock>()->forward(x, mask);
+torch::Tensor TransformerImpl::forward(torch::Tensor x, bool causal) {
+  for (const auto& block : *resblocks) x = block->as<ResidualAttentionBlock>()->forward(x, causal);
   return x;
 }
 

@@ -12,7 +12,8 @@ namespace hnclip {
 class TransformerImpl : public torch::nn::Module {
  public:
   TransformerImpl(int64_t width, int64_t layers, int64_t heads, MlpActivation activation);
-  torch::Tensor forward(torch::Tensor x, const torch::Tensor& mask = {});
+  // causal: the text tower's mask (MultiheadSelfAttention::forward).
+  torch::Tensor forward(torch::Tensor x, bool causal = false);
   torch::nn::ModuleList resblocks{nullptr};
   int64_t width, layers;
 };
