@@ -1,10 +1,13 @@
 #include "eval/retrieval_metrics.h"
 
+#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "numeric/non_finite_values.h"
 
@@ -21,6 +24,66 @@ void refuse_non_finite(const torch::Tensor& features, const std::string& directi
                          " features); refusing to rank: the model's weights or inputs are broken");
   }
 }
+
+// Query rows multiplied per BLAS call on the CPU: enough for the product to run at full speed,
+// few enough that each thread's scores (64 x C floats, 25.6 MB at 100k candidates) stay far below
+// the chunk's.
+constexpr int64_t kRowsPerProduct = 64;
+
+// What one pass over a query's row of scores finds.
+struct RowScan {
+  int64_t ahead = 0;     // non-ground-truth candidates scoring >= the best ground truth
+  int64_t bad = -1;      // the first candidate whose score is not finite, -1 if none
+};
+
+// Counts candidates at or above `best` and finds the first non-finite score: a branch-free loop
+// the compiler vectorises, reading the row once.
+RowScan count_and_check(const float* row, int64_t n, float best) {
+  int64_t ahead = 0, non_finite = 0;
+  constexpr float kMax = std::numeric_limits<float>::max();
+  for (int64_t c = 0; c < n; ++c) {
+    ahead += row[c] >= best;
+    non_finite += !(std::fabs(row[c]) <= kMax);  // NaN compares false
+  }
+  RowScan r;
+  r.ahead = ahead;
+  if (non_finite > 0) {
+    for (int64_t c = 0; c < n; ++c) {
+      if (!(std::fabs(row[c]) <= kMax)) {
+        r.bad = c;
+        break;
+      }
+    }
+  }
+  return r;
+}
+
+// The `keep` best candidates of a row, best first; equal scores in candidate order (so the list
+// is deterministic, which torch::topk does not promise). A heap of the kept ones whose root is the
+// worst: after the first `keep` candidates almost every score loses to the root at one compare.
+void top_candidates(const float* row, int64_t n, int64_t keep, std::vector<int64_t>& out,
+                    std::vector<std::pair<float, int64_t>>& heap) {
+  // "a before b" in the heap's order: a is better (higher score, or equal and earlier).
+  auto better = [](const std::pair<float, int64_t>& a, const std::pair<float, int64_t>& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  };
+  heap.clear();
+  out.clear();
+  if (keep <= 0) return;
+  for (int64_t c = 0; c < keep; ++c) heap.emplace_back(row[c], c);
+  std::make_heap(heap.begin(), heap.end(), better);  // root: the worst kept
+  for (int64_t c = keep; c < n; ++c) {
+    // Later candidates lose ties (they come after), so only a strictly higher score enters.
+    if (row[c] > heap.front().first) {
+      std::pop_heap(heap.begin(), heap.end(), better);
+      heap.back() = {row[c], c};
+      std::push_heap(heap.begin(), heap.end(), better);
+    }
+  }
+  std::sort(heap.begin(), heap.end(), better);
+  out.resize(heap.size());
+  for (size_t i = 0; i < heap.size(); ++i) out[i] = heap[i].second;
+}
 }  // namespace
 
 RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& candidates,
@@ -31,6 +94,12 @@ RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& cand
     throw std::invalid_argument("rank_retrieval: one positive list per query is required");
   }
   if (nc == 0) throw std::invalid_argument("rank_retrieval: no candidates");
+  for (const auto& pos : positives) {
+    if (pos.empty()) throw std::invalid_argument("rank_retrieval: query without ground truth");
+    for (int64_t p : pos) {
+      if (p < 0 || p >= nc) throw std::out_of_range("rank_retrieval: positive id out of range");
+    }
+  }
   torch::NoGradGuard no_grad;
   const auto cand_t = candidates.detach().to(torch::kFloat).t().contiguous();  // [d, C]
   const auto q_all = queries.detach().to(torch::kFloat);
@@ -45,32 +114,54 @@ RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& cand
   result.direction = direction;
   result.ranks.resize(nq);
   result.topk.resize(nq);
+  std::vector<int64_t> bad(static_cast<size_t>(std::min(chunk, nq)));
+  // On the CPU each thread multiplies its own rows of the chunk (one BLAS call per thread: the
+  // workbench keeps OpenBLAS single-threaded under LibTorch's threads, compute_setup.h, so one
+  // large product would use one core) and scans them while they are in its cache. Elsewhere (CUDA)
+  // the chunk's scores are computed on the device and scanned here.
+  const bool on_cpu = q_all.device().is_cpu() && cand_t.device().is_cpu();
   for (int64_t start = 0; start < nq; start += chunk) {
     const int64_t end = std::min(nq, start + chunk);
-    const auto scores = torch::matmul(q_all.slice(0, start, end), cand_t).cpu().contiguous();  // [c, C]
-    // Finite features can still overflow to ±inf in a dot product.
-    if (const auto bad = find_non_finite(scores)) {
-      throw NonFiniteError(direction + ": the score of query " + std::to_string(start + bad->first[0]) +
-                           " against candidate " + std::to_string(bad->first[1]) +
-                           " is not finite; refusing to rank");
-    }
-    const auto top = std::get<1>(scores.topk(keep, 1, /*largest=*/true, /*sorted=*/true)).contiguous();
-    const float* s = scores.data_ptr<float>();
-    const int64_t* t = top.data_ptr<int64_t>();
-    for (int64_t q = start; q < end; ++q) {
-      const float* row = s + (q - start) * nc;
-      const auto& pos = positives[q];
-      if (pos.empty()) throw std::invalid_argument("rank_retrieval: query without ground truth");
-      float best = -std::numeric_limits<float>::infinity();
-      for (int64_t p : pos) {
-        if (p < 0 || p >= nc) throw std::out_of_range("rank_retrieval: positive id out of range");
-        best = std::max(best, row[p]);
+    torch::Tensor device_scores;
+    if (!on_cpu) device_scores = torch::matmul(q_all.slice(0, start, end), cand_t).cpu().contiguous();
+    // Per query row, the rank count, the finiteness check and the top-k selection: one pass and a
+    // second over a row still in cache (400 KB at 100k candidates) instead of three passes over
+    // the whole chunk (a scan for non-finite values, torch::topk, the rank loop).
+    at::parallel_for(start, end, 1, [&](int64_t from, int64_t to) {
+      std::vector<std::pair<float, int64_t>> heap;
+      heap.reserve(static_cast<size_t>(keep));
+      for (int64_t b0 = from; b0 < to; b0 += kRowsPerProduct) {
+        const int64_t b1 = std::min(to, b0 + kRowsPerProduct);
+        torch::Tensor block;
+        const float* base;
+        if (on_cpu) {
+          block = torch::matmul(q_all.slice(0, b0, b1), cand_t).contiguous();  // [b1 - b0, C]
+          base = block.data_ptr<float>();
+        } else {
+          base = device_scores.data_ptr<float>() + (b0 - start) * nc;
+        }
+        for (int64_t q = b0; q < b1; ++q) {
+          const float* row = base + (q - b0) * nc;
+          const auto& pos = positives[q];
+          float best = -std::numeric_limits<float>::infinity();
+          for (int64_t p : pos) best = std::max(best, row[p]);
+          RowScan scan = count_and_check(row, nc, best);
+          bad[q - start] = scan.bad;
+          if (scan.bad >= 0) continue;
+          for (int64_t p : pos) scan.ahead -= row[p] >= best ? 1 : 0;  // ground truths never count
+          result.ranks[q] = 1 + scan.ahead;
+          top_candidates(row, nc, keep, result.topk[q], heap);
+        }
       }
-      int64_t ahead = 0;
-      for (int64_t c = 0; c < nc; ++c) ahead += row[c] >= best ? 1 : 0;
-      for (int64_t p : pos) ahead -= row[p] >= best ? 1 : 0;  // ground truths never count
-      result.ranks[q] = 1 + ahead;
-      result.topk[q].assign(t + (q - start) * keep, t + (q - start + 1) * keep);
+    });
+    // Finite features can still overflow to ±inf in a dot product: the first such score, in
+    // query order, is named.
+    for (int64_t q = start; q < end; ++q) {
+      if (bad[q - start] >= 0) {
+        throw NonFiniteError(direction + ": the score of query " + std::to_string(q) +
+                             " against candidate " + std::to_string(bad[q - start]) +
+                             " is not finite; refusing to rank");
+      }
     }
   }
   for (int k : options.ks) {
