@@ -1,11 +1,14 @@
 #include "eval/caption_geometry.h"
 
+#include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
+#include <utility>
 
 namespace hnclip {
 
@@ -45,6 +48,139 @@ std::array<double, kGeometryBuckets> CaptionGeometry::expected_batch_counts() co
   return out;
 }
 
+namespace {
+
+// Rows multiplied per BLAS call on the CPU (as in retrieval_metrics.cpp): full speed for the
+// product, and each thread's cosines (64 x N) far below the chunk's.
+constexpr int64_t kRowsPerProduct = 64;
+
+// One thread's share of the statistics (merged into the result under a lock).
+struct GeometryPartial {
+  explicit GeometryPartial(int64_t bins) : histogram(static_cast<size_t>(bins), 0) {}
+  std::vector<int64_t> histogram;                 // pairs i<j
+  std::array<int64_t, kGeometryBuckets> buckets{};  // ordered pairs i != j
+  double sum = 0;                                 // pairs i<j
+  std::vector<NearDuplicatePair> pairs;           // a heap of the best pairs, the worst at the front
+};
+
+// The statistics of caption i from its row of cosines, in one pass over j > i (histogram, sum,
+// near-duplicate candidates), one branch-free pass over every j (hardness buckets; the diagonal's
+// share taken back out) and a heap of the k nearest. T is the features' type: the bucket edges are
+// compared in it, as torch::bucketize did in the tensor version.
+template <typename T>
+void scan_row(const T* row, int64_t n, int64_t i, int64_t k, int64_t bins, int64_t top_pairs,
+              GeometryPartial& p, std::vector<std::pair<T, int64_t>>& heap,
+              std::vector<GeometryNeighbor>& nearest, double& hardest) {
+  const T e0 = static_cast<T>(kBucketUpper[0]), e1 = static_cast<T>(kBucketUpper[1]),
+          e2 = static_cast<T>(kBucketUpper[2]), e3 = static_cast<T>(kBucketUpper[3]);
+  std::array<int64_t, kGeometryBuckets> at_least{};  // at_least[b]: cosines >= edge b-1
+  for (int64_t j = 0; j < n; ++j) {
+    const T v = row[j];
+    at_least[1] += v >= e0;
+    at_least[2] += v >= e1;
+    at_least[3] += v >= e2;
+    at_least[4] += v >= e3;
+  }
+  const T self = row[i];
+  at_least[0] = n - 1;
+  at_least[1] -= self >= e0;
+  at_least[2] -= self >= e1;
+  at_least[3] -= self >= e2;
+  at_least[4] -= self >= e3;
+  for (int b = 0; b < kGeometryBuckets; ++b) {
+    p.buckets[static_cast<size_t>(b)] +=
+        at_least[static_cast<size_t>(b)] - (b + 1 < kGeometryBuckets ? at_least[static_cast<size_t>(b) + 1] : 0);
+  }
+
+  const double half_bins = static_cast<double>(bins) / 2.0;
+  double sum = 0;
+  for (int64_t j = i + 1; j < n; ++j) {
+    const double v = static_cast<double>(row[j]);
+    sum += v;
+    const double x = std::floor((v + 1.0) * half_bins);
+    ++p.histogram[static_cast<size_t>(x >= 0 ? std::min<double>(x, static_cast<double>(bins - 1)) : 0)];
+  }
+  p.sum += sum;
+
+  if (top_pairs > 0) {
+    auto worse_last = [](const NearDuplicatePair& x, const NearDuplicatePair& y) { return pair_before(x, y); };
+    for (int64_t j = i + 1; j < n; ++j) {
+      const double v = static_cast<double>(row[j]);
+      if (static_cast<int64_t>(p.pairs.size()) < top_pairs) {
+        p.pairs.push_back({i, j, v});
+        std::push_heap(p.pairs.begin(), p.pairs.end(), worse_last);
+      } else if (v >= p.pairs.front().cosine) {
+        const NearDuplicatePair cand{i, j, v};
+        if (!pair_before(cand, p.pairs.front())) continue;
+        std::pop_heap(p.pairs.begin(), p.pairs.end(), worse_last);
+        p.pairs.back() = cand;
+        std::push_heap(p.pairs.begin(), p.pairs.end(), worse_last);
+      }
+    }
+  }
+
+  // The k nearest other captions: higher cosine first, equal ones in index order.
+  auto better = [](const std::pair<T, int64_t>& x, const std::pair<T, int64_t>& y) {
+    return x.first > y.first || (x.first == y.first && x.second < y.second);
+  };
+  heap.clear();
+  for (int64_t j = 0; j < n; ++j) {
+    if (j == i) continue;
+    if (static_cast<int64_t>(heap.size()) < k) {
+      heap.emplace_back(row[j], j);
+      std::push_heap(heap.begin(), heap.end(), better);
+    } else if (row[j] > heap.front().first) {
+      std::pop_heap(heap.begin(), heap.end(), better);
+      heap.back() = {row[j], j};
+      std::push_heap(heap.begin(), heap.end(), better);
+    }
+  }
+  std::sort(heap.begin(), heap.end(), better);
+  nearest.clear();
+  for (const auto& [v, j] : heap) nearest.push_back({j, static_cast<double>(v)});
+  hardest = nearest.front().cosine;
+}
+
+template <typename T>
+void scan_chunk(const torch::Tensor& all, const torch::Tensor& all_t, int64_t r0, int64_t r1,
+                int64_t k, const CaptionGeometryOptions& options, CaptionGeometry& g,
+                std::vector<double>& hardest, GeometryPartial& total, std::mutex& merge) {
+  const int64_t n = all.size(0);
+  const bool on_cpu = all.device().is_cpu();
+  // Off the CPU the chunk's cosines are computed on the device and scanned here.
+  torch::Tensor device_sims;
+  if (!on_cpu) device_sims = torch::matmul(all.slice(0, r0, r1), all_t).cpu().contiguous();
+  at::parallel_for(r0, r1, 1, [&](int64_t from, int64_t to) {
+    GeometryPartial p(options.bins);
+    std::vector<std::pair<T, int64_t>> heap;
+    for (int64_t b0 = from; b0 < to; b0 += kRowsPerProduct) {
+      const int64_t b1 = std::min(to, b0 + kRowsPerProduct);
+      torch::Tensor block;
+      const T* base;
+      if (on_cpu) {
+        block = torch::matmul(all.slice(0, b0, b1), all_t).contiguous();  // [b1 - b0, N]
+        base = block.data_ptr<T>();
+      } else {
+        base = device_sims.data_ptr<T>() + (b0 - r0) * n;
+      }
+      for (int64_t i = b0; i < b1; ++i) {
+        scan_row<T>(base + (i - b0) * n, n, i, k, options.bins, options.top_pairs, p, heap,
+                    g.neighbors[static_cast<size_t>(i)], hardest[static_cast<size_t>(i)]);
+      }
+    }
+    std::lock_guard<std::mutex> lock(merge);
+    for (size_t b = 0; b < p.histogram.size(); ++b) total.histogram[b] += p.histogram[b];
+    for (size_t b = 0; b < p.buckets.size(); ++b) total.buckets[b] += p.buckets[b];
+    total.sum += p.sum;
+    total.pairs.insert(total.pairs.end(), p.pairs.begin(), p.pairs.end());
+  });
+  std::sort(total.pairs.begin(), total.pairs.end(), pair_before);
+  if (static_cast<int64_t>(total.pairs.size()) > options.top_pairs)
+    total.pairs.resize(static_cast<size_t>(options.top_pairs));
+}
+
+}  // namespace
+
 CaptionGeometry compute_caption_geometry(const at::Tensor& features, const CaptionGeometryOptions& options) {
   if (features.dim() != 2 || features.size(0) < 2) {
     throw std::invalid_argument("caption geometry needs at least two captions ([N, d] features, N >= 2)");
@@ -56,78 +192,35 @@ CaptionGeometry compute_caption_geometry(const at::Tensor& features, const Capti
   torch::NoGradGuard no_grad;
   const int64_t n = features.size(0);
   const int64_t k = std::min(options.neighbors, n - 1);
-  const auto all = features.is_floating_point() ? features : features.to(torch::kFloat);
-  const auto long_opts = torch::TensorOptions().dtype(torch::kLong).device(all.device());
-  const auto bucket_edges = torch::tensor(std::vector<double>(kBucketUpper.begin(), kBucketUpper.end()),
-                                          torch::TensorOptions().dtype(all.scalar_type()).device(all.device()));
+  // Double stays double (the tests' brute force); every other type is computed in float.
+  const auto all = (features.scalar_type() == torch::kDouble ? features : features.to(torch::kFloat))
+                       .contiguous();
+  const auto all_t = all.t().contiguous();  // [d, N]
+  // The chunk bounds what one on_chunk call covers (the workbench's progress and Cancel) and,
+  // off the CPU, the cosines held at once; on the CPU each thread holds kRowsPerProduct rows.
   const int64_t rows_per_chunk = std::max<int64_t>(1, std::min(n, options.max_chunk_elements / n));
 
   CaptionGeometry g;
   g.count = n;
   g.batch_size = options.batch_size;
-  auto pairwise_hist = torch::zeros({options.bins}, long_opts);
-  auto hardest_all = torch::empty({n}, all.options());
-  auto bucket_counts = torch::zeros({kGeometryBuckets}, long_opts);
-  double pairwise_sum = 0;
   g.neighbors.resize(static_cast<size_t>(n));
-  const auto cols = torch::arange(n, long_opts);
-  const auto to_bins = [&](const torch::Tensor& v) {
-    return ((v.to(torch::kDouble) + 1.0) * (static_cast<double>(options.bins) / 2.0))
-        .floor().clamp(0, static_cast<double>(options.bins - 1)).to(torch::kLong);
-  };
-
+  g.hardest.assign(static_cast<size_t>(n), 0.0);
+  GeometryPartial total(options.bins);
+  std::mutex merge;
   for (int64_t r0 = 0; r0 < n; r0 += rows_per_chunk) {
     const int64_t r1 = std::min(n, r0 + rows_per_chunk);
-    auto sims = torch::matmul(all.slice(0, r0, r1), all.t());  // [c, N]
-    const auto rows = torch::arange(r0, r1, long_opts).unsqueeze(1);
-    const auto upper = cols.unsqueeze(0) > rows;                // pairs i<j
-    const auto off_diag = cols.unsqueeze(0) != rows;            // ordered pairs i != j
-
-    const auto upper_vals = sims.masked_select(upper);
-    pairwise_sum += upper_vals.to(torch::kDouble).sum().item<double>();
-    pairwise_hist += torch::bincount(to_bins(upper_vals), {}, options.bins);
-
-    // Expected composition of a random batch's negatives = fraction over all ordered pairs
-    // i != j: every ordered pair is equally likely to share a uniformly drawn batch, so the
-    // batch-average equals the population fraction and one chunked pass gives it exactly.
-    const auto off_vals = sims.masked_select(off_diag);
-    bucket_counts += torch::bincount(torch::bucketize(off_vals, bucket_edges, false, /*right=*/true), {},
-                                     kGeometryBuckets);
-
-    auto masked = sims.masked_fill(off_diag.logical_not(), -std::numeric_limits<double>::infinity());
-    const auto top = masked.topk(k, 1, true, true);
-    hardest_all.slice(0, r0, r1).copy_(std::get<0>(top).select(1, 0));
-    const auto values = std::get<0>(top).to(torch::kDouble).cpu().contiguous();
-    const auto indices = std::get<1>(top).cpu().contiguous();
-    const double* vp = values.data_ptr<double>();
-    const int64_t* ip = indices.data_ptr<int64_t>();
-    for (int64_t r = 0; r < r1 - r0; ++r) {
-      auto& row = g.neighbors[static_cast<size_t>(r0 + r)];
-      for (int64_t j = 0; j < k; ++j) row.push_back({ip[r * k + j], vp[r * k + j]});
-    }
-
-    if (options.top_pairs > 0 && upper_vals.numel() > 0) {
-      auto pair_masked = sims.masked_fill(upper.logical_not(), -std::numeric_limits<double>::infinity());
-      const int64_t take = std::min<int64_t>(options.top_pairs, upper_vals.numel());
-      const auto best = pair_masked.flatten().topk(take, 0, true, true);
-      const auto bv = std::get<0>(best).to(torch::kDouble).cpu().contiguous();
-      const auto bi = std::get<1>(best).cpu().contiguous();
-      for (int64_t t = 0; t < take; ++t) {
-        const int64_t flat = bi.data_ptr<int64_t>()[t];
-        g.top_pairs.push_back({r0 + flat / n, flat % n, bv.data_ptr<double>()[t]});
-      }
-      std::sort(g.top_pairs.begin(), g.top_pairs.end(), pair_before);
-      if (static_cast<int64_t>(g.top_pairs.size()) > options.top_pairs) g.top_pairs.resize(static_cast<size_t>(options.top_pairs));
+    if (all.scalar_type() == torch::kDouble) {
+      scan_chunk<double>(all, all_t, r0, r1, k, options, g, g.hardest, total, merge);
+    } else {
+      scan_chunk<float>(all, all_t, r0, r1, k, options, g, g.hardest, total, merge);
     }
     if (options.on_chunk) options.on_chunk(static_cast<double>(r1) / static_cast<double>(n));
   }
 
   const double num_pairs = static_cast<double>(n) * static_cast<double>(n - 1) / 2.0;
-  g.mean_pairwise = pairwise_sum / num_pairs;
-  const auto ph = pairwise_hist.cpu();
-  g.pairwise_histogram.assign(ph.data_ptr<int64_t>(), ph.data_ptr<int64_t>() + options.bins);
-  const auto hardest = hardest_all.to(torch::kDouble).cpu().contiguous();
-  g.hardest.assign(hardest.data_ptr<double>(), hardest.data_ptr<double>() + n);
+  g.mean_pairwise = total.sum / num_pairs;
+  g.pairwise_histogram = total.histogram;
+  g.top_pairs = std::move(total.pairs);
   g.hardest_histogram.assign(static_cast<size_t>(options.bins), 0);
   double hardest_sum = 0;
   for (double h : g.hardest) {
@@ -139,10 +232,9 @@ CaptionGeometry compute_caption_geometry(const at::Tensor& features, const Capti
   std::sort(sorted.begin(), sorted.end());
   const auto mid = static_cast<size_t>(n / 2);
   g.median_hardest = n % 2 ? sorted[mid] : 0.5 * (sorted[mid - 1] + sorted[mid]);
-  const auto bc = bucket_counts.cpu();
   const double ordered = static_cast<double>(n) * static_cast<double>(n - 1);
   for (int b = 0; b < kGeometryBuckets; ++b) {
-    g.bucket_counts[static_cast<size_t>(b)] = bc.data_ptr<int64_t>()[b];
+    g.bucket_counts[static_cast<size_t>(b)] = total.buckets[static_cast<size_t>(b)];
     g.bucket_fractions[static_cast<size_t>(b)] = static_cast<double>(g.bucket_counts[static_cast<size_t>(b)]) / ordered;
   }
   return g;
