@@ -1,0 +1,208 @@
+"""The peer of tests/bench/train_step_vs_pytorch.cpp: the same CLIP fine-tuning step written as a
+researcher would write it in PyTorch (OpenAI CLIP's model.py architecture, sequence-first
+nn.MultiheadAttention, fp32 LayerNorm, QuickGELU; the HN-CLIP loss as the paper states it; AdamW
+with decayed matrices and undecayed gains, biases, embeddings and logit scale). Run by Debian's
+/usr/bin/python3, whose python3-torch is the same LibTorch 1.13 the workbench links. Written
+independently of the C++ model, from the documented architecture.
+
+usage:
+  train_step_peer.py check WEIGHTS BATCH GAMMA OUT
+      one forward and backward on BATCH (no update); torch.save's {"loss": scalar,
+      "grad/<name>": gradient} to OUT, every parameter's gradient under its state-dict name
+  train_step_peer.py time WEIGHTS BATCH GAMMA THREADS WARMUP STEPS
+      WARMUP + STEPS optimiser steps on BATCH; prints one JSON line {"step_seconds": [...]} with
+      the STEPS timed steps (each from the end of the previous one, as the C++ side times them)
+
+WEIGHTS: a torch.save'd state dict under OpenAI CLIP's names (what `hnclip export` writes);
+BATCH: torch.save'd {"images": [B, 3, S, S] float32, "tokens": [B, L] int64, "vision_heads",
+"text_heads": int64 scalars}. The rest of the model's shape is read off the weights (as OpenAI's
+build_model does); the heads are given because the workbench's tiny preset does not follow
+OpenAI's width // 64.
+"""
+import json
+import math
+import sys
+import time
+from collections import OrderedDict
+
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+
+class LayerNorm(nn.LayerNorm):
+    def forward(self, x):
+        t = x.dtype
+        return F.layer_norm(x.float(), self.normalized_shape, self.weight, self.bias, self.eps).to(t)
+
+
+class QuickGELU(nn.Module):
+    def forward(self, x):
+        return x * torch.sigmoid(1.702 * x)
+
+
+class ResidualAttentionBlock(nn.Module):
+    def __init__(self, width, heads):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(width, heads)
+        self.ln_1 = LayerNorm(width)
+        self.mlp = nn.Sequential(OrderedDict([("c_fc", nn.Linear(width, width * 4)),
+                                              ("gelu", QuickGELU()),
+                                              ("c_proj", nn.Linear(width * 4, width))]))
+        self.ln_2 = LayerNorm(width)
+
+    def forward(self, x, mask):
+        h = self.ln_1(x)
+        x = x + self.attn(h, h, h, need_weights=False, attn_mask=mask)[0]
+        return x + self.mlp(self.ln_2(x))
+
+
+class Transformer(nn.Module):
+    def __init__(self, width, layers, heads):
+        super().__init__()
+        self.resblocks = nn.ModuleList([ResidualAttentionBlock(width, heads) for _ in range(layers)])
+
+    def forward(self, x, mask=None):
+        for block in self.resblocks:
+            x = block(x, mask)
+        return x
+
+
+class VisionTransformer(nn.Module):
+    def __init__(self, resolution, patch, width, layers, heads, embed):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, width, kernel_size=patch, stride=patch, bias=False)
+        self.class_embedding = nn.Parameter(torch.empty(width))
+        self.positional_embedding = nn.Parameter(torch.empty((resolution // patch) ** 2 + 1, width))
+        self.ln_pre = LayerNorm(width)
+        self.transformer = Transformer(width, layers, heads)
+        self.ln_post = LayerNorm(width)
+        self.proj = nn.Parameter(torch.empty(width, embed))
+
+    def forward(self, x):
+        x = self.conv1(x)
+        x = x.reshape(x.shape[0], x.shape[1], -1).permute(0, 2, 1)
+        cls = self.class_embedding.to(x.dtype) + torch.zeros(x.shape[0], 1, x.shape[-1], dtype=x.dtype)
+        x = torch.cat([cls, x], dim=1) + self.positional_embedding.to(x.dtype)
+        x = self.ln_pre(x).permute(1, 0, 2)
+        x = self.transformer(x).permute(1, 0, 2)
+        return self.ln_post(x[:, 0, :]) @ self.proj
+
+
+class CLIP(nn.Module):
+    def __init__(self, sd, vision_heads, text_heads):
+        super().__init__()
+        vision_width = sd["visual.conv1.weight"].shape[0]
+        patch = sd["visual.conv1.weight"].shape[-1]
+        grid = round((sd["visual.positional_embedding"].shape[0] - 1) ** 0.5)
+        vision_layers = len({k.split(".")[3] for k in sd if k.startswith("visual.transformer.resblocks.")})
+        embed = sd["text_projection"].shape[1]
+        context, text_width = sd["positional_embedding"].shape
+        vocab = sd["token_embedding.weight"].shape[0]
+        text_layers = len({k.split(".")[2] for k in sd if k.startswith("transformer.resblocks.")})
+        self.visual = VisionTransformer(grid * patch, patch, vision_width, vision_layers,
+                                        vision_heads, embed)
+        self.transformer = Transformer(text_width, text_layers, text_heads)
+        self.token_embedding = nn.Embedding(vocab, text_width)
+        self.positional_embedding = nn.Parameter(torch.empty(context, text_width))
+        self.ln_final = LayerNorm(text_width)
+        self.text_projection = nn.Parameter(torch.empty(text_width, embed))
+        self.logit_scale = nn.Parameter(torch.ones([]))
+        self.register_buffer("attn_mask", torch.full((context, context), float("-inf")).triu(1),
+                             persistent=False)
+
+    def encode_image(self, images):
+        return self.visual(images)
+
+    def encode_text(self, text):
+        x = self.token_embedding(text) + self.positional_embedding
+        x = self.transformer(x.permute(1, 0, 2), self.attn_mask).permute(1, 0, 2)
+        x = self.ln_final(x)
+        return x[torch.arange(x.shape[0]), text.argmax(dim=-1)] @ self.text_projection
+
+
+def hn_clip_loss(image, text, scale, gamma):
+    """Symmetric InfoNCE with the margins gamma * Gbar on the negatives (Gbar = T T^T detached,
+    diagonal 0); gamma = 0 is plain InfoNCE."""
+    s = image @ text.t()
+    labels = torch.arange(s.shape[0])
+    if gamma > 0:
+        g = (text @ text.t()).detach()
+        g.fill_diagonal_(0)
+        logits_i, logits_t = scale * (s + gamma * g), scale * (s.t() + gamma * g)
+    else:
+        logits_i, logits_t = scale * s, scale * s.t()
+    return 0.5 * (F.cross_entropy(logits_i, labels) + F.cross_entropy(logits_t, labels))
+
+
+def load(weights_path, batch_path):
+    sd = torch.load(weights_path)
+    batch = torch.load(batch_path)
+    model = CLIP(sd, int(batch["vision_heads"]), int(batch["text_heads"]))
+    model.load_state_dict(sd, strict=True)
+    return model, batch["images"], batch["tokens"]
+
+
+def forward_loss(model, images, tokens, gamma):
+    image = F.normalize(model.encode_image(images), dim=-1)
+    text = F.normalize(model.encode_text(tokens), dim=-1)
+    scale = model.logit_scale.exp().clamp(max=100.0)
+    return hn_clip_loss(image, text, scale, gamma), scale
+
+
+def check(weights_path, batch_path, gamma, out):
+    model, images, tokens = load(weights_path, batch_path)
+    model.train()
+    loss, _ = forward_loss(model, images, tokens, gamma)
+    loss.backward()
+    result = {"loss": loss.detach()}
+    for name, p in model.named_parameters():
+        result["grad/" + name] = p.grad.detach().clone()
+    torch.save(result, out)
+
+
+def time_steps(weights_path, batch_path, gamma, threads, warmup, steps):
+    torch.set_num_threads(threads)
+    model, images, tokens = load(weights_path, batch_path)
+    model.train()
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        (no_decay if p.dim() < 2 or "embedding" in name or name == "logit_scale" else decay).append(p)
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1},
+                             {"params": no_decay, "weight_decay": 0.0}],
+                            lr=5e-5, betas=(0.9, 0.98), eps=1e-6)
+    params = decay + no_decay
+    times = []
+    last = time.perf_counter()
+    for _ in range(warmup + steps):
+        loss, scale = forward_loss(model, images, tokens, gamma)
+        loss_value = loss.item()
+        if not math.isfinite(loss_value):
+            raise SystemExit("non-finite loss")
+        opt.zero_grad()
+        loss.backward()
+        # The workbench logs the gradient norm every step; so does this loop.
+        grad_norm = torch.stack([p.grad.norm() for p in params if p.grad is not None]).norm().item()
+        opt.step()
+        with torch.no_grad():
+            model.logit_scale.clamp_(max=math.log(100.0))
+        _ = (grad_norm, scale.item())
+        now = time.perf_counter()
+        times.append(now - last)
+        last = now
+    print(json.dumps({"step_seconds": times[warmup:]}))
+
+
+def main():
+    mode = sys.argv[1]
+    if mode == "check":
+        check(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5])
+    elif mode == "time":
+        time_steps(sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]),
+                   int(sys.argv[7]))
+    else:
+        raise SystemExit("usage: train_step_peer.py check|time ...")
+
+
+if __name__ == "__main__":
+    main()
