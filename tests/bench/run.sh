@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The performance suite's one entry point (issue 17): builds the benchmarks in Release
+# (build/bench, the core and the benchmark programs only), runs every comparison against its peer
+# with warm-up and repeated, interleaved rounds, prints one table — what, ours, peer, ratio,
+# target, met or missed — and writes it with the machine, the date and the git revision to
+# docs/PERFORMANCE.md. Never part of the test command: a benchmark decides no pass or fail, but a
+# benchmark whose two sides compute different things stops here with an error.
+#
+# Usage: tests/bench/run.sh [--quick]
+#   --quick   fewer rounds and steps (a smoke run of the suite; its table is not for the docs,
+#             so it is printed but docs/PERFORMANCE.md is left alone)
+# Environment: HNCLIP_JOBS (build jobs, default 2), HNCLIP_BENCH_BUILD (default build/bench),
+# HNCLIP_BENCH_THREADS (LibTorch threads of both sides, default 2), HNCLIP_BENCH_WORK (scratch
+# folder, default a fresh temporary one, removed at the end).
+# Measured on the 2-core development machine: about 40 minutes, most of it the ViT-B/32 steps.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+BUILD=${HNCLIP_BENCH_BUILD:-build/bench}
+JOBS=${HNCLIP_JOBS:-2}
+THREADS=${HNCLIP_BENCH_THREADS:-2}
+PY=/usr/bin/python3   # Debian's, with python3-torch: the peer (the python3 first on PATH may differ)
+
+# faiss is the retrieval benchmark's peer and nothing else's (the workbench never links it).
+if ! dpkg -s libfaiss-dev >/dev/null 2>&1; then
+  sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
+  $sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libfaiss-dev
+fi
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHNCLIP_BUILD_GUI=OFF \
+  -DHNCLIP_BUILD_TESTS=ON -DHNCLIP_BUILD_BENCH=ON >/dev/null
+cmake --build "$BUILD" -j "$JOBS" --target train_step_vs_pytorch retrieval_vs_faiss caption_geometry_scale
+
+WORK=${HNCLIP_BENCH_WORK:-$(mktemp -d /tmp/hnclip-bench.XXXXXX)}
+mkdir -p "$WORK"
+[ -z "${HNCLIP_BENCH_WORK:-}" ] && trap 'rm -rf "$WORK"' EXIT
+step="$BUILD/tests/train_step_vs_pytorch"
+if [ "$quick" = 1 ]; then
+  tiny=(--warmup 1 --steps 3 --reps 1); b32=(--warmup 1 --steps 1 --reps 1)
+  retrieval=(--queries 20000 --candidates 20000 --reps 1); geometry=(--captions 10000 --reps 1)
+else
+  tiny=(--warmup 2 --steps 10 --reps 3); b32=(--warmup 1 --steps 2 --reps 3)
+  retrieval=(--queries 100000 --candidates 100000 --reps 3); geometry=(--captions 50000 --reps 3)
+fi
+# Requirements 2-4: the training step against PyTorch, the margins' and the probe's overhead.
+"$step" --preset tiny --batch 128 --context 96 --vocab 1000 --threads "$THREADS" "${tiny[@]}" \
+  --python "$PY" --work "$WORK/tiny" --json "$WORK/train_step_tiny.json"
+"$step" --preset ViT-B/32 --batch 32 --context 248 --vocab 49408 --threads "$THREADS" "${b32[@]}" \
+  --python "$PY" --work "$WORK/vit_b32" --json "$WORK/train_step_vit_b32.json"
+
+# Requirement 6: retrieval at scale against faiss IndexFlatIP.
+"$BUILD/tests/retrieval_vs_faiss" --dim 512 --threads "$THREADS" "${retrieval[@]}" \
+  --json "$WORK/retrieval.json"
+# Requirement 7: caption geometry at 50,000 captions.
+"$BUILD/tests/caption_geometry_scale" --dim 512 --threads "$THREADS" "${geometry[@]}" \
+  --json "$WORK/geometry.json"
+
+rev="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+[ -n "$(git status --porcelain 2>/dev/null)" ] && rev="$rev (with uncommitted changes)"
+table="$WORK/PERFORMANCE.md"
+"$PY" tests/bench/performance_table.py "$rev" "$WORK/retrieval.json" "$WORK/geometry.json" \
+  "$WORK/train_step_tiny.json" "$WORK/train_step_vit_b32.json" > "$table"
+cat "$table"
+if [ "$quick" = 0 ]; then
+  cp "$table" docs/PERFORMANCE.md
+  echo "run.sh: wrote docs/PERFORMANCE.md" >&2
+fi
