@@ -145,6 +145,7 @@ int run_job(TrainingJob& job, bool json, TrainResult* result_out = nullptr) {
                        {"i2t", have_best ? recall_json(result.best_eval.i2t) : nlohmann::json()},
                        {"train_seconds", result.train_seconds},
                        {"probe_seconds", result.probe_seconds},
+                       {"loader_wait_seconds", result.loader_wait_seconds},
                        {"images_per_second", ips},
                        {"config", nlohmann::json(job.config())}};
     if (!result.message.empty()) out["message"] = result.message;
