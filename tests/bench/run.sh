@@ -29,7 +29,8 @@ if ! dpkg -s libfaiss-dev >/dev/null 2>&1; then
 fi
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHNCLIP_BUILD_GUI=OFF \
   -DHNCLIP_BUILD_TESTS=ON -DHNCLIP_BUILD_BENCH=ON >/dev/null
-cmake --build "$BUILD" -j "$JOBS" --target train_step_vs_pytorch retrieval_vs_faiss caption_geometry_scale
+cmake --build "$BUILD" -j "$JOBS" --target train_step_vs_pytorch retrieval_vs_faiss caption_geometry_scale \
+  preprocess_throughput hnclip
 
 WORK=${HNCLIP_BENCH_WORK:-$(mktemp -d /tmp/hnclip-bench.XXXXXX)}
 mkdir -p "$WORK"
@@ -38,9 +39,11 @@ step="$BUILD/tests/train_step_vs_pytorch"
 if [ "$quick" = 1 ]; then
   tiny=(--warmup 1 --steps 3 --reps 1); b32=(--warmup 1 --steps 1 --reps 1)
   retrieval=(--queries 20000 --candidates 20000 --reps 1); geometry=(--captions 10000 --reps 1)
+  loader=(--images 64 --repeats 1); size=small
 else
   tiny=(--warmup 2 --steps 10 --reps 3); b32=(--warmup 1 --steps 2 --reps 3)
   retrieval=(--queries 100000 --candidates 100000 --reps 3); geometry=(--captions 50000 --reps 3)
+  loader=(--images 512 --repeats 3); size=default
 fi
 # Requirements 2-4: the training step against PyTorch, the margins' and the probe's overhead.
 "$step" --preset tiny --batch 128 --context 96 --vocab 1000 --threads "$THREADS" "${tiny[@]}" \
@@ -55,10 +58,34 @@ fi
 "$BUILD/tests/caption_geometry_scale" --dim 512 --threads "$THREADS" "${geometry[@]}" \
   --json "$WORK/geometry.json"
 
+# Requirement 5: images decoded and preprocessed per CPU-second (640x480 JPEGs to 224) against
+# Pillow + torch; then, with requirement 4, a real run as the CLI trains it (the built-in
+# benchmark, the committed start, 1 epoch, --probe-every 5): the share of training time spent
+# waiting for batches and in probes, for gamma 0 and 0.5.
+"$BUILD/tests/preprocess_throughput" --n-px 224 "${loader[@]}" | tee "$WORK/loader.txt"
+for gamma in 0 0.5; do
+  "$BUILD/app/hnclip" train --benchmark-size "$size" --epochs 1 --gamma "$gamma" --probe-every 5 \
+    --threads "$THREADS" --json --db "$WORK/runs.db" --cache-dir "$WORK/cache" \
+    > "$WORK/run_gamma$gamma.json"
+done
+/usr/bin/python3 - "$WORK" <<'PY' > "$WORK/real_run.json"
+import json, sys
+work = sys.argv[1]
+out = {"real_run": {}}
+for line in open(f"{work}/loader.txt"):
+    if line.startswith("cpp_batch_loader workers 1:"):
+        out["loader_ours"] = float(line.split(",")[1].split()[0])
+    elif line.startswith("python_pillow_torch"):
+        out["loader_peer"] = float(line.split(",")[1].split()[0])
+for g in ("0", "0.5"):
+    out["real_run"][g] = json.load(open(f"{work}/run_gamma{g}.json"))
+print(json.dumps(out))
+PY
+
 rev="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 [ -n "$(git status --porcelain 2>/dev/null)" ] && rev="$rev (with uncommitted changes)"
 table="$WORK/PERFORMANCE.md"
-"$PY" tests/bench/performance_table.py "$rev" "$WORK/retrieval.json" "$WORK/geometry.json" \
+"$PY" tests/bench/performance_table.py "$rev" "$WORK/real_run.json" "$WORK/retrieval.json" "$WORK/geometry.json" \
   "$WORK/train_step_tiny.json" "$WORK/train_step_vit_b32.json" > "$table"
 cat "$table"
 if [ "$quick" = 0 ]; then
