@@ -94,6 +94,9 @@ def real_run_rows(r):
 
 
 def rows_for(report):
+    if "failed" in report:
+        return [(report["failed"], f"**failed** (exit {report['exit']}; run.sh's output says why)",
+                 "", "", "", "missed")]
     if "real_run" in report:
         return real_run_rows(report)
     if "topk" in report:
@@ -149,8 +152,10 @@ def main():
     out.append(f"- Machine: {machine()}")
     out.append(f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
     out.append(f"- Revision: {revision}")
+    out.append(f"- Build: {os.environ.get('HNCLIP_BENCH_BUILD_TYPE') or 'Release'} "
+               f"(`tests/bench/run.sh`; both sides use the same LibTorch, the peer through Python)")
     for r in reports:
-        if "captions" in r or "real_run" in r:
+        if "captions" in r or "real_run" in r or "failed" in r:
             continue
         if "topk" in r:
             out.append(f"- Retrieval ({r['reps']} rounds per side, each side in a process of its "

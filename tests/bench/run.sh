@@ -11,7 +11,9 @@
 #             so it is printed but docs/PERFORMANCE.md is left alone)
 # Environment: HNCLIP_JOBS (build jobs, default 2), HNCLIP_BENCH_BUILD (default build/bench),
 # HNCLIP_BENCH_THREADS (LibTorch threads of both sides, default 2), HNCLIP_BENCH_WORK (scratch
-# folder, default a fresh temporary one, removed at the end).
+# folder, default a fresh temporary one, removed at the end), HNCLIP_BENCH_BUILD_TYPE (default
+# Release), HNCLIP_BENCH_ROUNDS (rounds of the ViT-B/32 step and the retrieval, default 3; the
+# tiny step and the geometry always run 3).
 # Measured on the 2-core development machine: about 40 minutes, most of it the ViT-B/32 steps.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,7 +29,7 @@ if ! dpkg -s libfaiss-dev >/dev/null 2>&1; then
   sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
   $sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libfaiss-dev
 fi
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHNCLIP_BUILD_GUI=OFF \
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE="${HNCLIP_BENCH_BUILD_TYPE:-Release}" -DHNCLIP_BUILD_GUI=OFF \
   -DHNCLIP_BUILD_TESTS=ON -DHNCLIP_BUILD_BENCH=ON >/dev/null
 cmake --build "$BUILD" -j "$JOBS" --target train_step_vs_pytorch retrieval_vs_faiss caption_geometry_scale \
   preprocess_throughput hnclip
@@ -36,39 +38,60 @@ WORK=${HNCLIP_BENCH_WORK:-$(mktemp -d /tmp/hnclip-bench.XXXXXX)}
 mkdir -p "$WORK"
 [ -z "${HNCLIP_BENCH_WORK:-}" ] && trap 'rm -rf "$WORK"' EXIT
 step="$BUILD/tests/train_step_vs_pytorch"
+# bench NAME JSON COMMAND...: runs one benchmark; if it fails (a mismatch with its peer is a
+# failure), its JSON says so and the table shows the row as failed, the others still run, and
+# run.sh exits 1 at the end.
+failed=0
+bench() {
+  local name="$1" json="$2"
+  shift 2
+  local rc=0
+  "$@" || rc=$?
+  if [ "$rc" != 0 ]; then
+    echo "run.sh: $name failed (exit $rc)" >&2
+    printf '{"failed": "%s", "exit": %d}\n' "$name" "$rc" > "$json"
+    failed=1
+  fi
+}
 if [ "$quick" = 1 ]; then
   tiny=(--warmup 1 --steps 3 --reps 1); b32=(--warmup 1 --steps 1 --reps 1)
   retrieval=(--queries 20000 --candidates 20000 --reps 1); geometry=(--captions 10000 --reps 1)
   loader=(--images 64 --repeats 1); size=small
 else
-  tiny=(--warmup 2 --steps 10 --reps 3); b32=(--warmup 1 --steps 2 --reps 3)
-  retrieval=(--queries 100000 --candidates 100000 --reps 3); geometry=(--captions 50000 --reps 3)
+  rounds=${HNCLIP_BENCH_ROUNDS:-3}
+  tiny=(--warmup 2 --steps 10 --reps 3); b32=(--warmup 1 --steps 2 --reps "$rounds")
+  retrieval=(--queries 100000 --candidates 100000 --reps "$rounds"); geometry=(--captions 50000 --reps 3)
   loader=(--images 512 --repeats 3); size=default
 fi
 # Requirements 2-4: the training step against PyTorch, the margins' and the probe's overhead.
-"$step" --preset tiny --batch 128 --context 96 --vocab 1000 --threads "$THREADS" "${tiny[@]}" \
+bench "training step, tiny" "$WORK/train_step_tiny.json" \
+  "$step" --preset tiny --batch 128 --context 96 --vocab 1000 --threads "$THREADS" "${tiny[@]}" \
   --python "$PY" --work "$WORK/tiny" --json "$WORK/train_step_tiny.json"
-"$step" --preset ViT-B/32 --batch 32 --context 248 --vocab 49408 --threads "$THREADS" "${b32[@]}" \
+bench "training step, ViT-B/32" "$WORK/train_step_vit_b32.json" \
+  "$step" --preset ViT-B/32 --batch 32 --context 248 --vocab 49408 --threads "$THREADS" "${b32[@]}" \
   --python "$PY" --work "$WORK/vit_b32" --json "$WORK/train_step_vit_b32.json"
 
 # Requirement 6: retrieval at scale against faiss IndexFlatIP.
-"$BUILD/tests/retrieval_vs_faiss" --dim 512 --threads "$THREADS" "${retrieval[@]}" \
+bench "retrieval vs faiss" "$WORK/retrieval.json" \
+  "$BUILD/tests/retrieval_vs_faiss" --dim 512 --threads "$THREADS" "${retrieval[@]}" \
   --json "$WORK/retrieval.json"
 # Requirement 7: caption geometry at 50,000 captions.
-"$BUILD/tests/caption_geometry_scale" --dim 512 --threads "$THREADS" "${geometry[@]}" \
+bench "caption geometry" "$WORK/geometry.json" \
+  "$BUILD/tests/caption_geometry_scale" --dim 512 --threads "$THREADS" "${geometry[@]}" \
   --json "$WORK/geometry.json"
 
 # Requirement 5: images decoded and preprocessed per CPU-second (640x480 JPEGs to 224) against
 # Pillow + torch; then, with requirement 4, a real run as the CLI trains it (the built-in
 # benchmark, the committed start, 1 epoch, --probe-every 5): the share of training time spent
 # waiting for batches and in probes, for gamma 0 and 0.5.
-"$BUILD/tests/preprocess_throughput" --n-px 224 "${loader[@]}" | tee "$WORK/loader.txt"
-for gamma in 0 0.5; do
-  "$BUILD/app/hnclip" train --benchmark-size "$size" --epochs 1 --gamma "$gamma" --probe-every 5 \
-    --threads "$THREADS" --json --db "$WORK/runs.db" --cache-dir "$WORK/cache" \
-    > "$WORK/run_gamma$gamma.json"
-done
-/usr/bin/python3 - "$WORK" <<'PY' > "$WORK/real_run.json"
+real_run() {
+  "$BUILD/tests/preprocess_throughput" --n-px 224 "${loader[@]}" | tee "$WORK/loader.txt"
+  for gamma in 0 0.5; do
+    "$BUILD/app/hnclip" train --benchmark-size "$size" --epochs 1 --gamma "$gamma" --probe-every 5 \
+      --threads "$THREADS" --json --db "$WORK/runs.db" --cache-dir "$WORK/cache" \
+      > "$WORK/run_gamma$gamma.json"
+  done
+  /usr/bin/python3 - "$WORK" > "$WORK/real_run.json" <<'PY'
 import json, sys
 work = sys.argv[1]
 out = {"real_run": {}}
@@ -81,7 +104,8 @@ for g in ("0", "0.5"):
     out["real_run"][g] = json.load(open(f"{work}/run_gamma{g}.json"))
 print(json.dumps(out))
 PY
-
+}
+bench "loader and a real run" "$WORK/real_run.json" real_run
 rev="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 [ -n "$(git status --porcelain 2>/dev/null)" ] && rev="$rev (with uncommitted changes)"
 table="$WORK/PERFORMANCE.md"
@@ -92,3 +116,4 @@ if [ "$quick" = 0 ]; then
   cp "$table" docs/PERFORMANCE.md
   echo "run.sh: wrote docs/PERFORMANCE.md" >&2
 fi
+exit "$failed"

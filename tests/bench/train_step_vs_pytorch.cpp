@@ -383,7 +383,7 @@ int main(int argc, char** argv) {
           const double d = std::abs(m.first_loss - report["check"]["loss_peer"].get<double>());
           report["check"]["trainer_first_step_loss"] = m.first_loss;
           report["check"]["trainer_first_step_loss_abs_diff"] = d;
-          if (o.warmup > 0 && d > kLossTolerance) {
+          if (d > kLossTolerance) {
             std::cerr << "train_step_vs_pytorch: the trainer's first-step loss " << m.first_loss
                       << " differs from the peer's by " << d << "\n";
             return 1;
