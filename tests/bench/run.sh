@@ -54,7 +54,7 @@ bench() {
   fi
 }
 if [ "$quick" = 1 ]; then
-  tiny=(--warmup 1 --steps 3 --reps 1); b32=(--warmup 1 --steps 1 --reps 1)
+  tiny=(--warmup 1 --steps 5 --reps 1); b32=(--warmup 1 --steps 1 --reps 1)
   retrieval=(--queries 20000 --candidates 20000 --reps 1); geometry=(--captions 10000 --reps 1)
   loader=(--images 64 --repeats 1); size=small
 else
@@ -63,6 +63,9 @@ else
   retrieval=(--queries 100000 --candidates 100000 --reps "$rounds"); geometry=(--captions 50000 --reps 3)
   loader=(--images 512 --repeats 3); size=default
 fi
+# The probe's cost is measured on the tiny step (whose 10 timed steps hold two probed ones) and in
+# the real runs below; ViT-B/32's few steps would hold none.
+b32+=(--configs ours_hn,ours_plain,ours_frozen,peer_hn,peer_hn_blas1)
 # Requirements 2-4: the training step against PyTorch, the margins' and the probe's overhead.
 bench "training step, tiny" "$WORK/train_step_tiny.json" \
   "$step" --preset tiny --batch 128 --context 96 --vocab 1000 --threads "$THREADS" "${tiny[@]}" \
