@@ -128,7 +128,7 @@ def rows_for(report):
         rows.append((f"Margin cost measured in the loss alone (forward + backward, γ = 0.5 vs 0, "
                      f"median of {m['reps']}), as a share of the step — {name}",
                      f"{m['loss_seconds_gamma'] * 1e6:.0f} µs",
-                     f"{m['loss_seconds_plain'] * 1e6:.0f} µs at γ = 0", f"{o * 100:+.3f}% of a step",
+                     f"{m['loss_seconds_plain'] * 1e6:.0f} µs at γ = 0", f"{o * 100:+.4f}% of a step",
                      "≤ 1%", "met" if o <= 0.01 else "missed"))
     if "frozen_over_recomputed" in report:
         o = report["frozen_over_recomputed"]
@@ -162,6 +162,8 @@ def main():
     out.append(f"- Machine: {machine()}")
     out.append(f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
     out.append(f"- Revision: {revision}")
+    if os.environ.get("HNCLIP_BENCH_PROVENANCE"):
+        out.append(f"- How this table was made: {os.environ['HNCLIP_BENCH_PROVENANCE']}")
     out.append(f"- Build: {os.environ.get('HNCLIP_BENCH_BUILD_TYPE') or 'Release'} "
                f"(`tests/bench/run.sh`; both sides use the same LibTorch, the peer through Python)")
     for r in reports:
