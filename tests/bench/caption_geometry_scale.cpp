@@ -22,6 +22,7 @@
 #include <torch/torch.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_support.h"
 #include "eval/caption_geometry.h"
 #include "train/compute_setup.h"
 
@@ -76,8 +77,7 @@ int main(int argc, char** argv) {
   const int64_t peak = status_bytes("VmHWM") - baseline;
   auto sorted = seconds;
   std::sort(sorted.begin(), sorted.end());
-  const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                          : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  const double median = hnclip::bench::median(seconds);
   const double nn_bytes = static_cast<double>(n) * static_cast<double>(n) * 4;
   nlohmann::json report = {{"captions", n},           {"dim", dim},
                            {"threads", threads},      {"reps", reps},

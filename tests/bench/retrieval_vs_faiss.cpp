@@ -35,6 +35,7 @@
 #include <torch/torch.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_support.h"
 #include "eval/retrieval_metrics.h"
 #include "train/compute_setup.h"
 
@@ -115,22 +116,10 @@ json child(const Options& o, const std::string& side) {
           {"peak_bytes", status_bytes("VmHWM")}};
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 std::string run_child(const std::string& self, const std::string& side, int argc, char** argv) {
-  std::string cmd = "'" + self + "' --child " + side;
-  for (int i = 1; i < argc; ++i) cmd += std::string(" '") + argv[i] + "'";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) throw std::runtime_error("cannot run " + cmd);
-  std::string out;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof(buf), p)) out.append(buf, n);
-  if (::pclose(p) != 0) throw std::runtime_error(cmd + " failed:\n" + out);
-  return out;
+  std::string cmd = hnclip::bench::shell_quote(self) + " --child " + side;
+  for (int i = 1; i < argc; ++i) cmd += " " + hnclip::bench::shell_quote(argv[i]);
+  return hnclip::bench::command_output(cmd);
 }
 
 }  // namespace
@@ -178,7 +167,7 @@ int main(int argc, char** argv) {
       const auto out = run_child(self, s, n, passed.data());
       report[s] = json::parse(out.substr(out.rfind('{')));
       auto& r = report[s];
-      r["median_s"] = median(r["seconds"].get<std::vector<double>>());
+      r["median_s"] = hnclip::bench::median(r["seconds"].get<std::vector<double>>());
       r["min_s"] = *std::min_element(r["seconds"].begin(), r["seconds"].end());
       r["max_s"] = *std::max_element(r["seconds"].begin(), r["seconds"].end());
       std::cerr << s << ": " << r.dump() << "\n";

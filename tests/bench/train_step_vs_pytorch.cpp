@@ -54,6 +54,7 @@
 #include <torch/torch.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_support.h"
 #include "loss/hn_contrastive_loss.h"
 #include "model/clip_config.h"
 #include "model/make_clip_model.h"
@@ -68,6 +69,9 @@
 namespace {
 
 namespace fs = std::filesystem;
+using hnclip::bench::command_output;
+using hnclip::bench::median;
+using hnclip::bench::shell_quote;
 using nlohmann::json;
 
 constexpr uint64_t kWeightsSeed = 1;
@@ -153,29 +157,6 @@ class StepTimes : public hnclip::TrainObserver {
   double first_loss = -1;
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string run_command(const std::string& cmd) {
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) throw std::runtime_error("cannot run " + cmd);
-  std::string out;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof(buf), p)) out.append(buf, n);
-  if (::pclose(p) != 0) throw std::runtime_error(cmd + " failed:\n" + out);
-  return out;
-}
-
 hnclip::ClipConfig model_config(const Options& o) {
   return hnclip::clip_preset(o.preset, o.vocab, o.context);
 }
@@ -242,9 +223,9 @@ Measured run_ours(const Options& o, const std::string& name, const torch::Tensor
 Measured run_peer(const Options& o, const fs::path& weights, const fs::path& batch,
                   bool one_blas_thread) {
   const std::string script = std::string(HNCLIP_TEST_SOURCE_DIR) + "/bench/train_step_peer.py";
-  const std::string out = run_command(
-      std::string(one_blas_thread ? "OPENBLAS_NUM_THREADS=1 " : "") + shell_quote(o.python) + " " + shell_quote(script) + " time " + shell_quote(weights) + " " +
-      shell_quote(batch) + " " + std::to_string(kGamma) + " " + std::to_string(o.threads) + " " +
+  const std::string out = command_output(
+      std::string(one_blas_thread ? "OPENBLAS_NUM_THREADS=1 " : "") + shell_quote(o.python) + " " +
+      shell_quote(script) + " time " + shell_quote(weights) + " " + shell_quote(batch) + " " + std::to_string(kGamma) + " " + std::to_string(o.threads) + " " +
       std::to_string(o.warmup) + " " + std::to_string(o.steps));
   const auto line = out.substr(out.rfind('{'));
   Measured m;
@@ -257,7 +238,7 @@ json check_against_peer(const Options& o, const fs::path& weights, const fs::pat
                         const torch::Tensor& images, const torch::Tensor& tokens) {
   const std::string script = std::string(HNCLIP_TEST_SOURCE_DIR) + "/bench/train_step_peer.py";
   const fs::path grads = o.work / "peer_grads.pt";
-  run_command(shell_quote(o.python) + " " + shell_quote(script) + " check " +
+  command_output(shell_quote(o.python) + " " + shell_quote(script) + " check " +
               shell_quote(weights) + " " + shell_quote(batch) + " " + std::to_string(kGamma) +
               " " + shell_quote(grads));
   auto model = hnclip::make_clip_model(model_config(o), kWeightsSeed);
