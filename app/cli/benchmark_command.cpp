@@ -55,6 +55,7 @@ CommandAction add_benchmark_command(CLI::App& app) {
     if (o->common.json) {
       if (out["splits"].contains("train")) out["train"] = out["splits"]["train"]["images"];
       if (out["splits"].contains("test")) out["test"] = out["splits"]["test"]["images"];
+      if (out["splits"].contains("val")) out["val"] = out["splits"]["val"]["images"];
       std::cout << out.dump() << std::endl;
     } else {
       std::cout << "(bag-of-words cosine over each split's captions; hardest = a caption's most "

@@ -49,13 +49,16 @@ void ProgressPrinter::on_eval(const EvalEvent& e) {
        << ": t2i R@1 " << format("%.2f", e.t2i.recall_at(1)) << " R@5 " << format("%.2f", e.t2i.recall_at(5))
        << " R@10 " << format("%.2f", e.t2i.recall_at(10)) << " | i2t R@1 " << format("%.2f", e.i2t.recall_at(1))
        << " R@5 " << format("%.2f", e.i2t.recall_at(5)) << " R@10 " << format("%.2f", e.i2t.recall_at(10));
-  if (e.epoch > 0 && steps_ > 0) {
+  // A second evaluation of the same epoch (the validation split) gets its recall line only.
+  const bool summarise = e.epoch != summarised_epoch_;
+  summarised_epoch_ = e.epoch;
+  if (summarise && e.epoch > 0 && steps_ > 0) {
     const double secs = last_wall_ - epoch_start_wall_;
     out_ << " | mean loss " << format("%.4f", loss_sum_ / steps_) << ", solved (InfoNCE < 1e-3) "
          << format("%.0f", 100.0 * solved_ / steps_) << "% of batches, " << format("%.1f", secs) << " s";
   }
   const auto summary = summarize_probes(probes_);
-  if (e.epoch > 0 && !summary.empty() && summary.back().epoch == e.epoch) {
+  if (summarise && e.epoch > 0 && !summary.empty() && summary.back().epoch == e.epoch) {
     const auto& p = summary.back();
     out_ << "\n         probes: " << p.probes << ", zero fp32 gradients " << format("%.0f", 100 * p.zero_grad_fraction)
          << "%, median |g| " << format("%.3g", p.grad_norm_standard.median) << " (InfoNCE) vs "

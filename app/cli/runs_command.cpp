@@ -27,17 +27,34 @@ std::string iso_time(int64_t ms) {
   return buf;
 }
 
-// (epoch -> direction -> K -> recall) of one run.
+// (epoch -> direction -> K -> recall) of one run's split: its test split everywhere, except the
+// validation split's own list in `show` (a run evaluated with --val-split stores both).
 using RecallTable = std::map<int, std::map<std::string, std::map<int, double>>>;
-RecallTable recall_table(const RunStore& store, int64_t run) {
+RecallTable recall_table(const RunStore& store, int64_t run, const std::string& split) {
   RecallTable t;
-  for (const auto& e : store.epoch_evals(run)) t[e.epoch][e.direction][e.k] = e.recall;
+  for (const auto& e : store.epoch_evals(run)) {
+    if (e.split == split) t[e.epoch][e.direction][e.k] = e.recall;
+  }
   return t;
+}
+
+nlohmann::json evaluations_json(const RecallTable& table) {
+  nlohmann::json epochs = nlohmann::json::array();
+  for (const auto& [epoch, dirs] : table) {
+    nlohmann::json e{{"epoch", epoch}};
+    for (const auto& [dir, ks] : dirs) {
+      nlohmann::json rec;
+      for (const auto& [k, v] : ks) rec["R@" + std::to_string(k)] = v;
+      e[dir] = rec;
+    }
+    epochs.push_back(e);
+  }
+  return epochs;
 }
 
 nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
   const TrainConfig config = parse_train_config(r.config_json);
-  const auto table = recall_table(store, r.id);
+  const auto table = recall_table(store, r.id, config.test_split);
   nlohmann::json j{{"id", r.id},
                    {"name", r.name},
                    {"status", to_string(r.status)},
@@ -65,17 +82,11 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
   if (full) {
     j["config"] = nlohmann::json::parse(r.config_json, nullptr, false);      // as stored
     j["data"] = nlohmann::json::parse(r.data_summary_json, nullptr, false);  // {} for older runs
-    nlohmann::json epochs = nlohmann::json::array();
-    for (const auto& [epoch, dirs] : table) {
-      nlohmann::json e{{"epoch", epoch}};
-      for (const auto& [dir, ks] : dirs) {
-        nlohmann::json rec;
-        for (const auto& [k, v] : ks) rec["R@" + std::to_string(k)] = v;
-        e[dir] = rec;
-      }
-      epochs.push_back(e);
+    j["evaluations"] = evaluations_json(table);
+    if (!config.val_split.empty()) {
+      j["val_split"] = config.val_split;
+      j["val_evaluations"] = evaluations_json(recall_table(store, r.id, config.val_split));
     }
-    j["evaluations"] = epochs;
     nlohmann::json ckpts = nlohmann::json::array();
     for (const auto& c : store.checkpoints(r.id))
       ckpts.push_back(
@@ -174,16 +185,25 @@ CommandAction add_show_command(CLI::App& app) {
                       ? "  data " + describe_benchmark_summary(j["data"]) + "\n"
                       : "")
               << "  epoch   t2i R@1   R@5  R@10 | i2t R@1   R@5  R@10   (s: start, *: best)\n";
-    for (const auto& e : j["evaluations"]) {
-      auto r = [&](const char* d, const char* k) {
-        return e.contains(d) ? fixed(e[d].value(k, 0.0)) : std::string("-");
-      };
-      std::printf("  %5d %s %9s %5s %5s | %7s %5s %5s\n", e["epoch"].get<int>(),
-                  e["epoch"].get<int>() == kStartEpoch       ? "s"
-                  : e["epoch"].get<int>() == run->best_epoch ? "*"
-                                                             : " ",
-                  r("t2i", "R@1").c_str(), r("t2i", "R@5").c_str(), r("t2i", "R@10").c_str(),
-                  r("i2t", "R@1").c_str(), r("i2t", "R@5").c_str(), r("i2t", "R@10").c_str());
+    // best_epoch: the row marked "*" (the test split's rule; no row of a validation split).
+    const auto print_rows = [&](const nlohmann::json& evaluations, int best_epoch) {
+      for (const auto& e : evaluations) {
+        auto r = [&](const char* d, const char* k) {
+          return e.contains(d) ? fixed(e[d].value(k, 0.0)) : std::string("-");
+        };
+        std::printf("  %5d %s %9s %5s %5s | %7s %5s %5s\n", e["epoch"].get<int>(),
+                    e["epoch"].get<int>() == kStartEpoch ? "s"
+                    : e["epoch"].get<int>() == best_epoch ? "*"
+                                                          : " ",
+                    r("t2i", "R@1").c_str(), r("t2i", "R@5").c_str(), r("t2i", "R@10").c_str(),
+                    r("i2t", "R@1").c_str(), r("i2t", "R@5").c_str(), r("i2t", "R@10").c_str());
+      }
+    };
+    print_rows(j["evaluations"], run->best_epoch);
+    if (j.contains("val_evaluations")) {
+      std::cout << "  validation split " << j["val_split"].get<std::string>()
+                << " (not used for the best epoch):\n";
+      print_rows(j["val_evaluations"], -1);
     }
     for (const auto& c : j["checkpoints"])
       std::cout << "  checkpoint epoch " << c["epoch"] << ": " << c["path"].get<std::string>()

@@ -45,6 +45,11 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
                 "the run; evaluation never skips");
   cmd->add_option("--train-split", c.train_split, "split to train on")->capture_default_str();
   cmd->add_option("--test-split", c.test_split, "split to evaluate on")->capture_default_str();
+  cmd->add_option("--val-split", c.val_split,
+                  "validation split, evaluated like the test split at the start and after every "
+                  "epoch and stored under its own name, so an epoch can be selected without the "
+                  "test split (the built-in benchmark's: val); the run's best epoch stays chosen "
+                  "on test. Default: none");
   cmd->add_option("--model", c.model,
                   "model preset: tiny, ViT-B/32, ViT-B/16, ViT-L/14 (default: the --init "
                   "checkpoint's shape, else tiny)");
@@ -170,6 +175,10 @@ int run_job(TrainingJob& job, bool json, TrainResult* result_out = nullptr) {
 }
 
 }  // namespace
+
+void add_train_config_options(CLI::App* cmd, TrainConfig& config) {
+  add_config_options(cmd, config);
+}
 
 CommandAction add_train_command(CLI::App& app) {
   auto o = std::make_shared<TrainOptions>();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "data/synthetic_caption.h"
 
@@ -16,12 +17,13 @@ constexpr int kPretrainMinObjects = 1;
 constexpr int kPretrainMaxObjects = 4;
 constexpr int kTrainMinFamily = 2;        // train family sizes
 constexpr int kTrainMaxFamily = 4;
-constexpr int kTestMinFamily = 3;         // test family sizes
+constexpr int kTestMinFamily = 3;         // test (and val) family sizes
 constexpr int kTestMaxFamily = 4;
 // Random-stream ids of the splits (mixed into the seed); fixed forever for reproducibility.
 constexpr uint64_t kPretrainStream = 1;
 constexpr uint64_t kTrainStream = 2;
 constexpr uint64_t kTestStream = 3;
+constexpr uint64_t kValStream = 4;
 
 std::string family_id(int64_t f) {
   char buf[32];
@@ -46,13 +48,15 @@ void append_family(SceneGenerator& gen, int size, const std::string& group, std:
 SyntheticSizeSpec synthetic_size_spec(const std::string& size) {
   if (size == "small") return {size, 1024, 512, 40};
   if (size == "default") return {size, 30000, 8000, 300};
-  if (size == "large") return {size, 100000, 32000, 1000};
+  // large: 1,500 near-twin test families (about 5,250 queries), so that a 1-point R@1 gap is
+  // about 50 queries and per-query tests (McNemar) can resolve it.
+  if (size == "large") return {size, 100000, 32000, 1500};
   throw std::invalid_argument("synthetic benchmark: unknown size \"" + size +
                               "\" (expected small, default or large)");
 }
 
 const std::vector<std::string>& synthetic_split_names() {
-  static const std::vector<std::string> names{"pretrain", "train", "test"};
+  static const std::vector<std::string> names{"pretrain", "train", "val", "test"};
   return names;
 }
 
@@ -86,9 +90,33 @@ std::vector<SyntheticItem> synthetic_split_items(const SyntheticSizeSpec& spec, 
       const auto size = static_cast<int>(gen.random().between(kTestMinFamily, kTestMaxFamily));
       append_family(gen, size, family_id(f), out);
     }
+  } else if (split == "val") {
+    std::unordered_set<std::string> test_captions;
+    for (auto& it : synthetic_split_items(spec, seed, "test"))
+      test_captions.insert(std::move(it.caption));
+    return synthetic_val_items(spec, seed, test_captions);
   } else {
     throw std::invalid_argument("synthetic benchmark: unknown split \"" + split +
-                                "\" (expected pretrain, train or test)");
+                                "\" (expected pretrain, train, val or test)");
+  }
+  return out;
+}
+
+std::vector<SyntheticItem> synthetic_val_items(const SyntheticSizeSpec& spec, uint64_t seed,
+                                               const std::unordered_set<std::string>& taken) {
+  std::vector<SyntheticItem> out;
+  // f counts the stream indices drawn, kept the families: a skipped family's index is not reused.
+  for (int64_t f = 0, kept = 0; kept < spec.test_families; ++f) {
+    SceneGenerator gen(scene_seed(seed, kValStream, static_cast<uint64_t>(f)));
+    const auto size = static_cast<int>(gen.random().between(kTestMinFamily, kTestMaxFamily));
+    std::vector<SyntheticItem> family;
+    append_family(gen, size, family_id(f), family);
+    const bool shared = std::any_of(family.begin(), family.end(), [&](const SyntheticItem& it) {
+      return taken.count(it.caption) > 0;
+    });
+    if (shared) continue;
+    for (auto& it : family) out.push_back(std::move(it));
+    ++kept;
   }
   return out;
 }

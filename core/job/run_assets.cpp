@@ -38,6 +38,8 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
   a.benchmark = open_benchmark(spec, log);
   auto train_samples = a.benchmark->split(config.train_split);
   auto test_samples = a.benchmark->split(config.test_split);
+  std::vector<Sample> val_samples;
+  if (!config.val_split.empty()) val_samples = a.benchmark->split(config.val_split);
 
   // The run's own checkpoint decides the shape when resuming, else --init.
   const std::string meta_source = meta ? shape_checkpoint : init;
@@ -81,11 +83,17 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
   pipeline.image_size = static_cast<int>(shape.image_size);
   a.train = std::make_unique<SplitData>(std::move(train_samples), a.tokenizer, pipeline);
   a.test = std::make_unique<SplitData>(std::move(test_samples), a.tokenizer, pipeline);
+  if (!config.val_split.empty())
+    a.val = std::make_unique<SplitData>(std::move(val_samples), a.tokenizer, pipeline);
   if (log) {
     log("benchmark " + a.benchmark->name() + ": " + std::to_string(a.train->num_images()) +
         " training images (" + config.train_split + "), " + std::to_string(a.test->num_images()) +
-        " test images (" + config.test_split + "); " + std::to_string(a.tokenizer->vocab_size()) +
-        " tokens, context " + std::to_string(a.tokenizer->context_length()));
+        " test images (" + config.test_split + ")" +
+        (a.val ? ", " + std::to_string(a.val->num_images()) + " validation images (" +
+                     config.val_split + ")"
+               : std::string()) +
+        "; " + std::to_string(a.tokenizer->vocab_size()) + " tokens, context " +
+        std::to_string(a.tokenizer->context_length()));
   }
   return a;
 }

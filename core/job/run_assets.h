@@ -1,6 +1,7 @@
 #pragma once
-// RunAssets: what a run's configuration turns into before any training — the benchmark's two
-// splits as PairedData, the tokenizer and the model at its starting point (or at a checkpoint).
+// RunAssets: what a run's configuration turns into before any training — the benchmark's train
+// and test splits (and the validation split, with --val-split) as PairedData, the tokenizer and
+// the model at its starting point (or at a checkpoint).
 // Shared by TrainingJob (train/resume) and the evaluation of a stored run.
 
 #include <functional>
@@ -21,6 +22,7 @@ struct RunAssets {
   ClipModel model{nullptr};             // starting weights (seeded init, then --init if given)
   std::unique_ptr<SplitData> train;
   std::unique_ptr<SplitData> test;
+  std::unique_ptr<SplitData> val;  // null without config.val_split
 };
 
 // Validates the config, opens (or generates) the benchmark and builds tokenizer and model. The

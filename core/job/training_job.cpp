@@ -30,12 +30,14 @@ namespace hnclip {
 namespace {
 constexpr int kPrefetchDepth = 4;  // BatchLoader's default: batches loaded ahead of the step
 
-// Keeps runs.best_epoch current while training, so a GUI or `hnclip runs` sees it live.
+// Keeps runs.best_epoch current while training, so a GUI or `hnclip runs` sees it live. Only the
+// test split's evaluations count: a validation split's are stored, never offered.
 class BestEpochTracker : public TrainObserver {
  public:
-  BestEpochTracker(RunStore& store, int64_t run, BestEpochSelector best)
-      : store_(store), run_(run), best_(best) {}
+  BestEpochTracker(RunStore& store, int64_t run, BestEpochSelector best, std::string test_split)
+      : store_(store), run_(run), best_(best), test_split_(std::move(test_split)) {}
   void on_eval(const EvalEvent& e) override {
+    if (e.split != test_split_) return;
     if (best_.offer(e.epoch, e.mean_r1())) store_.set_best_epoch(run_, e.epoch);
   }
 
@@ -43,6 +45,7 @@ class BestEpochTracker : public TrainObserver {
   RunStore& store_;
   int64_t run_;
   BestEpochSelector best_;
+  std::string test_split_;
 };
 }  // namespace
 
@@ -56,6 +59,7 @@ struct TrainingJob::Impl {
   ClipModel model{nullptr};
   ClipModel frozen_reference{nullptr};
   std::unique_ptr<SplitData> train_data, test_data;
+  std::unique_ptr<SplitData> val_data;  // null without --val-split
   // Built in prepare(), before the run's row: its constructor's checks (batch against the split,
   // adapters, device) then refuse a run that could never train without recording it.
   std::unique_ptr<Trainer> trainer;
@@ -83,10 +87,12 @@ struct TrainingJob::Impl {
     model = assets.model;
     train_data = std::move(assets.train);
     test_data = std::move(assets.test);
+    val_data = std::move(assets.val);
     benchmark = std::move(assets.benchmark);
     data_summary = benchmark_summary(*benchmark);
     data_summary["train_split"] = config.train_split;
     data_summary["test_split"] = config.test_split;
+    if (!config.val_split.empty()) data_summary["val_split"] = config.val_split;
     say("data: " + describe_benchmark_summary(data_summary));
     if (config.loss_gamma > 0 && config.loss_gbar == GbarMode::kFrozen &&
         !weights_checkpoint.empty()) {
@@ -107,6 +113,7 @@ struct TrainingJob::Impl {
                                         run_checkpoint_dir(paths.database, run_id),
                                         tokenizer->to_json(), run_id);
     if (frozen_reference) trainer->set_frozen_reference(frozen_reference);
+    if (val_data) trainer->set_validation(*val_data);
   }
 };
 
@@ -214,7 +221,9 @@ TrainResult TrainingJob::run(const std::atomic<bool>& stop,
   auto& s = *impl_;
   configure_threads(s.config.threads);
   RunRecorder recorder(*s.store, s.run_id);
-  BestEpochTracker best(*s.store, s.run_id, BestEpochSelector(s.start.best_epoch, s.start.best_mean_r1));
+  BestEpochTracker best(*s.store, s.run_id,
+                        BestEpochSelector(s.start.best_epoch, s.start.best_mean_r1),
+                        s.config.test_split);
   // Whatever the outcome, the record says which training images were skipped (never silently).
   const auto record_skipped = [&s] {
     if (!s.skipped || s.skipped->pairs_dropped() == 0) return;

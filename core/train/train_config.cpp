@@ -127,6 +127,9 @@ void TrainConfig::validate() const {
   require(max_image_pixels >= 0,
           "--max-image-pixels must be >= 0 (0 = the default limit), got " +
               std::to_string(max_image_pixels));
+  require(val_split.empty() || (val_split != test_split && val_split != train_split),
+          "--val-split must differ from --test-split and --train-split (got '" + val_split +
+              "'; test '" + test_split + "', train '" + train_split + "')");
   require(std::isfinite(data_fraction) && data_fraction > 0 && data_fraction <= 1,
           "--data-fraction must be in (0, 1] (got " + std::to_string(data_fraction) + ")");
   require(probe_every >= 0,
@@ -157,6 +160,7 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
                      {"benchmark_root", c.benchmark_root},
                      {"train_split", c.train_split},
                      {"test_split", c.test_split},
+                     {"val_split", c.val_split},
                      {"data_fraction", c.data_fraction},
                      {"data_seed", c.data_seed},
                      {"max_image_pixels", c.max_image_pixels},
@@ -209,6 +213,7 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   read_key(j, "benchmark_root", c.benchmark_root);
   read_key(j, "train_split", c.train_split);
   read_key(j, "test_split", c.test_split);
+  read_key(j, "val_split", c.val_split);
   read_key(j, "data_fraction", c.data_fraction);
   read_key(j, "data_seed", c.data_seed);
   read_key(j, "max_image_pixels", c.max_image_pixels);

@@ -57,6 +57,9 @@ struct TrainConfig {
   std::string benchmark_root;  // manifest path for non-built-in benchmarks
   std::string train_split = "train";
   std::string test_split = "test";
+  // Evaluated like test_split (epoch 0 and after every epoch) so that an epoch can be selected
+  // without looking at the test split; "" = none. The run's own best epoch stays chosen on test.
+  std::string val_split;
   double data_fraction = 1.0;  // (0, 1]: the same subset for the same seed
   uint64_t data_seed = 1;      // seed of the synthetic benchmark's generator
   // Checks of a real data set's images before the run is recorded (data/image_file_check.h).

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -114,6 +115,11 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
 
 Trainer::~Trainer() = default;
 
+void Trainer::set_validation(const PairedData& val) {
+  if (config_.val_split.empty()) throw ConfigError("--val-split: a validation split needs a name");
+  val_ = &val;
+}
+
 std::vector<int64_t> Trainer::training_subset() const {
   std::vector<int64_t> all(train_.num_images());
   std::iota(all.begin(), all.end(), 0);
@@ -157,12 +163,13 @@ void Trainer::emit_status(const std::string& status, const std::string& message)
 // What one run() builds in set-up and carries from step to step; the Trainer itself keeps only
 // what its constructor was given.
 struct Trainer::State {
-  State(const PairedData& test, const BatchSourceFactory& make_loader, const TrainStart& start,
-        const std::string& test_split)
-      : evaluator(test, make_loader, kEvalBatch, {}, test_split),
+  State(const PairedData& test, const PairedData* val, const BatchSourceFactory& make_loader,
+        const TrainStart& start, const TrainConfig& c)
+      : evaluator(test, make_loader, kEvalBatch, {}, c.test_split),
         best(start.best_epoch, start.best_mean_r1),
         step(start.completed_steps),
         train_seconds(start.completed_seconds) {
+    if (val) val_evaluator.emplace(*val, make_loader, kEvalBatch, RetrievalOptions{}, c.val_split);
     result.best_epoch = best.epoch();
   }
 
@@ -172,6 +179,7 @@ struct Trainer::State {
   int64_t steps_per_epoch = 0;
   torch::Tensor frozen_text;  // defined for frozen Ḡ only
   Evaluator evaluator;
+  std::optional<Evaluator> val_evaluator;  // with a validation split only
   std::vector<BatchRequest> snapshot_batches;
   bool bf16 = false;
   bool token_term = false;
@@ -194,16 +202,20 @@ struct Trainer::StepLoss {
 };
 
 TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop) {
-  State st(test_, make_loader_, start, config_.test_split);
+  State st(test_, val_, make_loader_, start, config_);
   set_up(st, start);
   emit_status("running", "");
   if (start.completed_epochs == 0) {
-    if (config_.eval_at_start) test(st, 0, 0);
+    if (config_.eval_at_start) {
+      test(st, 0, 0);
+      validate(st, 0, 0);
+    }
     snapshot(st, 0);
   }
   for (int epoch = start.completed_epochs + 1; epoch <= config_.epochs; ++epoch) {
     if (!train(st, epoch, stop)) break;
     const EvalEvent ev = test(st, epoch, st.step);
+    validate(st, epoch, st.step);
     snapshot(st, epoch);
     save_epoch(st, epoch, ev);
   }
@@ -455,6 +467,17 @@ EvalEvent Trainer::test(State& st, int epoch, int64_t step) {
   for (auto* o : observers_) o->on_eval(ev);
   st.result.last_eval = ev;
   return ev;
+}
+
+// After test(): observers that follow one split (the Train tab's recall plot takes the first it
+// sees) see the test split first.
+void Trainer::validate(State& st, int epoch, int64_t step) {
+  if (!st.val_evaluator) return;
+  EvalEvent ev = st.val_evaluator->evaluate(model_, device_);
+  ev.epoch = epoch;
+  ev.step = step;
+  ev.split = config_.val_split;
+  for (auto* o : observers_) o->on_eval(ev);
 }
 
 void Trainer::snapshot(State& st, int epoch) {

@@ -1,6 +1,7 @@
 #pragma once
 // Trainer: the fine-tuning loop — seeded data order, HN-CLIP loss, AdamW with warm-up + cosine,
-// evaluation and an atomic checkpoint after every epoch, best-epoch selection, clean stop.
+// evaluation (test split, and a validation split when given) and an atomic checkpoint after every
+// epoch, best-epoch selection (on test), clean stop.
 // With --peft lora|dora the constructor attaches adapters (model/peft.h): only they, and the logit
 // scale unless --fixed-scale, are optimised. On CUDA the encoders run under bf16 autocast
 // (--precision auto) with the loss in fp32; on the CPU everything stays fp32.
@@ -58,6 +59,11 @@ class Trainer {
   void set_frozen_reference(ClipModel reference) { frozen_reference_ = std::move(reference); }
   // Optional: run() waits at this gate before every step; time spent paused is not training time.
   void set_pause_gate(PauseGate* gate) { pause_gate_ = gate; }
+  // Optional: the split config.val_split names, evaluated right after the test split (epoch 0
+  // and after every epoch) and reported as its own EvalEvent. It chooses nothing: the best epoch
+  // and the checkpoints' scores stay the test split's. Must outlive the trainer, like `test`.
+  // Throws ConfigError when config.val_split is empty.
+  void set_validation(const PairedData& val);
 
   TrainResult run(const TrainStart& start, const std::atomic<bool>& stop);
 
@@ -86,6 +92,7 @@ class Trainer {
   // The global gradient norm before clipping (what the step event reports).
   double clip_gradients(const std::vector<torch::Tensor>& trainable) const;
   EvalEvent test(State& st, int epoch, int64_t step);
+  void validate(State& st, int epoch, int64_t step);  // no-op without set_validation
   void snapshot(State& st, int epoch);
   void save_epoch(State& st, int epoch, const EvalEvent& ev);
   void emit_status(const std::string& status, const std::string& message);
@@ -95,6 +102,7 @@ class Trainer {
   TrainConfig config_;
   const PairedData& train_;
   const PairedData& test_;
+  const PairedData* val_ = nullptr;
   BatchSourceFactory make_loader_;
   std::string checkpoint_dir_;
   nlohmann::json tokenizer_;

@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   spec.cache_dir = cache;
   const auto bench = hnclip::open_benchmark(spec);
   std::vector<hnclip::Sample> pool;
-  for (const char* s : {"pretrain", "train", "test"})
+  for (const char* s : {"pretrain", "train", "val", "test"})
     for (auto& sample : bench->split(s)) pool.push_back(std::move(sample));
   const fs::path manifest = work / "manifest.jsonl";
   {

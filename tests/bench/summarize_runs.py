@@ -34,8 +34,10 @@ def main():
             res = r["result"]
             run_id = res["run_id"]
             epochs = res["config"]["epochs"]
+            # The test split's rows: a run with --val-split stores its validation split's beside them.
             recall = {(e, d): v for e, d, v in db.execute(
-                "SELECT epoch, direction, recall FROM epoch_evals WHERE run_id=? AND k=1", (run_id,))}
+                "SELECT epoch, direction, recall FROM epoch_evals WHERE run_id=? AND k=1 AND split=?",
+                (run_id, res["config"].get("test_split", "test")))}
             last_t2i.append(recall[(epochs, "t2i")])
             last_i2t.append(recall[(epochs, "i2t")])
             best_t2i.append(res["t2i"]["R@1"])

@@ -9,10 +9,12 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "store/run_store.h"
 #include "support/cli_runner.h"
 #include "support/test_dirs.h"
 
@@ -134,6 +136,49 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   EXPECT_EQ(e["i2t"], j["i2t"]);
 }
 
+// --val-split val: the built-in benchmark's validation split is evaluated at the start and after
+// every epoch and stored under its own name, beside the test split's rows (as many as without
+// it); what `show`, `runs` and the best epoch report stays the test split's.
+TEST_F(Cli, ValSplitIsStoredEveryEpochBesideTheTestSplit) {
+  auto r = hnclip(small_train() + " --val-split val --json" + common());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = json::parse(r.out);
+  EXPECT_EQ(j["config"]["val_split"], "val");
+  EXPECT_EQ(j["n_test"], 142);
+  const int64_t id = j["run_id"].get<int64_t>();
+  std::map<std::string, std::map<int, int>> rows;  // split -> epoch -> rows
+  std::map<std::string, std::map<int, double>> t2i_r1;
+  {
+    hnclip::RunStore store(db());
+    for (const auto& e : store.epoch_evals(id)) {
+      ++rows[e.split][e.epoch];
+      if (e.direction == "t2i" && e.k == 1) t2i_r1[e.split][e.epoch] = e.recall;
+    }
+    EXPECT_FALSE(store.query_ranks(id, 2, "val", "t2i").empty());
+  }
+  ASSERT_EQ(rows.size(), 2u) << "test and val";
+  for (const char* split : {"test", "val"}) {
+    ASSERT_EQ(rows[split].size(), 3u) << split << ": epochs 0, 1, 2";
+    for (const auto& [epoch, n] : rows[split]) EXPECT_EQ(n, 10) << split << " epoch " << epoch;
+  }
+  const auto s = json::parse(hnclip("show " + std::to_string(id) + " --json" + common()).out);
+  ASSERT_EQ(s["evaluations"].size(), 3u);
+  ASSERT_EQ(s["val_evaluations"].size(), 3u);
+  for (int epoch = 0; epoch <= 2; ++epoch) {
+    EXPECT_EQ(s["evaluations"][epoch]["t2i"]["R@1"], t2i_r1["test"][epoch]);
+    EXPECT_EQ(s["val_evaluations"][epoch]["t2i"]["R@1"], t2i_r1["val"][epoch]);
+  }
+  EXPECT_EQ(s["best"]["t2i"]["R@1"], j["t2i"]["R@1"]);
+  EXPECT_EQ(s["data"]["val_split"], "val");
+  // Progress names each evaluation's split, the epoch's summary once.
+  EXPECT_NE(r.err.find("epoch 2  val: t2i R@1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("epoch 2  test: t2i R@1"), std::string::npos) << r.err;
+  // The benchmark lists the split: 40 families of 3-4 images, like test.
+  const auto bench = json::parse(hnclip("benchmark --benchmark-size small --json" + common()).out);
+  EXPECT_GE(bench["val"].get<int>(), 120);
+  EXPECT_LE(bench["val"].get<int>(), 160);
+}
+
 TEST_F(Cli, BadInputGivesOneLineAndTheRightExitCode) {
   expect_one_line_error(hnclip("train --no-such-flag" + common()), 2, "--no-such-flag");
   // `--init random` trains from scratch: stored as no checkpoint.
@@ -148,6 +193,7 @@ TEST_F(Cli, BadInputGivesOneLineAndTheRightExitCode) {
   expect_one_line_error(hnclip(small_train() + " --data-fraction 0" + common()), 2, "--data-fraction");
   expect_one_line_error(hnclip(small_train() + " --data-fraction 1.5" + common()), 2, "--data-fraction");
   expect_one_line_error(hnclip(small_train() + " --gbar sometimes" + common()), 2, "--gbar");
+  expect_one_line_error(hnclip(small_train() + " --val-split test" + common()), 2, "--val-split");
   expect_one_line_error(hnclip("show 999" + common()), 2, "run 999");
   expect_one_line_error(hnclip("eval --run 999" + common()), 2, "999");
   expect_one_line_error(hnclip("train --resume 999" + common()), 2, "999");
@@ -248,7 +294,9 @@ TEST_F(Cli, CtrlCStopsCleanlyAndKeepsCheckpointAndMetrics) {
 TEST_F(Cli, KilledRunIsInterruptedAndResumesIntoTheSameRun) {
   const auto log = (dir / "train").string();
   // 12 epochs: long enough that the kill lands mid-run however fast the machine is.
-  pid_t pid = spawn("train --benchmark-size small --epochs 12 --batch 32 --threads 1" + common(), log);
+  pid_t pid = spawn(
+      "train --benchmark-size small --epochs 12 --batch 32 --threads 1 --val-split val" + common(),
+      log);
   ASSERT_TRUE(wait_for(*this, [&] {
     auto r = hnclip("show 1 --json" + common());
     return r.code == 0 && json::parse(r.out)["checkpoints"].size() >= 1;
@@ -267,6 +315,11 @@ TEST_F(Cli, KilledRunIsInterruptedAndResumesIntoTheSameRun) {
   EXPECT_EQ(after["status"], "finished");
   EXPECT_EQ(after["checkpoints"].size(), 12u);
   EXPECT_EQ(after["evaluations"].size(), 13u);  // start + 12 epochs, none twice
+  EXPECT_EQ(after["val_evaluations"].size(), 13u);  // the resumed run kept evaluating val
+  {
+    hnclip::RunStore store(db());
+    EXPECT_EQ(store.epoch_evals(1).size(), 2u * 13u * 10u);  // test and val, epochs 0..12, once
+  }
   EXPECT_EQ(after["steps"], 12 * (512 / 32));   // every step once: the curves continue
   EXPECT_EQ(runs().size(), 1u);
   expect_one_line_error(hnclip("train --resume 1 --gamma 0.3" + common()), 2, "--gamma");

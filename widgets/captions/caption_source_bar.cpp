@@ -59,7 +59,7 @@ CaptionSourceBar::CaptionSourceBar(QString cache_dir, QWidget* parent)
          "benchmark that run trained on."));
   split_ = new QComboBox(this);
   split_->setObjectName(QStringLiteral("captionSplit"));
-  split_->addItems({QStringLiteral("test"), QStringLiteral("train")});
+  split_->addItems({QStringLiteral("test"), QStringLiteral("val"), QStringLiteral("train")});
   encoder_ = new QComboBox(this);
   encoder_->setObjectName(QStringLiteral("captionEncoder"));
   overlay_ = new QComboBox(this);

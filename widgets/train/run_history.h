@@ -17,7 +17,7 @@ struct RunHistory {
   std::string config_json;
   std::vector<hnclip::StepMetricRow> steps;
   std::vector<hnclip::ProbeRow> probes;
-  std::vector<hnclip::EpochEvalRow> evals;
+  std::vector<hnclip::EpochEvalRow> evals;  // the test split's (a validation split's left out)
 };
 
 // Opens its own connection (safe on any thread). Runs that do not exist are skipped; a database

@@ -25,6 +25,14 @@ TrainAdvancedFields::TrainAdvancedFields(
   form->addRow(tr("Train split"), train_split_);
   test_split_ = new QLineEdit(this);
   form->addRow(tr("Test split"), test_split_);
+  val_split_ = new QLineEdit(this);
+  val_split_->setPlaceholderText(tr("none"));
+  val_split_->setToolTip(
+      tr("--val-split: evaluated like the test split after every epoch and stored under its own "
+         "name, so an epoch can be selected without the test split (the built-in benchmark's: "
+         "val). The run's best epoch stays chosen on test."));
+  form->addRow(tr("Validation split"), val_split_);
+  form->addRow(message_label(QStringLiteral("--val-split")));
   max_image_megapixels_ = new QSpinBox(this);
   max_image_megapixels_->setRange(0, std::numeric_limits<int>::max() / 1000000);
   max_image_megapixels_->setSuffix(tr(" megapixels"));
@@ -89,7 +97,7 @@ TrainAdvancedFields::TrainAdvancedFields(
   eval_at_start_ = new QCheckBox(tr("evaluate the starting model as epoch 0"), this);
   form->addRow(QString(), eval_at_start_);
 
-  for (auto* e : {train_split_, test_split_})
+  for (auto* e : {train_split_, test_split_, val_split_})
     connect(e, &QLineEdit::textChanged, this, &TrainAdvancedFields::edited);
   for (auto* s : {max_image_megapixels_, context_length_, gbar_snapshots_, threads_, loader_workers_})
     connect(s, &QSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
@@ -103,6 +111,7 @@ TrainAdvancedFields::TrainAdvancedFields(
 void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
   train_split_->setText(QString::fromStdString(c.train_split));
   test_split_->setText(QString::fromStdString(c.test_split));
+  val_split_->setText(QString::fromStdString(c.val_split));
   given_max_pixels_ = c.max_image_pixels;
   max_image_megapixels_->setValue(static_cast<int>(
       std::min<int64_t>(c.max_image_pixels / 1000000, max_image_megapixels_->maximum())));
@@ -127,6 +136,7 @@ void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
 void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
   c.train_split = train_split_->text().trimmed().toStdString();
   c.test_split = test_split_->text().trimmed().toStdString();
+  c.val_split = val_split_->text().trimmed().toStdString();
   const int megapixels = max_image_megapixels_->value();
   c.max_image_pixels =
       megapixels == shown_megapixels_ ? given_max_pixels_ : int64_t{megapixels} * 1000000;
@@ -152,6 +162,8 @@ QStringList TrainAdvancedFields::changedFromDefaults() const {
     changed << tr("train split %1").arg(QString::fromStdString(c.train_split));
   if (c.test_split != d.test_split)
     changed << tr("test split %1").arg(QString::fromStdString(c.test_split));
+  if (c.val_split != d.val_split)
+    changed << tr("validation split %1").arg(QString::fromStdString(c.val_split));
   if (c.max_image_pixels != d.max_image_pixels)
     changed << tr("largest image %L1 pixels").arg(static_cast<qlonglong>(c.max_image_pixels));
   if (c.allow_outside_root != d.allow_outside_root) changed << tr("paths outside the root");

@@ -123,6 +123,7 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
             const QString name =
                 c.name.empty() ? tr("run %1").arg(id) : QString::fromStdString(c.name);
             plots_->setRunLabel(id, name);
+            val_split_ = c.val_split;
             appendLog(tr("run %1 (%2) started").arg(id).arg(name));
             awaiting_history_ = true;
             loadHistories({id});
@@ -134,6 +135,15 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
     plots_->appendProbe(controller_.runId(), e);
   });
   connect(&controller_, &TrainingController::evaluated, this, [this](const hnclip::EvalEvent& e) {
+    if (!val_split_.empty() && e.split == val_split_) {
+      // The plots and the epoch signal follow the test split; the validation split is logged.
+      appendLog(tr("epoch %1 (%2 split): R@1 t2i %3, i2t %4")
+                    .arg(e.epoch)
+                    .arg(QString::fromStdString(e.split))
+                    .arg(e.t2i.recall_at(1), 0, 'f', 2)
+                    .arg(e.i2t.recall_at(1), 0, 'f', 2));
+      return;
+    }
     if (awaiting_history_) pending_evals_.push_back(e);
     plots_->appendEval(controller_.runId(), e);
     appendLog(tr("epoch %1: R@1 t2i %2, i2t %3")

@@ -6,6 +6,7 @@
 // Threading: GUI thread only; everything from the trainer arrives as queued signals.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <QFutureWatcher>
@@ -119,6 +120,7 @@ class TrainPanel : public QWidget, public WorkbenchTab {
   QString row_key_;            // benchmark fields the shown (or pending) row is for
   bool row_again_ = false;     // fields changed while a row was being computed
   QList<int64_t> shown_runs_;  // stored runs overlaid in the plots (besides the live one)
+  std::string val_split_;      // the live run's validation split ("" = none): logged, not plotted
 };
 
 }  // namespace hnclip::gui

@@ -1,9 +1,12 @@
 // Tests core/train/trainer on in-memory data: the loss falls, same seed → same metrics, resume
-// continues the very same run, the data order ignores γ, stop and non-finite loss end cleanly.
+// continues the very same run, the data order ignores γ, stop and non-finite loss end cleanly, a
+// validation split is evaluated beside the test split and changes nothing else.
 
 #include "train/trainer.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <torch/torch.h>
 
 #include <chrono>
@@ -363,6 +366,61 @@ TEST(Trainer, NonFiniteLossFailsWithTheStep) {
   EXPECT_EQ(r.events.statuses.back().status, "failed");
 }
 
+// --val-split: the validation split is evaluated right after the test split, at the start and
+// after every epoch, as events of its own, and chooses nothing: the steps, the test evaluations,
+// the best epoch and the checkpoints' scores are those of the same run without it.
+TEST(Trainer, ValidationSplitIsEvaluatedBesideTestAndChoosesNothing) {
+  test::ScratchDir a, b;
+  test::InMemoryPairedData train_data(32, 1), test_data(14, 2), val_data(10, 5);
+  auto run = [&](TrainConfig cfg, const std::string& dir, bool with_val) {
+    hnclip::Run r;  // not testing::Test::Run
+    r.model = make_clip_model(test::tiny_test_config(), 42);
+    if (with_val) cfg.val_split = "val";
+    Trainer trainer(r.model, cfg, train_data, test_data, sync_loader(), dir,
+                    nlohmann::json{{"kind", "test"}});
+    if (with_val) trainer.set_validation(val_data);
+    trainer.add_observer(&r.events);
+    std::atomic<bool> stop{false};
+    r.result = trainer.run({}, stop);
+    return r;
+  };
+  auto cfg = base_config();
+  cfg.epochs = 3;
+  const auto plain = run(cfg, a.path().string(), false);
+  const auto val = run(cfg, b.path().string(), true);
+  ASSERT_EQ(val.result.status, "finished") << val.result.message;
+  ASSERT_EQ(val.events.evals.size(), 2u * 4u);  // (test, val) at epochs 0..3
+  std::vector<EvalEvent> test_evals;
+  for (size_t i = 0; i < val.events.evals.size(); ++i) {
+    const auto& e = val.events.evals[i];
+    EXPECT_EQ(e.epoch, static_cast<int>(i / 2)) << i;
+    EXPECT_EQ(e.split, i % 2 == 0 ? "test" : "val") << i;
+    EXPECT_EQ(e.t2i.ranks.size(), i % 2 == 0 ? 14u : 10u) << "its own split's queries";
+    if (i % 2 == 0) test_evals.push_back(e);
+  }
+  ASSERT_EQ(test_evals.size(), plain.events.evals.size());
+  for (size_t i = 0; i < test_evals.size(); ++i) {
+    EXPECT_EQ(test_evals[i].split, plain.events.evals[i].split);
+    EXPECT_EQ(test_evals[i].t2i.ranks, plain.events.evals[i].t2i.ranks) << "epoch " << i;
+    EXPECT_EQ(test_evals[i].i2t.ranks, plain.events.evals[i].i2t.ranks) << "epoch " << i;
+  }
+  ASSERT_EQ(val.events.steps.size(), plain.events.steps.size());
+  for (size_t i = 0; i < val.events.steps.size(); ++i)
+    EXPECT_EQ(val.events.steps[i].loss, plain.events.steps[i].loss) << "step " << i + 1;
+  EXPECT_EQ(val.result.best_epoch, plain.result.best_epoch);
+  EXPECT_EQ(val.result.best_eval.split, "test");
+  EXPECT_EQ(val.result.last_eval.split, "test");
+  ASSERT_EQ(val.events.checkpoints.size(), 3u);  // every epoch's checkpoint is kept
+  for (size_t i = 0; i < val.events.checkpoints.size(); ++i) {
+    EXPECT_EQ(val.events.checkpoints[i].mean_r1, plain.events.checkpoints[i].mean_r1);
+    EXPECT_TRUE(std::filesystem::exists(val.events.checkpoints[i].path));
+  }
+  // A validation split needs its name in the config.
+  Trainer unnamed(make_clip_model(test::tiny_test_config(), 42), cfg, train_data, test_data,
+                  sync_loader(), "", nlohmann::json());
+  EXPECT_THROW(unnamed.set_validation(val_data), ConfigError);
+}
+
 TEST(Trainer, RejectsABatchLargerThanTheSplit) {
   test::InMemoryPairedData data(10, 1), test_data(4, 2);
   auto cfg = base_config();
@@ -378,6 +436,30 @@ TEST(Trainer, RejectsABatchLargerThanTheSplit) {
   EXPECT_THROW(Trainer(make_clip_model(test::tiny_test_config(), 1), cfg, data, test_data,
                        sync_loader(), "", nlohmann::json()),
                ConfigError);
+}
+
+// Sample efficiency compares methods on the same images: for one seed the 5 % subset lies in the
+// 20 %, the 20 % in the 50 %, the 50 % in the whole split, whatever the loss (issue 13, req 6).
+TEST(Trainer, DataFractionSubsetsNestForOneSeed) {
+  test::InMemoryPairedData data(200, 1), test_data(10, 2);
+  auto cfg = base_config();
+  cfg.batch_size = 4;
+  std::vector<std::vector<int64_t>> subsets;
+  for (double f : {0.05, 0.2, 0.5, 1.0}) {
+    cfg.data_fraction = f;
+    cfg.loss_gamma = f < 0.3 ? 0.5 : 0.0;  // the method does not change the subset
+    subsets.push_back(Trainer(make_clip_model(test::tiny_test_config(), 1), cfg, data, test_data,
+                              sync_loader(), "", nlohmann::json())
+                          .training_subset());
+  }
+  EXPECT_EQ(subsets[0].size(), 10u);
+  EXPECT_EQ(subsets[1].size(), 40u);
+  EXPECT_EQ(subsets[3].size(), 200u);
+  for (size_t i = 0; i + 1 < subsets.size(); ++i) {
+    EXPECT_TRUE(std::includes(subsets[i + 1].begin(), subsets[i + 1].end(), subsets[i].begin(),
+                              subsets[i].end()))
+        << "subset " << i << " is not inside subset " << i + 1;
+  }
 }
 
 }  // namespace

@@ -79,6 +79,7 @@ class TestTrainConfigForm : public QObject {
     c.benchmark_root = manifest;
     c.train_split = "pretrain";
     c.test_split = "val";
+    c.val_split = "dev";
     c.data_fraction = 0.123456;
     c.data_seed = 77;
     c.max_image_pixels = 1234567;  // not whole megapixels: must still come back exact
@@ -143,6 +144,24 @@ class TestTrainConfigForm : public QObject {
     edited = form.config();
     QCOMPARE(edited.at("skip_bad_images").get<bool>(), false);
     QCOMPARE(edited.at("max_image_pixels").get<int64_t>(), int64_t{1234567});
+  }
+
+  // --val-split is an Advanced field: shown, named in the folded title, and refused in place
+  // when it is the test split.
+  void validation_split_is_an_advanced_field_and_checked() {
+    TrainConfigForm form({"cpu"});
+    hnclip::TrainConfig c = form.config();
+    c.val_split = "val";
+    form.setConfig(c);
+    QCOMPARE(form.config().val_split, std::string("val"));
+    QVERIFY2(form.isValid(), qPrintable(form.problem()));
+    QVERIFY2(form.advancedTitle().contains("validation split val"),
+             qPrintable(form.advancedTitle()));
+    c.val_split = c.test_split;
+    form.setConfig(c);
+    QVERIFY(!form.isValid());
+    const QString message = form.fieldMessage(QStringLiteral("--val-split"));
+    QVERIFY2(message.contains(QStringLiteral("--test-split")), qPrintable(message));
   }
 
   void opens_on_the_builtin_finetuning_recipe() {
