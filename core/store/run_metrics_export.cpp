@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/csv_field.h"
+
 namespace hnclip {
 
 namespace {
@@ -40,16 +42,6 @@ nlohmann::json number_json(double v) {
   if (std::isnan(v)) return nullptr;
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   return v;
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';  // RFC 4180: a quote inside a quoted field is doubled
-    out += c;
-  }
-  return out + "\"";
 }
 
 }  // namespace
