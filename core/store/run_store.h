@@ -15,6 +15,7 @@
 
 #include "eval/retrieval_result.h"
 #include "store/caption_geometry_record.h"
+#include "store/experiment_record.h"
 #include "store/store_error.h"
 
 struct sqlite3;
@@ -204,6 +205,33 @@ class RunStore {
   std::vector<CaptionNeighborRow> caption_neighbors(const std::string& dataset_key,
                                                     const std::string& encoder_key,
                                                     int64_t caption) const;
+
+  // Experiments (store/experiment_store.cpp). create_experiment writes the experiment, its cells
+  // and slots in one transaction and returns its id (record.id is ignored); a slot's run_id, when
+  // set, must name an existing run.
+  int64_t create_experiment(const ExperimentRecord& record,
+                            const std::vector<ExperimentCellRow>& cells,
+                            const std::vector<ExperimentSlotRow>& slots);
+  std::optional<ExperimentRecord> find_experiment(int64_t id) const;
+  std::vector<ExperimentRecord> list_experiments() const;  // newest first
+  std::vector<ExperimentCellRow> experiment_cells(int64_t experiment) const;  // by cell
+  std::vector<ExperimentSlotRow> experiment_slots(int64_t experiment) const;  // by cell, seed
+  // Fills a slot with a run (throws StoreError when the slot does not exist).
+  void set_experiment_slot_run(int64_t experiment, int cell, int64_t seed, int64_t run,
+                               bool reused);
+  void set_experiment_status(int64_t experiment, const std::string& status,
+                             const std::string& message);
+  // Marks the experiment `running` in this process (pid, host).
+  void set_experiment_running(int64_t experiment, int64_t pid, const std::string& host);
+  void set_experiment_finished(int64_t experiment, const std::string& status,
+                               const std::string& message, int64_t finished_at_ms);
+  // `running` experiments whose process (on this host) no longer exists become `interrupted`,
+  // as mark_dead_runs_interrupted does for runs; returns how many.
+  int mark_dead_experiments_interrupted();
+  // The experiments (ids, ascending) a run fills a slot of.
+  std::vector<int64_t> experiments_of_run(int64_t run) const;
+  // Deletes an experiment with its cells and slots; its runs stay. False when there was none.
+  bool delete_experiment(int64_t id);
 
  private:
   void configure_connection();

@@ -181,6 +181,48 @@ CREATE TABLE probe_gradient_mass (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 7: experiments (issue 13) — a grid of runs defined by a base config, axes and seeds,
+// with its controls. A cell is one configuration of the grid (its role says whether it is a
+// method cell or which control it is); a slot is (cell, seed) with the exact config it needs and
+// the run that fills it. A run may fill slots of several experiments (a finished run with the
+// same config is reused), so the link is a table of its own; deleting the run empties the slot
+// (run_id NULL) and the experiment trains it again when resumed.
+constexpr const char* kV7Experiments = R"sql(
+CREATE TABLE experiments (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  name TEXT NOT NULL,
+  spec_json TEXT NOT NULL,
+  status TEXT NOT NULL,
+  status_message TEXT NOT NULL DEFAULT '',
+  created_at_ms INTEGER NOT NULL,
+  finished_at_ms INTEGER NOT NULL DEFAULT 0,
+  pid INTEGER NOT NULL DEFAULT 0,
+  host TEXT NOT NULL DEFAULT ''
+);
+
+CREATE TABLE experiment_cells (
+  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
+  cell INTEGER NOT NULL,
+  label TEXT NOT NULL,
+  role TEXT NOT NULL,
+  settings_json TEXT NOT NULL,
+  PRIMARY KEY (experiment_id, cell)
+);
+
+CREATE TABLE experiment_runs (
+  experiment_id INTEGER NOT NULL,
+  cell INTEGER NOT NULL,
+  seed INTEGER NOT NULL,
+  config_json TEXT NOT NULL,
+  run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+  reused INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (experiment_id, cell, seed),
+  FOREIGN KEY (experiment_id, cell) REFERENCES experiment_cells(experiment_id, cell)
+    ON DELETE CASCADE
+);
+CREATE INDEX experiment_runs_by_run ON experiment_runs(run_id);
+)sql";
+
 }  // namespace
 
 const std::vector<MigrationStep>& schema_migrations() {
@@ -193,6 +235,7 @@ const std::vector<MigrationStep>& schema_migrations() {
        kV4CaptionGeometry},
       {5, "add runs.tags and runs.data_summary_json", kV5RunTagsAndDataSummary},
       {6, "add the probe_gradient_mass table", kV6ProbeGradientMass},
+      {7, "add the experiments, experiment_cells and experiment_runs tables", kV7Experiments},
   };
   return steps;
 }
