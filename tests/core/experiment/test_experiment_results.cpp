@@ -1,0 +1,217 @@
+// Tests of core/experiment/experiment_results.cpp and experiment_report.cpp on a real RunStore
+// holding hand-made runs: the selection rules, mean ± std over seeds, the paired comparisons
+// against each control (numbers computed by hand), the strongest control chosen on the selection
+// split, McNemar from the stored per-query ranks, unfinished runs left out, and the exports.
+
+#include "experiment/experiment_results.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "experiment/experiment_report.h"
+#include "experiment/experiment_spec.h"
+#include "support/test_dirs.h"
+
+namespace hnclip {
+namespace {
+
+using test::ScratchDir;
+
+constexpr int kQueries = 20;
+
+RetrievalResult result(const std::string& direction, double r1, int hits) {
+  RetrievalResult r;
+  r.direction = direction;
+  for (int k : kExperimentKs) r.recall.emplace_back(k, k == 1 ? r1 : std::min(100.0, r1 + k));
+  // The first `hits` queries are found at rank 1, the others at rank 2.
+  for (int q = 0; q < kQueries; ++q) r.ranks.push_back(q < hits ? 1 : 2);
+  r.topk.assign(kQueries, {});
+  return r;
+}
+
+EpochEvalRow row(int epoch, const std::string& split, const std::string& dir, int k, double v) {
+  return {epoch, 0, split, dir, k, v};
+}
+
+class ExperimentResultsTest : public ::testing::Test {
+ protected:
+  ScratchDir dir;
+  RunStore store{(dir / "runs.db").string()};
+
+  // A finished run whose test R@1 (both directions) is `test_r1` at every epoch >= 1 and 50 at
+  // epoch 0; the validation split says `val_r1`. Test ranks: the first `hits` queries at rank 1.
+  int64_t add_run(const TrainConfig& c, double test_r1, double val_r1, int hits,
+                  RunStatus status = RunStatus::Finished) {
+    RunRecord r;
+    r.name = c.name;
+    r.status = status;
+    r.config_json = nlohmann::json(c).dump();
+    const int64_t id = store.create_run(r);
+    for (int epoch = 0; epoch <= 2; ++epoch) {
+      const double t = epoch == 0 ? 50 : test_r1;
+      store.write_epoch_eval(id, epoch, epoch * 10, "test", result("t2i", t, hits),
+                             result("i2t", t - 1, hits));
+      store.write_epoch_eval(id, epoch, epoch * 10, "val", result("t2i", epoch == 0 ? 99 : val_r1, 0),
+                             result("i2t", epoch == 0 ? 99 : val_r1, 0));
+    }
+    return id;
+  }
+};
+
+TEST(SelectRunEpoch, EachRuleReportsTestRecallAtItsEpoch) {
+  std::vector<EpochEvalRow> e;
+  // test R@1 t2i/i2t per epoch: 0: 90 (the start, never chosen), 1: 60, 2: 70, 3: 80.
+  // val mean R@1 per epoch: 0: 99, 1: 40, 2: 55, 3: 50 -> best fine-tuned on val: 2.
+  const double test[] = {90, 60, 70, 80}, val[] = {99, 40, 55, 50};
+  for (int ep = 0; ep <= 3; ++ep) {
+    for (const char* d : {"t2i", "i2t"}) {
+      e.push_back(row(ep, "test", d, 1, test[ep]));
+      e.push_back(row(ep, "test", d, 5, test[ep] + 5));
+      e.push_back(row(ep, "val", d, 1, val[ep]));
+    }
+  }
+  const auto v = select_run_epoch(e, kSelectVal, "test", "val");
+  EXPECT_EQ(v.epoch, 2);
+  EXPECT_EQ(v.recall[0][0], 70);
+  EXPECT_EQ(v.recall[1][1], 75);  // i2t R@5
+  EXPECT_EQ(v.selection_score, 55);
+  EXPECT_TRUE(std::isnan(v.recall[0][2]));  // R@10 was not stored
+  const auto last = select_run_epoch(e, kSelectLast, "test", "val");
+  EXPECT_EQ(last.epoch, 3);
+  EXPECT_EQ(last.recall[0][0], 80);
+  const auto t = select_run_epoch(e, kSelectTest, "test", "val");
+  EXPECT_EQ(t.epoch, 3);  // epoch 0's 90 is the start, not a candidate
+  EXPECT_EQ(select_run_epoch(e, kSelectVal, "test", "dev").epoch, -1);  // no such split
+  EXPECT_EQ(select_run_epoch({}, kSelectLast, "test", "").epoch, -1);
+}
+
+TEST_F(ExperimentResultsTest, TableComparisonsAndExports) {
+  ExperimentSpec spec;
+  spec.name = "grid";
+  spec.base = {{"logit_scale", 100.0}, {"fixed_scale", true}, {"val_split", "val"}};
+  spec.axes = {{"loss_gamma", {0.5}}};
+  spec.seeds = {1, 2, 3};
+  spec.control_scales = {10};
+  const auto plan = expand_experiment(spec, false);
+  ASSERT_EQ(plan.selection, kSelectVal);
+  ASSERT_EQ(plan.cells.size(), 4u);  // method, paired (s 100), learnt, s 10
+
+  // Test R@1 t2i per seed (i2t is 1 less), val R@1 per seed, and test hits (rank-1 queries):
+  //   method  87.1 86.5 87.6   val 80 80 80
+  //   paired  83.2 83.4 83.2   val 70 70 70
+  //   learnt  85.0 85.0 85.0   val 75 75 75
+  //   s 10    88.0 88.5 88.2   val 90 91 92   <- the strongest on validation
+  const std::vector<std::vector<double>> test = {
+      {87.1, 86.5, 87.6}, {83.2, 83.4, 83.2}, {85.0, 85.0, 85.0}, {88.0, 88.5, 88.2}};
+  const std::vector<std::vector<double>> val = {{80, 80, 80}, {70, 70, 70}, {75, 75, 75}, {90, 91, 92}};
+  const int hits[] = {15, 12, 13, 16};
+  std::vector<ExperimentCellRow> cells;
+  std::vector<ExperimentSlotRow> slots;
+  for (const auto& c : plan.cells) cells.push_back({c.index, c.label, c.role, c.settings.dump()});
+  for (const auto& s : plan.slots) {
+    const size_t i = s.seed - 1;
+    // The learnt control's third seed is still running: it has no result yet.
+    const auto status = s.cell == 2 && s.seed == 3 ? RunStatus::Running : RunStatus::Finished;
+    const int64_t id = add_run(s.config, test[s.cell][i], val[s.cell][i], hits[s.cell], status);
+    slots.push_back({s.cell, static_cast<int64_t>(s.seed), nlohmann::json(s.config).dump(), id,
+                     false});
+  }
+  ExperimentRecord rec;
+  rec.name = "grid";
+  ExperimentSpec stored = spec;
+  stored.selection = plan.selection;
+  rec.spec_json = nlohmann::json(stored).dump();
+  const int64_t id = store.create_experiment(rec, cells, slots);
+
+  const auto r = experiment_results(store, id);
+  EXPECT_EQ(r.runs_total, 12);
+  EXPECT_EQ(r.runs_finished, 11);
+  EXPECT_EQ(r.seeds, (std::vector<int64_t>{1, 2, 3}));
+  ASSERT_EQ(r.cells.size(), 4u);
+  const auto& m = r.cells[0].summary[0][0];
+  EXPECT_EQ(m.n, 3);
+  EXPECT_NEAR(m.mean, (87.1 + 86.5 + 87.6) / 3, 1e-9);
+  EXPECT_NEAR(r.cells[0].summary[1][0].mean, (86.1 + 85.5 + 86.6) / 3, 1e-9);
+  EXPECT_EQ(r.cells[2].summary[0][0].n, 2);  // the running seed is left out
+  EXPECT_EQ(r.cells[2].finished, 2);
+  EXPECT_NEAR(r.cells[3].selection_mean, 91, 1e-9);
+
+  // Comparisons: paired, learnt scale, strongest (= s 10, best on validation).
+  ASSERT_EQ(r.comparisons.size(), 3u);
+  EXPECT_EQ(r.comparisons[0].kind, "paired");
+  EXPECT_EQ(r.comparisons[0].control_cell, 1);
+  EXPECT_EQ(r.comparisons[1].kind, "learnt scale");
+  EXPECT_EQ(r.comparisons[2].kind, "strongest");
+  EXPECT_EQ(r.comparisons[2].control_cell, 3);
+  // Method − paired, t2i: differences 3.9, 3.1, 4.4; mean 3.8; sample variance
+  // ((0.1)² + (0.7)² + (0.6)²) / 2 = 0.43; t = 3.8 / sqrt(0.43 / 3).
+  const auto& paired = r.comparisons[0].r1[0];
+  EXPECT_EQ(paired.n, 3);
+  EXPECT_NEAR(paired.mean_diff, 3.8, 1e-9);
+  EXPECT_NEAR(paired.std_diff, std::sqrt(0.43), 1e-9);
+  EXPECT_NEAR(paired.t, 3.8 / std::sqrt(0.43 / 3), 1e-6);
+  EXPECT_EQ(paired.improved, 3);
+  // Against the learnt control only the two seeds with a result pair up.
+  EXPECT_EQ(r.comparisons[1].r1[0].n, 2);
+  // Against the strongest (s 10) the method is worse on every seed.
+  EXPECT_EQ(r.comparisons[2].r1[0].worse, 3);
+  EXPECT_LT(r.comparisons[2].r1[0].mean_diff, 0);
+  // McNemar per seed from the ranks: method hits queries 0-14, paired 0-11 -> b = 3, c = 0.
+  ASSERT_EQ(r.comparisons[0].mcnemar_p[0].size(), 3u);
+  EXPECT_NEAR(r.comparisons[0].mcnemar_p[0][0], mcnemar_exact_p(3, 0), 1e-12);
+  EXPECT_TRUE(std::isnan(r.comparisons[1].mcnemar_p[0][2]));  // seed 3 of learnt has no result
+
+  const std::string text = experiment_report_text(r);
+  EXPECT_NE(text.find("validation split 'val'"), std::string::npos) << text;
+  EXPECT_NE(text.find("controls: included"), std::string::npos);
+  EXPECT_NE(text.find("strongest"), std::string::npos);
+  EXPECT_NE(text.find("88.23 ± 0.25 *"), std::string::npos) << text;  // s 10's t2i R@1, best
+
+  const std::string csv = experiment_report_csv(r);
+  const auto blank = csv.find("\n\n");
+  ASSERT_NE(blank, std::string::npos);
+  EXPECT_EQ(std::count(csv.begin(), csv.begin() + static_cast<long>(blank), '\n'), 4) << csv;
+  EXPECT_NE(csv.find("strongest"), std::string::npos);
+
+  const std::string latex = experiment_report_latex(r);
+  EXPECT_NE(latex.find("\\toprule"), std::string::npos);
+  EXPECT_NE(latex.find("\\textbf{88.23$\\pm$0.25}"), std::string::npos) << latex;
+  EXPECT_NE(latex.find("\\underline{87.07$\\pm$0.55}"), std::string::npos) << latex;
+  EXPECT_NE(latex.find("HN $\\gamma$ 0.5"), std::string::npos);
+
+  const auto j = experiment_report_json(r);
+  EXPECT_EQ(j["selection"], "val");
+  EXPECT_EQ(j["cells"][0]["seeds"].size(), 3u);
+  EXPECT_EQ(j["comparisons"][0]["t2i"]["improved"], 3);
+  EXPECT_TRUE(j["comparisons"][0]["t2i"]["significant"].get<bool>());
+}
+
+TEST_F(ExperimentResultsTest, WithoutControlsEveryReportSaysSo) {
+  ExperimentSpec spec;
+  spec.name = "bare";
+  spec.controls = false;
+  spec.axes = {{"loss_gamma", {0.5}}};
+  spec.seeds = {1};
+  const auto plan = expand_experiment(spec, false);
+  std::vector<ExperimentCellRow> cells;
+  for (const auto& c : plan.cells) cells.push_back({c.index, c.label, c.role, c.settings.dump()});
+  const int64_t run = add_run(plan.slots[0].config, 80, 70, 10);
+  ExperimentRecord rec;
+  rec.name = "bare";
+  rec.spec_json = nlohmann::json(spec).dump();
+  const int64_t id = store.create_experiment(
+      rec, cells, {{0, 1, nlohmann::json(plan.slots[0].config).dump(), run, false}});
+  const auto r = experiment_results(store, id);
+  EXPECT_EQ(r.selection, kSelectLast);  // stored as "auto", no validation split: the last epoch
+  EXPECT_TRUE(r.comparisons.empty());
+  EXPECT_NE(experiment_report_text(r).find("NONE (--no-controls)"), std::string::npos);
+  EXPECT_NE(experiment_report_latex(r).find("No controls"), std::string::npos);
+  EXPECT_FALSE(experiment_report_json(r)["controls"].get<bool>());
+  // One seed: a mean without a spread.
+  EXPECT_TRUE(std::isnan(r.cells[0].summary[0][0].std));
+  EXPECT_NE(experiment_report_text(r).find("80.00 *"), std::string::npos) << experiment_report_text(r);
+}
+
+}  // namespace
+}  // namespace hnclip
