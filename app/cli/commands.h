@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "job/caption_geometry_job.h"
+#include "train/train_config.h"
 
 namespace hnclip::cli {
 
@@ -25,6 +26,12 @@ CommandAction add_encode_command(CLI::App& app);
 CommandAction add_tokenize_command(CLI::App& app);
 CommandAction add_export_command(CLI::App& app);
 CommandAction add_inspect_command(CLI::App& app);
+CommandAction add_sweep_command(CLI::App& app);
+CommandAction add_experiments_command(CLI::App& app);
+CommandAction add_experiment_command(CLI::App& app);
+
+// Every flag of `train` that sets a TrainConfig key (what `sweep` takes as its base).
+void add_train_config_options(CLI::App* cmd, TrainConfig& config);
 
 // --benchmark, --benchmark-size, --data, --data-seed, --split, --encoder, --device, --recompute
 // of `stats` and `neighbors`.

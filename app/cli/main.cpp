@@ -1,5 +1,6 @@
 // hnclip: the headless front end of HN-CLIP Workbench (train, pretrain, eval, runs, show,
-// benchmark, probes, stats, neighbors, encode, tokenize, export, inspect). Exit codes: 0 ok, 1 runtime failure, 2 usage error,
+// benchmark, probes, stats, neighbors, encode, tokenize, export, inspect, sweep, experiments,
+// experiment). Exit codes: 0 ok, 1 runtime failure, 2 usage error,
 // 130 stopped by Ctrl-C.
 
 #include <csignal>
@@ -35,6 +36,9 @@ int main(int argc, char** argv) {
   add("tokenize", add_tokenize_command(app));
   add("export", add_export_command(app));
   add("inspect", add_inspect_command(app));
+  add("sweep", add_sweep_command(app));
+  add("experiments", add_experiments_command(app));
+  add("experiment", add_experiment_command(app));
 
   try {
     app.parse(argc, argv);

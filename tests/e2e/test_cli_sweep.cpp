@@ -1,0 +1,168 @@
+// End-to-end tests of `hnclip sweep`, `experiments` and `experiment show|resume` on the built-in
+// benchmark (size small, 1 epoch): a grid with its controls trains to a table; the same grid again
+// reuses every run; a kill in the middle of an experiment resumes to the same table as an
+// uninterrupted one (the trainer is deterministic on the CPU), and so does training two runs at a
+// time; bad input is refused with one line naming what is wrong, and nothing is stored.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_runner.h"
+#include "support/test_dirs.h"
+
+namespace {
+
+using nlohmann::json;
+using hnclip::test::CliResult;
+using hnclip::test::expect_one_line_error;
+
+// 4 configurations (γ 0.5 at s 100; its paired γ 0; a learnt scale; s 10) × 2 seeds = 8 runs.
+constexpr const char* kSweep =
+    "sweep --benchmark-size small --epochs 1 --batch 32 --lr 1e-3 --threads 1 --logit-scale 100 "
+    "--fixed-scale --set loss_gamma=0.5 --seeds 1,2 --control-scales 10 --name grid --parallel 1";
+
+class CliSweep : public ::testing::Test {
+ protected:
+  hnclip::test::ScratchDir dir;
+  std::string common(const std::string& db = "runs.db") const {
+    return " --db " + (dir / db).string() + " --cache-dir " + (dir / "cache").string();
+  }
+  CliResult hnclip(const std::string& args) const { return hnclip::test::run_hnclip(args); }
+  CliResult hnclip_killed_at(const std::string& point, const std::string& args) const {
+    CliResult r;
+    r.code = hnclip::test::run_command("HNCLIP_FAULT_POINT=" + point + " " +
+                                           std::string(HNCLIP_CLI_PATH) + " " + args,
+                                       &r.out, &r.err);
+    return r;
+  }
+  size_t stored_runs(const std::string& db = "runs.db") const {
+    const auto r = hnclip("runs --json" + common(db));
+    EXPECT_EQ(r.code, 0) << r.err;
+    return json::parse(r.out).size();
+  }
+  // (cell label, seed) -> test R@1 both directions, from a table's JSON.
+  static std::map<std::pair<std::string, int64_t>, std::pair<double, double>> recalls(
+      const json& table) {
+    std::map<std::pair<std::string, int64_t>, std::pair<double, double>> out;
+    for (const auto& c : table["cells"]) {
+      for (const auto& s : c["seeds"]) {
+        out[{c["label"], s["seed"]}] = {s["recall"]["t2i"]["R@1"], s["recall"]["i2t"]["R@1"]};
+      }
+    }
+    return out;
+  }
+};
+
+TEST_F(CliSweep, GridWithControlsThenReuseThenKillAndResume) {
+  const auto first = hnclip(std::string(kSweep) + " --json" + common());
+  ASSERT_EQ(first.code, 0) << first.err;
+  const json table = json::parse(first.out);
+  EXPECT_EQ(table["status"], "finished");
+  EXPECT_EQ(table["runs_total"], 8);
+  EXPECT_EQ(table["runs_with_result"], 8);
+  EXPECT_EQ(table["selection"], "val");  // the built-in benchmark's validation split
+  EXPECT_TRUE(table["controls"].get<bool>());
+  ASSERT_EQ(table["cells"].size(), 4u);
+  std::vector<std::string> roles;
+  for (const auto& c : table["cells"]) roles.push_back(c["role"]);
+  EXPECT_EQ(roles, (std::vector<std::string>{"method", "paired", "learnable-scale", "fixed-scale"}));
+  std::vector<std::string> kinds;
+  for (const auto& c : table["comparisons"]) kinds.push_back(c["kind"]);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"paired", "learnt scale", "strongest"}));
+  for (const auto& c : table["comparisons"]) {
+    EXPECT_EQ(c["t2i"]["n"], 2);
+    EXPECT_EQ(c["t2i"]["mcnemar_p_per_seed"].size(), 2u);
+    EXPECT_FALSE(c["t2i"]["mcnemar_p_per_seed"][0].is_null()) << c.dump();
+  }
+  for (const auto& c : table["cells"]) {
+    for (const auto& s : c["seeds"]) {
+      EXPECT_GE(s["epoch"].get<int>(), 1);
+      EXPECT_FALSE(s["reused"].get<bool>());
+    }
+  }
+  EXPECT_EQ(stored_runs(), 8u);
+
+  // The same grid again: every slot is filled by the run that already exists.
+  const auto again = hnclip(std::string(kSweep) + common());
+  ASSERT_EQ(again.code, 0) << again.err;
+  size_t reuse_lines = 0;
+  for (size_t p = 0; (p = again.err.find("reusing finished run", p)) != std::string::npos; ++p)
+    ++reuse_lines;
+  EXPECT_EQ(reuse_lines, 8u) << again.err;
+  EXPECT_EQ(stored_runs(), 8u);
+  EXPECT_NE(again.out.find("epoch selection: best fine-tuned epoch by mean R@1 on the validation"),
+            std::string::npos)
+      << again.out;
+
+  const auto list = hnclip("experiments --json" + common());
+  ASSERT_EQ(list.code, 0) << list.err;
+  ASSERT_EQ(json::parse(list.out).size(), 2u);
+  EXPECT_EQ(json::parse(list.out)[0]["runs_reused"], 8);
+  const auto csv = hnclip("experiment show 1 --csv" + common());
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("cell,label,role,selection", 0), 0u) << csv.out;
+  const auto latex = hnclip("experiment show 1 --latex" + common());
+  ASSERT_EQ(latex.code, 0) << latex.err;
+  EXPECT_NE(latex.out.find("\\toprule"), std::string::npos);
+
+  // In another database: killed inside the third run's second step (16 steps an epoch), then
+  // resumed — the table must equal the uninterrupted one, run for run.
+  const auto killed = hnclip_killed_at("train.step:34", std::string(kSweep) + common("b.db"));
+  ASSERT_EQ(killed.code, 137) << killed.err;
+  const auto listed = json::parse(hnclip("experiments --json" + common("b.db")).out);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["status"], "interrupted");
+  EXPECT_EQ(listed[0]["runs_finished"], 2);
+  const auto resumed = hnclip("experiment resume 1 --json" + common("b.db"));
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("resumed run 3"), std::string::npos) << resumed.err;
+  const json after = json::parse(resumed.out);
+  EXPECT_EQ(after["status"], "finished");
+  EXPECT_EQ(recalls(after), recalls(table));
+  EXPECT_EQ(stored_runs("b.db"), 8u);  // the interrupted run was resumed, not trained anew
+
+  // Two runs at a time (each on its own thread, built one after the other): the same table.
+  const auto parallel = hnclip(std::string(kSweep) + " --parallel 2 --json" + common("c.db"));
+  ASSERT_EQ(parallel.code, 0) << parallel.err;
+  EXPECT_EQ(recalls(json::parse(parallel.out)), recalls(table));
+}
+
+TEST_F(CliSweep, BadInputIsRefusedBeforeAnythingIsStored) {
+  const std::string base = "sweep --benchmark-size small --epochs 1 --batch 32" + common();
+  expect_one_line_error(hnclip(base + " --set loss_gama=0,1"), 2,
+                        "'loss_gama' is not a run configuration key");
+  expect_one_line_error(hnclip(base + " --set loss_gamma=0,-1"), 2,
+                        "--set loss_gamma=-1: --gamma must be finite and >= 0");
+  expect_one_line_error(hnclip(base + " --set loss_gamma="), 2, "no values for loss_gamma");
+  expect_one_line_error(hnclip(base + " --seeds 1,x"), 2, "--seeds 1,x: 'x'");
+  expect_one_line_error(hnclip(base + " --seed 3"), 2, "--seeds");
+  expect_one_line_error(hnclip(base + " --set lr=1e-4,2e-4,3e-4,4e-4,5e-4,6e-4,7e-4 --set "
+                                      "batch_size=8,16,32,64,128,256,512,1024,2048,4096"),
+                        2, "210 runs");
+  hnclip::test::write_text_file(dir / "bad.json", "{\n  \"axes\": [\n    {\"key\": \"loss_gamma\" \"values\": [0]}\n]}\n");
+  expect_one_line_error(hnclip(base + " --config " + (dir / "bad.json").string()), 2,
+                        "bad.json:3: not JSON");
+  hnclip::test::write_text_file(dir / "unknown.json", R"({"axes": [], "sedes": [1]})");
+  expect_one_line_error(hnclip(base + " --config " + (dir / "unknown.json").string()), 2,
+                        "experiment key 'sedes' is unknown");
+  expect_one_line_error(hnclip("experiment show 7" + common()), 2, "no experiment 7");
+  // Nothing was recorded by any of them.
+  const auto list = hnclip("experiments --json" + common());
+  ASSERT_EQ(list.code, 0) << list.err;
+  EXPECT_EQ(json::parse(list.out).size(), 0u);
+  EXPECT_EQ(stored_runs(), 0u);
+}
+
+TEST_F(CliSweep, DryRunShowsTheGridOfAPreset) {
+  const auto r = hnclip("sweep --preset gamma-scale --dry-run" + common());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("11 configurations × 3 seeds = 33 runs; selection: val"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("fixed-scale  InfoNCE · s 50 fixed"), std::string::npos) << r.out;
+  EXPECT_EQ(stored_runs(), 0u);
+}
+
+}  // namespace
