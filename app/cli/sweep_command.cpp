@@ -94,14 +94,8 @@ TrainConfig with_given_flags(const CLI::App* cmd, const TrainConfig& start) {
   for (const auto* opt : cmd->get_options()) {
     if (opt->count() == 0 || opt->get_name().rfind("--", 0) != 0) continue;
     if (!scratch.get_option_no_throw(opt->get_name())) continue;
-    if (opt->get_type_size() == 0) {  // a flag
-      args.push_back(opt->get_name());
-    } else {
-      for (const auto& r : opt->results()) {
-        args.push_back(opt->get_name());
-        args.push_back(r);
-      }
-    }
+    // NAME=VALUE works for options and flags alike (a flag's result is its "true"/"false").
+    for (const auto& r : opt->results()) args.push_back(opt->get_name() + "=" + r);
   }
   std::reverse(args.begin(), args.end());  // CLI11 parses a vector from its back
   scratch.parse(args);
@@ -229,6 +223,13 @@ CommandAction add_sweep_command(CLI::App& app) {
                 << (plan.cells.empty() ? 0 : plan.slots.size() / plan.cells.size())
                 << " seeds = " << plan.slots.size() << " runs; selection: " << plan.selection
                 << (spec.controls ? "" : "; NO controls (--no-controls)") << "\n";
+      // The base as the keys that differ from `train`'s defaults: what the grid varies around.
+      const nlohmann::json defaults = TrainConfig{};
+      std::string differs;
+      for (const auto& [k, v] : spec.base.items()) {
+        if (!defaults.contains(k) || defaults[k] != v) differs += " " + k + "=" + v.dump();
+      }
+      std::cout << "base:" << (differs.empty() ? " train's defaults" : differs) << "\n";
       for (const auto& c : plan.cells) {
         std::cout << "  " << c.index << "  " << c.role << "  " << c.label << "\n";
       }

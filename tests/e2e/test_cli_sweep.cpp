@@ -162,6 +162,14 @@ TEST_F(CliSweep, DryRunShowsTheGridOfAPreset) {
   EXPECT_NE(r.out.find("11 configurations × 3 seeds = 33 runs; selection: val"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("fixed-scale  InfoNCE · s 50 fixed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" lr=0.0005"), std::string::npos) << r.out;  // the presets' recipe
+  // Train flags given with a preset change its recipe, flags (no value) included.
+  const auto changed = hnclip("sweep --preset gbar --epochs 3 --lr 7e-5 --fixed-scale=false --dry-run" +
+                              common());
+  ASSERT_EQ(changed.code, 0) << changed.err;
+  EXPECT_NE(changed.out.find(" epochs=3"), std::string::npos) << changed.out;
+  EXPECT_NE(changed.out.find(" lr=7e-05"), std::string::npos) << changed.out;
+  EXPECT_EQ(changed.out.find("fixed_scale=true"), std::string::npos) << changed.out;
   EXPECT_EQ(stored_runs(), 0u);
 }
 
