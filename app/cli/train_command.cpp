@@ -85,6 +85,9 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
       ->capture_default_str();
   cmd->add_option("--seed", c.seed, "seed of data order, subset and initial weights")
       ->capture_default_str();
+  add_choice_option(cmd, "--batch-sampler", c.batch_sampler, {"random", "families"},
+                    "random batches, or near-twin families kept together in batches (the "
+                    "split's groups, else nearest-caption clusters of the starting model)");
   cmd->add_option("--data-fraction", c.data_fraction,
                   "train on this fraction of the split (same subset per seed)")
       ->capture_default_str();

@@ -49,6 +49,8 @@ const std::vector<int64_t>& SplitData::image_captions(int64_t image) const {
   return image_captions_[static_cast<size_t>(image)];
 }
 
+const std::string& SplitData::image_group(int64_t image) const { return sample(image).group; }
+
 const std::string& SplitData::caption_text(int64_t caption) const {
   check_index(caption, caption_image_.size(), "caption");
   // An image's captions are numbered consecutively, so the offset from its first is the position.

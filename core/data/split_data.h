@@ -29,6 +29,7 @@ class SplitData : public PairedData {
   int64_t caption_image(int64_t caption) const override;
   const std::vector<int64_t>& image_captions(int64_t image) const override;
   const std::string& caption_text(int64_t caption) const override;
+  const std::string& image_group(int64_t image) const override;  // the sample's `group`
 
   // [n, 3, S, S] float32; throws DataError naming the file of an image that cannot be decoded.
   at::Tensor load_images(const std::vector<int64_t>& images) const override;

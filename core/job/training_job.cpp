@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -23,6 +24,7 @@
 #include "train/best_epoch.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
+#include "train/family_batches.h"
 #include "train/trainer.h"
 
 namespace hnclip {
@@ -94,10 +96,12 @@ struct TrainingJob::Impl {
     data_summary["test_split"] = config.test_split;
     if (!config.val_split.empty()) data_summary["val_split"] = config.val_split;
     say("data: " + describe_benchmark_summary(data_summary));
-    if (config.loss_gamma > 0 && config.loss_gbar == GbarMode::kFrozen &&
-        !weights_checkpoint.empty()) {
+    const bool needs_start_text = (config.loss_gamma > 0 && config.loss_gbar == GbarMode::kFrozen) ||
+                                  config.batch_sampler == BatchSampler::kFamilies;
+    if (needs_start_text && !weights_checkpoint.empty()) {
       // Resuming: the model takes the checkpoint's weights when training starts, but frozen Ḡ
-      // must keep coming from the true starting point — which is what `model` still holds now.
+      // (and the families of data without groups) must keep coming from the true starting point —
+      // which is what `model` still holds now.
       frozen_reference = make_clip_model(model->config(), config.seed);
       torch::NoGradGuard no_grad;
       auto src = model->named_parameters();
@@ -114,6 +118,30 @@ struct TrainingJob::Impl {
                                         tokenizer->to_json(), run_id);
     if (frozen_reference) trainer->set_frozen_reference(frozen_reference);
     if (val_data) trainer->set_validation(*val_data);
+    say_near_twins_in_batches();
+  }
+
+  // With near-twin groups in the data: how many near-twin pairs share a batch in epoch 1 — what
+  // --batch-sampler changes (random batches rarely hold one; family batches nearly all).
+  void say_near_twins_in_batches() const {
+    std::vector<std::string> groups(static_cast<size_t>(train_data->num_images()));
+    bool any = false;
+    for (int64_t i = 0; i < train_data->num_images(); ++i) {
+      groups[static_cast<size_t>(i)] = train_data->image_group(i);
+      any = any || !groups[static_cast<size_t>(i)].empty();
+    }
+    if (!any) return;
+    std::vector<std::vector<int64_t>> batches;
+    for (auto& b : trainer->epoch_batches(1)) batches.push_back(std::move(b.images));
+    const auto count =
+        family_pairs_in_batches(batches, families_from_groups(groups), train_data->num_images());
+    if (count.total == 0) return;
+    char share[32];
+    std::snprintf(share, sizeof share, "%.1f%%", 100.0 * static_cast<double>(count.together) /
+                                                     static_cast<double>(count.total));
+    say("batches: " + to_string(config.batch_sampler) + " — " + std::to_string(count.together) +
+        " of the " + std::to_string(count.total) + " near-twin pairs of the training images (" +
+        share + ") share a batch in epoch 1");
   }
 };
 

@@ -22,6 +22,12 @@ class PairedData {
   // The captions of an image (at least one).
   virtual const std::vector<int64_t>& image_captions(int64_t image) const = 0;
   virtual const std::string& caption_text(int64_t caption) const = 0;
+  // The near-twin family an image belongs to ("" = none known), which batch_sampler=families
+  // keeps together in a batch. Data without families keeps this default.
+  virtual const std::string& image_group(int64_t /*image*/) const {
+    static const std::string none;
+    return none;
+  }
 
   // [n, 3, S, S] float32, resized, centre-cropped and normalised for the model. Thread-safe.
   virtual at::Tensor load_images(const std::vector<int64_t>& images) const = 0;

@@ -18,6 +18,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(PeftMethod, {{PeftMethod::kNone, "none"},
 NLOHMANN_JSON_SERIALIZE_ENUM(Precision, {{Precision::kAuto, "auto"},
                                          {Precision::kFp32, "fp32"},
                                          {Precision::kBf16, "bf16"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(BatchSampler, {{BatchSampler::kRandom, "random"},
+                                            {BatchSampler::kFamilies, "families"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(DeviceKind, {{DeviceKind::kAuto, "auto"},
                                           {DeviceKind::kCpu, "cpu"},
                                           {DeviceKind::kCuda, "cuda"}})
@@ -73,6 +75,7 @@ std::string to_string(BenchmarkSize v) { return enum_word(v); }
 std::string to_string(GbarMode v) { return enum_word(v); }
 std::string to_string(PeftMethod v) { return enum_word(v); }
 std::string to_string(Precision v) { return enum_word(v); }
+std::string to_string(BatchSampler v) { return enum_word(v); }
 std::string to_string(const DeviceSpec& v) {
   const std::string kind = enum_word(v.kind);
   return v.kind == DeviceKind::kCuda && v.index >= 0 ? kind + ":" + std::to_string(v.index) : kind;
@@ -89,6 +92,9 @@ void from_string(const std::string& s, PeftMethod& out) {
 }
 void from_string(const std::string& s, Precision& out) {
   enum_from_word(s, out, "--precision must be auto, fp32 or bf16");
+}
+void from_string(const std::string& s, BatchSampler& out) {
+  enum_from_word(s, out, "--batch-sampler must be 'random' or 'families'");
 }
 void from_string(const std::string& s, DeviceSpec& out) {
   const std::string refusal = "--device must be auto, cpu or cuda[:N] (got '" + s + "')";
@@ -186,6 +192,7 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
                      {"probe_every", c.probe_every},
                      {"gbar_snapshots", c.gbar_snapshots},
                      {"seed", c.seed},
+                     {"batch_sampler", c.batch_sampler},
                      {"device", to_string(c.device)},
                      {"threads", c.threads},
                      {"loader_workers", c.loader_workers},
@@ -239,6 +246,7 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   read_key(j, "probe_every", c.probe_every);
   read_key(j, "gbar_snapshots", c.gbar_snapshots);
   read_key(j, "seed", c.seed);
+  read_choice(j, "batch_sampler", c.batch_sampler);
   read_choice(j, "device", c.device);
   read_key(j, "threads", c.threads);
   read_key(j, "loader_workers", c.loader_workers);

@@ -30,6 +30,7 @@ enum class GbarMode { kRecomputed, kFrozen };           // recomputed | frozen
 enum class PeftMethod { kNone, kLora, kDora };          // none | lora | dora
 enum class Precision { kAuto, kFp32, kBf16 };           // auto | fp32 | bf16
 enum class DeviceKind { kAuto, kCpu, kCuda };           // auto | cpu | cuda
+enum class BatchSampler { kRandom, kFamilies };         // random | families
 
 // --device: auto | cpu | cuda | cuda:N; `index` -1 is plain "cuda" (the first GPU).
 struct DeviceSpec {
@@ -44,11 +45,13 @@ std::string to_string(GbarMode v);
 std::string to_string(PeftMethod v);
 std::string to_string(Precision v);
 std::string to_string(const DeviceSpec& v);
+std::string to_string(BatchSampler v);
 void from_string(const std::string& s, BenchmarkSize& out);
 void from_string(const std::string& s, GbarMode& out);
 void from_string(const std::string& s, PeftMethod& out);
 void from_string(const std::string& s, Precision& out);
 void from_string(const std::string& s, DeviceSpec& out);
+void from_string(const std::string& s, BatchSampler& out);
 
 struct TrainConfig {
   // Data.
@@ -101,6 +104,11 @@ struct TrainConfig {
   int probe_every = 5;            // gradient probe every K optimiser steps; 0 = off
   int gbar_snapshots = 2;         // fixed training batches whose Ḡ is kept per epoch
   uint64_t seed = 0;              // data order, caption choice, subset, init
+  // How an epoch's batches are drawn (train/family_batches.h): `random` is a seeded permutation;
+  // `families` keeps near-twin families together inside batches (the split's groups, else
+  // clusters of each caption's nearest neighbours under the starting text encoder), with the
+  // same coverage per epoch and the same seeded order of families.
+  BatchSampler batch_sampler = BatchSampler::kRandom;
 
   // Execution.
   DeviceSpec device;       // auto | cpu | cuda | cuda:N

@@ -19,6 +19,7 @@
 #include "train/best_epoch.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
+#include "train/family_batches.h"
 #include "train/gradient_probe.h"
 #include "train/lr_schedule.h"
 
@@ -31,6 +32,10 @@ constexpr double kAdamEps = 1e-6;
 constexpr int64_t kEvalBatch = 256;  // encoding batch for evaluation and frozen features
 constexpr uint64_t kSubsetStream = 0x5eed5b5e7ULL;  // separates the subset RNG from epoch RNGs
 constexpr uint64_t kAdapterStream = 0xada97e45ULL;  // seeds the adapters' initial A matrices
+// Families of data without groups: each image's 3 nearest captions, clusters of at most 4 images —
+// the built-in benchmark's family sizes (2-4), so both kinds of data get batches alike.
+constexpr int64_t kClusterNeighbours = 3;
+constexpr int64_t kClusterMaxFamily = 4;
 
 using Clock = std::chrono::steady_clock;
 
@@ -82,6 +87,15 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
     throw ConfigError("--batch " + std::to_string(config_.batch_size) +
                       " is larger than the training split (" + std::to_string(subset) +
                       " images after --data-fraction " + fmt(config_.data_fraction) + ")");
+  }
+  if (config_.batch_sampler == BatchSampler::kFamilies) {
+    std::vector<std::string> groups(static_cast<size_t>(train_.num_images()));
+    bool any = false;
+    for (int64_t i = 0; i < train_.num_images(); ++i) {
+      groups[static_cast<size_t>(i)] = train_.image_group(i);
+      any = any || !groups[static_cast<size_t>(i)].empty();
+    }
+    if (any) families_ = families_from_groups(groups);  // else clustered in run()'s set-up
   }
   if (config_.peft != PeftMethod::kNone) {
     // Adapters are attached here, before the optimiser sees the parameters: then only they (and
@@ -139,16 +153,34 @@ int64_t Trainer::steps_per_epoch() const {
 }
 
 std::vector<BatchRequest> Trainer::epoch_batches(int epoch) const {
-  auto order = training_subset();
+  auto subset = training_subset();
   std::mt19937_64 rng(mix_seed(config_.seed, static_cast<uint64_t>(epoch)));
-  seeded_shuffle(order, rng);
-  std::vector<BatchRequest> batches;
   const int64_t b = config_.batch_size;
-  for (size_t start = 0; start + b <= order.size(); start += b) {
+  std::vector<std::vector<int64_t>> images;
+  if (config_.batch_sampler == BatchSampler::kFamilies) {
+    if (families_.empty())
+      throw std::logic_error("epoch_batches: the families of data without groups are known only once run() has clustered them");
+    const auto families = restrict_families(families_, subset);
+    std::vector<int64_t> order(families.size());
+    std::iota(order.begin(), order.end(), int64_t{0});
+    seeded_shuffle(order, rng);
+    ImageFamilies shuffled;
+    shuffled.reserve(families.size());
+    for (const auto f : order) shuffled.push_back(families[static_cast<size_t>(f)]);
+    images = pack_family_batches(shuffled, b);
+  } else {
+    seeded_shuffle(subset, rng);
+    for (size_t start = 0; start + static_cast<size_t>(b) <= subset.size(); start += static_cast<size_t>(b))
+      images.emplace_back(subset.begin() + static_cast<std::ptrdiff_t>(start),
+                          subset.begin() + static_cast<std::ptrdiff_t>(start) + b);
+  }
+  std::vector<BatchRequest> batches;
+  batches.reserve(images.size());
+  for (const auto& batch_images : images) {
     BatchRequest r;
-    for (size_t i = start; i < start + b; ++i) {
-      const auto& caps = train_.image_captions(order[i]);
-      r.images.push_back(order[i]);
+    for (const auto image : batch_images) {
+      const auto& caps = train_.image_captions(image);
+      r.images.push_back(image);
       r.captions.push_back(caps[caps.size() == 1 ? 0 : rng() % caps.size()]);
     }
     batches.push_back(std::move(r));
@@ -249,7 +281,12 @@ void Trainer::set_up(State& st, const TrainStart& start) {
   st.steps_per_epoch = spe;
   st.schedule = LrSchedule{
       c.lr, static_cast<int64_t>(std::llround(c.warmup_fraction * spe * c.epochs)), spe * c.epochs};
-  if (c.loss_gamma > 0 && c.loss_gbar == GbarMode::kFrozen) st.frozen_text = frozen_text_features();
+  const bool cluster = c.batch_sampler == BatchSampler::kFamilies && families_.empty();
+  if ((c.loss_gamma > 0 && c.loss_gbar == GbarMode::kFrozen) || cluster) {
+    auto text = frozen_text_features();
+    if (cluster) cluster_families(text);
+    if (c.loss_gamma > 0 && c.loss_gbar == GbarMode::kFrozen) st.frozen_text = text;
+  }
 
   // Ḡ snapshots follow the same few batches (the first of epoch 1's order) through the run.
   st.snapshot_batches = epoch_batches(1);
@@ -282,6 +319,16 @@ torch::Tensor Trainer::frozen_text_features() {
     parts.push_back(l2_normalize(reference->encode_text(batch.tokens.to(device_)).pooled));
   }
   return torch::cat(parts, 0);
+}
+
+void Trainer::cluster_families(const torch::Tensor& caption_features) {
+  // An image is placed by its first caption (every caption of one image describes the same scene).
+  std::vector<int64_t> first(static_cast<size_t>(train_.num_images()));
+  for (int64_t i = 0; i < train_.num_images(); ++i)
+    first[static_cast<size_t>(i)] = train_.image_captions(i).front();
+  const auto per_image =
+      caption_features.index_select(0, torch::tensor(first, torch::kLong).to(caption_features.device()));
+  families_ = nearest_neighbour_families(per_image, kClusterMaxFamily, kClusterNeighbours);
 }
 
 bool Trainer::train(State& st, int epoch, const std::atomic<bool>& stop) {

@@ -71,9 +71,14 @@ class Trainer {
   int64_t steps_per_epoch() const;
   // Image indices of the training subset (data_fraction), identical for identical seeds.
   std::vector<int64_t> training_subset() const;
-  // The batches of one epoch (1-based): a seeded permutation of the subset, one seeded caption per
-  // image, the last incomplete batch dropped. Depends on (seed, epoch) only.
+  // The batches of one epoch (1-based), one seeded caption per image, the last incomplete batch
+  // dropped. batch_sampler random: a seeded permutation of the subset. families: a seeded
+  // permutation of the subset's near-twin families packed into batches (train/family_batches.h).
+  // Depends on (seed, epoch) only — and, for families of data without groups, on the starting
+  // text encoder, whose clusters run() computes first (before that this throws std::logic_error).
   std::vector<BatchRequest> epoch_batches(int epoch) const;
+  // The training split's families (batch_sampler families; empty before they are known).
+  const std::vector<std::vector<int64_t>>& families() const { return families_; }
 
  private:
   // The steps of run(), in the shape of pytorch/examples' train() / test(): set-up, one epoch of
@@ -82,6 +87,8 @@ class Trainer {
   struct StepLoss;
   void set_up(State& st, const TrainStart& start);
   torch::Tensor frozen_text_features();
+  // batch_sampler families on data without groups: clusters from the starting text encoder.
+  void cluster_families(const torch::Tensor& caption_features);
   // False when the epoch ended the run (stopped, non-finite loss).
   bool train(State& st, int epoch, const std::atomic<bool>& stop);
   bool train_step(State& st, const Batch& batch, int epoch);
@@ -103,6 +110,7 @@ class Trainer {
   const PairedData& train_;
   const PairedData& test_;
   const PairedData* val_ = nullptr;
+  std::vector<std::vector<int64_t>> families_;  // batch_sampler families: the split's, all images
   BatchSourceFactory make_loader_;
   std::string checkpoint_dir_;
   nlohmann::json tokenizer_;

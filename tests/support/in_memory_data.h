@@ -37,6 +37,11 @@ class InMemoryPairedData : public PairedData {
   int64_t caption_image(int64_t c) const override { return c; }
   const std::vector<int64_t>& image_captions(int64_t i) const override { return image_captions_[i]; }
   const std::string& caption_text(int64_t c) const override { return captions_[c]; }
+  // Families for batch_sampler families: image i's group, or none when never set.
+  void set_groups(std::vector<std::string> groups) { groups_ = std::move(groups); }
+  const std::string& image_group(int64_t i) const override {
+    return groups_.empty() ? PairedData::image_group(i) : groups_[i];
+  }
   at::Tensor load_images(const std::vector<int64_t>& ids) const override {
     std::vector<torch::Tensor> out;
     for (auto i : ids) out.push_back(images_[i]);
@@ -56,6 +61,7 @@ class InMemoryPairedData : public PairedData {
   std::vector<std::string> captions_;
   std::vector<std::vector<int64_t>> tokens_;
   std::vector<std::vector<int64_t>> image_captions_;
+  std::vector<std::string> groups_;
 };
 
 class SyncBatchSource : public BatchSource {

@@ -33,6 +33,13 @@ TrainAdvancedFields::TrainAdvancedFields(
          "val). The run's best epoch stays chosen on test."));
   form->addRow(tr("Validation split"), val_split_);
   form->addRow(message_label(QStringLiteral("--val-split")));
+  batch_sampler_ = new QComboBox(this);
+  batch_sampler_->addItems({QStringLiteral("random"), QStringLiteral("families")});
+  batch_sampler_->setToolTip(
+      tr("--batch-sampler: random batches, or near-twin families kept together inside batches (the "
+         "data set's groups, else clusters of each caption's nearest neighbours under the "
+         "starting model) — the hard negatives the margins single out"));
+  form->addRow(tr("Batches"), batch_sampler_);
   max_image_megapixels_ = new QSpinBox(this);
   max_image_megapixels_->setRange(0, std::numeric_limits<int>::max() / 1000000);
   max_image_megapixels_->setSuffix(tr(" megapixels"));
@@ -103,7 +110,8 @@ TrainAdvancedFields::TrainAdvancedFields(
     connect(s, &QSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
   for (auto* s : {weight_decay_, warmup_, grad_clip_})
     connect(s, &QDoubleSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
-  connect(precision_, &QComboBox::currentIndexChanged, this, &TrainAdvancedFields::edited);
+  for (auto* c : {precision_, batch_sampler_})
+    connect(c, &QComboBox::currentIndexChanged, this, &TrainAdvancedFields::edited);
   for (auto* b : {allow_outside_root_, skip_bad_images_, eval_at_start_})
     connect(b, &QCheckBox::toggled, this, &TrainAdvancedFields::edited);
 }
@@ -112,6 +120,7 @@ void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
   train_split_->setText(QString::fromStdString(c.train_split));
   test_split_->setText(QString::fromStdString(c.test_split));
   val_split_->setText(QString::fromStdString(c.val_split));
+  batch_sampler_->setCurrentText(QString::fromStdString(hnclip::to_string(c.batch_sampler)));
   given_max_pixels_ = c.max_image_pixels;
   max_image_megapixels_->setValue(static_cast<int>(
       std::min<int64_t>(c.max_image_pixels / 1000000, max_image_megapixels_->maximum())));
@@ -137,6 +146,7 @@ void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
   c.train_split = train_split_->text().trimmed().toStdString();
   c.test_split = test_split_->text().trimmed().toStdString();
   c.val_split = val_split_->text().trimmed().toStdString();
+  hnclip::from_string(batch_sampler_->currentText().toStdString(), c.batch_sampler);
   const int megapixels = max_image_megapixels_->value();
   c.max_image_pixels =
       megapixels == shown_megapixels_ ? given_max_pixels_ : int64_t{megapixels} * 1000000;
@@ -164,6 +174,8 @@ QStringList TrainAdvancedFields::changedFromDefaults() const {
     changed << tr("test split %1").arg(QString::fromStdString(c.test_split));
   if (c.val_split != d.val_split)
     changed << tr("validation split %1").arg(QString::fromStdString(c.val_split));
+  if (c.batch_sampler != d.batch_sampler)
+    changed << tr("%1 batches").arg(QString::fromStdString(hnclip::to_string(c.batch_sampler)));
   if (c.max_image_pixels != d.max_image_pixels)
     changed << tr("largest image %L1 pixels").arg(static_cast<qlonglong>(c.max_image_pixels));
   if (c.allow_outside_root != d.allow_outside_root) changed << tr("paths outside the root");

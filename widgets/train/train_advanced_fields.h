@@ -1,11 +1,11 @@
 #pragma once
 // TrainAdvancedFields: the Train form's "Advanced" keys — splits (train, test, validation), the
-// checks of a data set's image files (pixel limit, paths outside the root, skipping undecodable
-// images), context length, weight decay, warm-up, gradient clipping, Ḡ snapshots, threads, loader
-// workers, precision, start evaluation —
-// so every TrainConfig key the CLI takes can be seen and edited in the window. write() shows a
-// config's values, read() puts them back; changedFromDefaults() names the keys that differ from
-// TrainConfig's defaults, for the folded section's title. GUI thread only.
+// batch sampler, the checks of a data set's image files (pixel limit, paths outside the root,
+// skipping undecodable images), context length, weight decay, warm-up, gradient clipping, Ḡ
+// snapshots, threads, loader workers, precision, start evaluation — so every TrainConfig key the
+// CLI takes can be seen and edited in the window. write() shows a config's values, read() puts
+// them back; changedFromDefaults() names the keys that differ from TrainConfig's defaults, for the
+// folded section's title. GUI thread only.
 
 #include <functional>
 
@@ -46,6 +46,7 @@ class TrainAdvancedFields : public QGroupBox {
   QLineEdit* train_split_ = nullptr;
   QLineEdit* test_split_ = nullptr;
   QLineEdit* val_split_ = nullptr;
+  QComboBox* batch_sampler_ = nullptr;
   QSpinBox* max_image_megapixels_ = nullptr;  // whole megapixels; 0 = the default limit
   QCheckBox* allow_outside_root_ = nullptr;
   QCheckBox* skip_bad_images_ = nullptr;

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <torch/torch.h>
 
 #include <chrono>
@@ -460,6 +462,83 @@ TEST(Trainer, DataFractionSubsetsNestForOneSeed) {
                               subsets[i].end()))
         << "subset " << i << " is not inside subset " << i + 1;
   }
+}
+
+// batch_sampler families keeps each near-twin family inside one batch, covers the same subset
+// and number of steps as random batches, and orders the families by (seed, epoch) (req 10).
+TEST(Trainer, FamilyBatchesKeepFamiliesTogether) {
+  test::InMemoryPairedData data(40, 1), test_data(10, 2);
+  std::vector<std::string> groups;
+  for (int i = 0; i < 40; ++i) groups.push_back("g" + std::to_string((i * 7) % 10));  // 10 of 4
+  data.set_groups(groups);
+  auto cfg = base_config();
+  cfg.batch_size = 8;
+  cfg.batch_sampler = BatchSampler::kFamilies;
+  auto make = [&](const TrainConfig& c) {
+    return std::make_unique<Trainer>(make_clip_model(test::tiny_test_config(), 1), c, data,
+                                     test_data, sync_loader(), "", nlohmann::json());
+  };
+  auto t = make(cfg);
+  ASSERT_EQ(t->families().size(), 10u);
+  for (int e = 1; e <= 3; ++e) {
+    const auto batches = t->epoch_batches(e);
+    ASSERT_EQ(static_cast<int64_t>(batches.size()), t->steps_per_epoch());
+    std::set<int64_t> seen;
+    for (const auto& b : batches) {
+      ASSERT_EQ(b.images.size(), 8u);
+      std::map<std::string, int> per_group;
+      for (size_t k = 0; k < b.images.size(); ++k) {
+        const auto i = b.images[k];
+        ++per_group[groups[static_cast<size_t>(i)]];
+        EXPECT_TRUE(seen.insert(i).second);
+        EXPECT_EQ(b.captions[k], i);  // one caption per image: its own
+      }
+      for (const auto& [g, n] : per_group) EXPECT_EQ(n, 4) << "family " << g << " split, epoch " << e;
+    }
+  }
+  EXPECT_NE(t->epoch_batches(1)[0].images, t->epoch_batches(2)[0].images);
+  auto again = make(cfg);
+  EXPECT_EQ(again->epoch_batches(2)[1].images, t->epoch_batches(2)[1].images);
+  // A data fraction: the same subset as random batches, families cut to it.
+  cfg.data_fraction = 0.5;
+  cfg.batch_size = 4;
+  auto families = make(cfg);
+  cfg.batch_sampler = BatchSampler::kRandom;
+  auto random = make(cfg);
+  EXPECT_EQ(families->training_subset(), random->training_subset());
+  const auto fb = families->epoch_batches(1), rb = random->epoch_batches(1);
+  ASSERT_EQ(fb.size(), rb.size());
+  std::set<int64_t> fi, ri;
+  for (const auto& b : fb) fi.insert(b.images.begin(), b.images.end());
+  for (const auto& b : rb) ri.insert(b.images.begin(), b.images.end());
+  const auto subset = random->training_subset();
+  EXPECT_TRUE(std::includes(subset.begin(), subset.end(), fi.begin(), fi.end()));
+  EXPECT_EQ(fi.size(), ri.size());
+}
+
+// Data without groups: the families are clusters of the starting text encoder's nearest captions,
+// known once run() has set up; the run trains on them like on groups.
+TEST(Trainer, FamilyBatchesClusterDataWithoutGroups) {
+  test::InMemoryPairedData data(32, 1), test_data(14, 2);
+  auto cfg = base_config();
+  cfg.epochs = 1;
+  cfg.batch_sampler = BatchSampler::kFamilies;
+  test::ScratchDir dir;
+  Trainer trainer(make_clip_model(test::tiny_test_config(), 42), cfg, data, test_data,
+                  sync_loader(), dir.path().string(), nlohmann::json{{"kind", "test"}});
+  EXPECT_TRUE(trainer.families().empty());
+  EXPECT_THROW(trainer.epoch_batches(1), std::logic_error);
+  std::atomic<bool> stop{false};
+  const auto r = trainer.run({}, stop);
+  EXPECT_EQ(r.status, "finished") << r.message;
+  size_t images = 0;
+  for (const auto& f : trainer.families()) {
+    EXPECT_LE(f.size(), 4u);
+    images += f.size();
+  }
+  EXPECT_EQ(images, 32u);
+  EXPECT_LT(trainer.families().size(), 32u);  // some captions were put together
+  EXPECT_EQ(static_cast<int64_t>(trainer.epoch_batches(1).size()), trainer.steps_per_epoch());
 }
 
 }  // namespace

@@ -109,6 +109,7 @@ class TestTrainConfigForm : public QObject {
     c.probe_every = 2;
     c.gbar_snapshots = 5;
     c.seed = 4;
+    c.batch_sampler = hnclip::BatchSampler::kFamilies;
     c.device = hnclip::DeviceSpec{hnclip::DeviceKind::kCpu};
     c.threads = 1;
     c.loader_workers = 3;
