@@ -1,12 +1,16 @@
-// `hnclip experiments` (the experiment list) and `hnclip experiment show ID` / `resume ID`.
+// `hnclip experiments` (the experiment list) and `hnclip experiment show ID` / `resume ID` /
+// `eval ID` (every run's selected checkpoint on other data: the transfer columns).
 
 #include <iostream>
+#include <limits>
 #include <memory>
 
 #include "cli_support.h"
 #include "commands.h"
 #include "common_options.h"
+#include "experiment/experiment_results.h"
 #include "experiment_output.h"
+#include "job/run_evaluation.h"
 #include "store/run_store.h"
 
 namespace hnclip::cli {
@@ -59,6 +63,8 @@ CommandAction add_experiment_command(CLI::App& app) {
     int64_t id = 0;
     bool csv = false;
     bool latex = false;
+    EvalTarget target;
+    uint64_t data_seed = 0;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("experiment", "one experiment: show its table, or resume it");
@@ -68,14 +74,26 @@ CommandAction add_experiment_command(CLI::App& app) {
   auto* resume = cmd->add_subcommand(
       "resume", "train what the experiment still lacks: interrupted runs resume from their "
                 "checkpoint, empty slots get new runs; then print its table");
-  for (auto* sub : {show, resume}) {
+  auto* eval = cmd->add_subcommand(
+      "eval", "evaluate every run's selected checkpoint on another benchmark or split and store "
+              "it (cross-domain transfer); then print the table with its transfer columns");
+  for (auto* sub : {show, resume, eval}) {
     take_last_value(sub);
     sub->add_option("id", o->id, "experiment id")->required();
     add_common_options(sub, o->common);
     sub->add_flag("--csv", o->csv, "the table as CSV");
     sub->add_flag("--latex", o->latex, "the table as LaTeX (booktabs)");
   }
-  return [o, show]() {
+  eval->add_option("--benchmark", o->target.benchmark,
+                   "the target benchmark (default: the runs' own)");
+  eval->add_option("--data-root", o->target.root, "the target benchmark's manifest or folder");
+  eval->add_option("--benchmark-size", o->target.benchmark_size,
+                   "the built-in benchmark's size (small, default, large)");
+  auto* seed = eval->add_option("--data-seed", o->data_seed, "the built-in benchmark's generator seed");
+  eval->add_option("--split", o->target.split,
+                   "the split to evaluate (e.g. shifted: the built-in benchmark's test set under "
+                   "a lighting shift)");
+  return [o, show, eval, seed]() {
     const ReportFormat format = report_format(o->common.json, o->csv, o->latex);
     const JobPaths paths = o->common.paths();
     {
@@ -86,6 +104,36 @@ CommandAction add_experiment_command(CLI::App& app) {
       }
     }
     if (show->parsed()) {
+      print_experiment_report(paths, o->id, format);
+      return kExitOk;
+    }
+    if (eval->parsed()) {
+      if (seed->count() > 0) o->target.data_seed = o->data_seed;
+      if (o->target.benchmark.empty() && o->target.root.empty() && o->target.benchmark_size.empty() &&
+          !o->target.data_seed && o->target.split.empty()) {
+        throw UsageError("experiment eval: say what to evaluate on (--benchmark, --data-root, "
+                         "--benchmark-size, --data-seed or --split)");
+      }
+      std::vector<std::pair<int64_t, int>> chosen;  // (run, selected epoch)
+      {
+        RunStore store(paths.database);
+        for (const auto& cell : experiment_results(store, o->id).cells)
+          for (const auto& s : cell.seeds)
+            if (s.epoch >= 0) chosen.emplace_back(s.run_id, s.epoch);
+      }
+      if (chosen.empty()) throw UsageError("experiment " + std::to_string(o->id) + " has no finished run yet");
+      auto r1 = [](const RetrievalResult& d) {
+        for (const auto& [k, v] : d.recall)
+          if (k == 1) return v;
+        return std::numeric_limits<double>::quiet_NaN();
+      };
+      size_t done = 0;
+      for (const auto& [run, epoch] : chosen) {
+        const auto r = evaluate_stored_run(run, std::to_string(epoch), paths, {}, o->target);
+        std::cerr << "[" << ++done << "/" << chosen.size() << "] run " << run << " epoch " << epoch
+                  << " on " << r.benchmark << " / " << r.eval.split << ": R@1 t2i " << r1(r.eval.t2i)
+                  << ", i2t " << r1(r.eval.i2t) << std::endl;
+      }
       print_experiment_report(paths, o->id, format);
       return kExitOk;
     }

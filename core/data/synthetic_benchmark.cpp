@@ -84,7 +84,9 @@ void generate(const SyntheticOptions& options, const fs::path& dir,
     for (size_t i = 0; i < items.size(); ++i) {
       const auto& item = items[i];
       const std::string rel = "images/" + split + "/" + image_name(static_cast<int64_t>(i));
-      write_png(dir / rel, renderer.render(item.scene));
+      cv::Mat image = renderer.render(item.scene);
+      if (split == kSyntheticShiftedSplit) shift_lighting(image);
+      write_png(dir / rel, image);
       fault_point("benchmark.generate");
       nlohmann::json line = {{"image", rel}, {"captions", {item.caption}}, {"split", split}};
       if (!item.group.empty()) line["group"] = item.group;

@@ -105,6 +105,8 @@ SyntheticRenderer::SyntheticRenderer(int image_size) : image_size_(image_size) {
   }
 }
 
+void shift_lighting(cv::Mat& bgr) { cv::multiply(bgr, cv::Scalar(0.55, 0.7, 0.85), bgr); }
+
 cv::Mat SyntheticRenderer::render(const Scene& scene) const {
   const cv::Scalar background = scene_bgr(scene.background);
   cv::Mat img(image_size_, image_size_, CV_8UC3, background);

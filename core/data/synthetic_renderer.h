@@ -17,6 +17,11 @@ namespace hnclip {
 cv::Scalar scene_bgr(SceneColour c);
 cv::Scalar scene_bgr(SceneBackground b);
 
+// The `shifted` split's light: every pixel's blue, green and red scaled by 0.55, 0.7 and 0.85 —
+// a dim, warm light (as under tungsten) that moves every colour and background the captions name
+// away from the values any other split shows, without changing which word fits best.
+void shift_lighting(cv::Mat& bgr);
+
 class SyntheticRenderer {
  public:
   static constexpr int kDefaultImageSize = 48;  // pixels per side; 16-px cells

@@ -24,6 +24,7 @@ constexpr uint64_t kPretrainStream = 1;
 constexpr uint64_t kTrainStream = 2;
 constexpr uint64_t kTestStream = 3;
 constexpr uint64_t kValStream = 4;
+constexpr uint64_t kShiftedStream = 5;
 
 std::string family_id(int64_t f) {
   char buf[32];
@@ -56,7 +57,8 @@ SyntheticSizeSpec synthetic_size_spec(const std::string& size) {
 }
 
 const std::vector<std::string>& synthetic_split_names() {
-  static const std::vector<std::string> names{"pretrain", "train", "val", "test"};
+  static const std::vector<std::string> names{"pretrain", "train", "val", "test",
+                                              kSyntheticShiftedSplit};
   return names;
 }
 
@@ -84,9 +86,10 @@ std::vector<SyntheticItem> synthetic_split_items(const SyntheticSizeSpec& spec, 
       size = std::min(size, left);
       append_family(gen, static_cast<int>(size), family_id(f), out);
     }
-  } else if (split == "test") {
+  } else if (split == "test" || split == kSyntheticShiftedSplit) {
+    const uint64_t stream = split == "test" ? kTestStream : kShiftedStream;
     for (int64_t f = 0; f < spec.test_families; ++f) {
-      SceneGenerator gen(scene_seed(seed, kTestStream, static_cast<uint64_t>(f)));
+      SceneGenerator gen(scene_seed(seed, stream, static_cast<uint64_t>(f)));
       const auto size = static_cast<int>(gen.random().between(kTestMinFamily, kTestMaxFamily));
       append_family(gen, size, family_id(f), out);
     }
@@ -97,7 +100,7 @@ std::vector<SyntheticItem> synthetic_split_items(const SyntheticSizeSpec& spec, 
     return synthetic_val_items(spec, seed, test_captions);
   } else {
     throw std::invalid_argument("synthetic benchmark: unknown split \"" + split +
-                                "\" (expected pretrain, train, val or test)");
+                                "\" (expected pretrain, train, val, test or shifted)");
   }
   return out;
 }

@@ -10,9 +10,13 @@
 //             the test split (same size and seed) is skipped for the next stream index, so val and
 //             test share no caption.
 //   test:     near-twin families of 3-4 scenes of 3-4 objects, full captions.
+//   shifted:  like test (as many families), from a stream of its own, rendered under a shifted
+//             light (synthetic_renderer.h, shift_lighting): a test set for cross-domain transfer
+//             that needs no download — the same words, pictures no split trains on.
 // Every item draws from its own random stream (family streams for train/val/test), so items do
 // not depend on how many came before, and a larger size's prefix is unaffected by its length
-// (val's, up to the families it skips). Adding val left train and test as they were.
+// (val's, up to the families it skips). Adding val, then shifted, left train and test as they
+// were.
 // Threading: free functions without state.
 
 #include <cstdint>
@@ -34,14 +38,17 @@ struct SyntheticSizeSpec {
 // Throws std::invalid_argument naming an unknown size.
 SyntheticSizeSpec synthetic_size_spec(const std::string& size);
 
-// The split names, in manifest order: pretrain, train, val, test.
+// The split names, in manifest order: pretrain, train, val, test, shifted.
 const std::vector<std::string>& synthetic_split_names();
 
 struct SyntheticItem {
   Scene scene;
   std::string caption;
-  std::string group;  // family id "f000123" (train/val/test: its stream index); empty for pretrain
+  std::string group;  // family id "f000123" (its family's stream index); empty for pretrain
 };
+
+// The split rendered under the shifted light.
+constexpr const char* kSyntheticShiftedSplit = "shifted";
 
 // Throws std::invalid_argument naming an unknown split.
 std::vector<SyntheticItem> synthetic_split_items(const SyntheticSizeSpec& spec, uint64_t seed,

@@ -120,6 +120,13 @@ std::string mcnemar_list(const std::vector<double>& ps) {
   return out;
 }
 
+std::string transfer_note() {
+  return "transfer: each run's selected checkpoint evaluated on other data (hnclip experiment "
+         "eval); R@1, percent, mean ± sample std over the seeds evaluated there";
+}
+
+std::string transfer_name(const TransferColumn& t) { return t.split + " (" + t.benchmark + ")"; }
+
 }  // namespace
 
 std::string experiment_controls_text(const ExperimentResults& r) {
@@ -191,6 +198,29 @@ std::string experiment_report_text(const ExperimentResults& r) {
   } else if (r.controls) {
     out << "\nno γ > 0 cell, so no comparison against controls\n";
   }
+  if (!r.transfers.empty()) {
+    out << "\n" << transfer_note() << "\n";
+    for (size_t t = 0; t < r.transfers.size(); ++t)
+      out << "  [" << t + 1 << "] " << transfer_name(r.transfers[t]) << ", "
+          << r.transfers[t].images << " images\n";
+    out << "\n" << pad("cell", kLabelWidth) << pad("role", 16) << pad("test t2i R@1", kValueWidth)
+        << pad("test i2t R@1", kValueWidth);
+    for (size_t t = 0; t < r.transfers.size(); ++t) {
+      const std::string tag = "[" + std::to_string(t + 1) + "] ";
+      out << pad("n", 4) << pad(tag + "t2i R@1", kValueWidth) << pad(tag + "i2t R@1", kValueWidth);
+    }
+    out << "\n";
+    for (size_t i = 0; i < r.cells.size(); ++i) {
+      const auto& c = r.cells[i];
+      out << pad(c.cell.label, kLabelWidth) << pad(c.cell.role, 16)
+          << pad(mean_std(c.summary[0][0]), kValueWidth) << pad(mean_std(c.summary[1][0]), kValueWidth);
+      for (const auto& t : r.transfers) {
+        out << pad(std::to_string(t.evaluated[i]), 4) << pad(mean_std(t.r1[i][0]), kValueWidth)
+            << pad(mean_std(t.r1[i][1]), kValueWidth);
+      }
+      out << "\n";
+    }
+  }
   return out.str();
 }
 
@@ -231,6 +261,19 @@ std::string experiment_report_csv(const ExperimentResults& r) {
           << "," << mcnemar_list(cmp.mcnemar_p[d]);
     }
     out << "\n";
+  }
+  if (!r.transfers.empty()) {
+    out << "\ncell,label,role,benchmark,split,images,seeds_evaluated,t2i_R@1_mean,t2i_R@1_std,"
+           "i2t_R@1_mean,i2t_R@1_std\n";
+    for (const auto& t : r.transfers) {
+      for (size_t i = 0; i < r.cells.size(); ++i) {
+        const auto& c = r.cells[i];
+        out << c.cell.cell << "," << csv_field(c.cell.label) << "," << c.cell.role << ","
+            << csv_field(t.benchmark) << "," << csv_field(t.split) << "," << t.images << ","
+            << t.evaluated[i] << "," << fixed(t.r1[i][0].mean, 4) << "," << fixed(t.r1[i][0].std, 4)
+            << "," << fixed(t.r1[i][1].mean, 4) << "," << fixed(t.r1[i][1].std, 4) << "\n";
+      }
+    }
   }
   return out.str();
 }
@@ -294,6 +337,35 @@ std::string experiment_report_latex(const ExperimentResults& r) {
            "over seeds; bold: significant at $\\alpha = "
         << fixed(kSignificanceLevel, 2) << "$ (two-sided paired $t$-test).}\n\\end{table}\n";
   }
+  if (!r.transfers.empty()) {
+    // Table A7 / A10 layout: in-domain test beside each transfer target, R@1 both directions.
+    out << "\n\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{ll"
+        << std::string(2 * (r.transfers.size() + 1), 'c') << "}\n\\toprule\n & & "
+        << "\\multicolumn{2}{c}{Test (in-domain)}";
+    for (const auto& t : r.transfers)
+      out << " & \\multicolumn{2}{c}{" << latex_escape(t.split) << "}";
+    out << " \\\\\nConfiguration & Role";
+    for (size_t t = 0; t <= r.transfers.size(); ++t) out << " & T$\\to$I & I$\\to$T";
+    out << " \\\\\n\\midrule\n";
+    auto cell_value = [](const SeedSummary& s) {
+      return s.n == 0 ? std::string("--")
+                      : fixed(s.mean, 2) + (s.n >= 2 ? "$\\pm$" + fixed(s.std, 2) : "");
+    };
+    for (size_t i = 0; i < r.cells.size(); ++i) {
+      const auto& c = r.cells[i];
+      out << latex_escape(c.cell.label) << " & " << latex_escape(c.cell.role) << " & "
+          << cell_value(c.summary[0][0]) << " & " << cell_value(c.summary[1][0]);
+      for (const auto& t : r.transfers)
+        out << " & " << cell_value(t.r1[i][0]) << " & " << cell_value(t.r1[i][1]);
+      out << " \\\\\n";
+    }
+    out << "\\bottomrule\n\\end{tabular}\n\\caption{Transfer: R@1 (\\%) of each run's selected "
+           "checkpoint (" << latex_escape(r.selection_rule) << ") on";
+    for (size_t t = 0; t < r.transfers.size(); ++t)
+      out << (t ? ";" : "") << " " << latex_escape(transfer_name(r.transfers[t])) << ", "
+          << r.transfers[t].images << " images";
+    out << ".}\n\\end{table}\n";
+  }
   return out.str();
 }
 
@@ -355,6 +427,22 @@ nlohmann::json experiment_report_json(const ExperimentResults& r) {
     }
     comparisons.push_back(std::move(j));
   }
+  nlohmann::json transfers = nlohmann::json::array();
+  for (const auto& t : r.transfers) {
+    nlohmann::json per_cell = nlohmann::json::array();
+    for (size_t i = 0; i < r.cells.size(); ++i) {
+      nlohmann::json j{{"cell", r.cells[i].cell.cell}, {"seeds_evaluated", t.evaluated[i]}};
+      for (size_t d = 0; d < 2; ++d)
+        j[kExperimentDirections[d]] = {{"R@1", {{"mean", num(t.r1[i][d].mean)},
+                                                {"std", num(t.r1[i][d].std)},
+                                                {"n", t.r1[i][d].n}}}};
+      per_cell.push_back(std::move(j));
+    }
+    transfers.push_back({{"benchmark", t.benchmark},
+                         {"split", t.split},
+                         {"images", t.images},
+                         {"cells", per_cell}});
+  }
   return {{"experiment_id", r.experiment.id},
           {"name", r.experiment.name},
           {"status", r.experiment.status},
@@ -367,7 +455,8 @@ nlohmann::json experiment_report_json(const ExperimentResults& r) {
           {"runs_total", r.runs_total},
           {"runs_with_result", r.runs_finished},
           {"cells", cells},
-          {"comparisons", comparisons}};
+          {"comparisons", comparisons},
+          {"transfers", transfers}};
 }
 
 }  // namespace hnclip

@@ -12,9 +12,11 @@
 namespace hnclip {
 
 std::string experiment_report_text(const ExperimentResults& r);
-// Two CSV tables (cells, then comparisons), separated by one empty line, each with its header.
+// CSV tables (cells, then comparisons, then — when runs were evaluated on other data — the
+// transfer table), separated by one empty line, each with its header.
 std::string experiment_report_csv(const ExperimentResults& r);
-// Two booktabs tables (cells, then comparisons) with captions that state the rule.
+// Booktabs tables (cells, comparisons, transfer as in Tables A7 / A10) with captions that state
+// the rule.
 std::string experiment_report_latex(const ExperimentResults& r);
 nlohmann::json experiment_report_json(const ExperimentResults& r);
 

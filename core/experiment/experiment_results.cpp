@@ -206,6 +206,34 @@ ExperimentResults experiment_results(const RunStore& store, int64_t experiment_i
     }
     out.comparisons.push_back(std::move(cmp));
   };
+  // Transfer columns: a run counts where it was evaluated at its selected epoch.
+  std::map<std::pair<std::string, std::string>, TransferColumn> transfers;
+  std::map<std::pair<std::string, std::string>, std::vector<std::array<std::vector<double>, 2>>> r1s;
+  for (size_t c = 0; c < out.cells.size(); ++c) {
+    for (const auto& s : out.cells[c].seeds) {
+      if (s.epoch < 0 || s.run_id == 0) continue;
+      for (const auto& row : store.transfer_evals(s.run_id)) {
+        if (row.epoch != s.epoch || row.k != 1) continue;
+        const auto key = std::make_pair(row.benchmark, row.split);
+        auto& col = transfers[key];
+        col.benchmark = row.benchmark;
+        col.split = row.split;
+        col.images = row.images;
+        auto& values = r1s[key];
+        values.resize(out.cells.size());
+        values[c][row.direction == kExperimentDirections[0] ? 0 : 1].push_back(row.recall);
+      }
+    }
+  }
+  for (auto& [key, col] : transfers) {
+    const auto& values = r1s[key];
+    for (size_t c = 0; c < out.cells.size(); ++c) {
+      col.r1.push_back({summarize_seeds(values[c][0]), summarize_seeds(values[c][1])});
+      col.evaluated.push_back(static_cast<int>(values[c][0].size()));
+    }
+    out.transfers.push_back(std::move(col));
+  }
+
   for (const auto& mc : out.cells) {
     if (mc.cell.role != kRoleMethod) continue;
     const int m = mc.cell.cell;

@@ -51,6 +51,17 @@ struct ControlComparison {
   std::array<std::vector<double>, 2> mcnemar_p;
 };
 
+// One benchmark / split the experiment's runs were also evaluated on at their selected epochs
+// (`hnclip experiment eval`; transfer_evals): the cross-domain columns of Tables A7 / A10.
+struct TransferColumn {
+  std::string benchmark;  // canonical data key (job/run_benchmark_spec.h)
+  std::string split;
+  int64_t images = 0;
+  // Per cell (index as `cells`): R@1 [direction] over the seeds evaluated there, and how many.
+  std::vector<std::array<SeedSummary, 2>> r1;
+  std::vector<int> evaluated;
+};
+
 struct ExperimentResults {
   ExperimentRecord experiment;
   std::string selection;       // val | last | test
@@ -61,6 +72,7 @@ struct ExperimentResults {
   int runs_finished = 0;
   std::vector<CellResult> cells;
   std::vector<ControlComparison> comparisons;
+  std::vector<TransferColumn> transfers;  // ordered by benchmark, split
 };
 
 // Throws StoreError when the experiment does not exist.

@@ -9,6 +9,7 @@
 
 #include "eval/caption_geometry.h"
 #include "job/run_assets.h"
+#include "job/run_benchmark_spec.h"
 #include "job/workbench_paths.h"
 #include "store/run_store.h"
 #include "text/shared_content_words.h"
@@ -77,10 +78,7 @@ void check_tokenizer_fits(const Tokenizer& tokenizer, const std::vector<std::str
 }  // namespace
 
 std::string caption_dataset_key(const BenchmarkSpec& spec, const std::string& split) {
-  if (spec.name == "synthetic") {
-    return "synthetic:size=" + spec.size + ":seed=" + std::to_string(spec.seed) + "#" + split;
-  }
-  return spec.name + ":" + absolute_path(spec.root) + "#" + split;
+  return benchmark_data_key(spec) + "#" + split;
 }
 
 ResolvedEncoder resolve_caption_encoder(const std::string& encoder, const std::string& database) {

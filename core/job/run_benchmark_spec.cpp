@@ -1,5 +1,7 @@
 #include "job/run_benchmark_spec.h"
 
+#include <filesystem>
+
 namespace hnclip {
 
 BenchmarkSpec run_benchmark_spec(const TrainConfig& config, const std::string& cache_dir) {
@@ -12,6 +14,13 @@ BenchmarkSpec run_benchmark_spec(const TrainConfig& config, const std::string& c
   if (config.max_image_pixels > 0) spec.images.max_pixels = config.max_image_pixels;
   spec.images.allow_outside_root = config.allow_outside_root;
   return spec;
+}
+
+std::string benchmark_data_key(const BenchmarkSpec& spec) {
+  if (spec.name == "synthetic") return "synthetic:size=" + spec.size + ":seed=" + std::to_string(spec.seed);
+  std::error_code ec;
+  const auto abs = std::filesystem::weakly_canonical(std::filesystem::absolute(spec.root), ec);
+  return spec.name + ":" + (ec ? spec.root : abs.string());
 }
 
 }  // namespace hnclip

@@ -12,4 +12,9 @@ namespace hnclip {
 
 BenchmarkSpec run_benchmark_spec(const TrainConfig& config, const std::string& cache_dir);
 
+// The data a spec names, as one stable string: "synthetic:size=S:seed=N" for the built-in
+// benchmark, "<name>:<absolute root>" otherwise. Keys what is stored per data set (caption
+// geometry with "#<split>" appended, transfer evaluations).
+std::string benchmark_data_key(const BenchmarkSpec& spec);
+
 }  // namespace hnclip

@@ -4,6 +4,7 @@
 
 #include "data/batch_loader.h"
 #include "job/run_assets.h"
+#include "job/run_benchmark_spec.h"
 #include "job/run_checkpoint.h"
 #include "store/run_store.h"
 #include "train/checkpoint.h"
@@ -14,14 +15,39 @@ namespace hnclip {
 
 namespace {
 constexpr int64_t kEvalBatch = 256;
+
+// The run's config pointed at the target's data: only the test split is read (the train split is
+// set to it too, so a data set without a train split can be a target).
+TrainConfig target_config(TrainConfig config, const EvalTarget& t) {
+  if (!t.benchmark.empty()) {
+    if (t.benchmark != config.benchmark) {
+      config.benchmark_root.clear();  // another data set's root never carries over
+      config.data_seed = TrainConfig{}.data_seed;
+      config.benchmark_size = TrainConfig{}.benchmark_size;
+    }
+    config.benchmark = t.benchmark;
+  }
+  if (!t.root.empty()) config.benchmark_root = t.root;
+  if (!t.benchmark_size.empty()) from_string(t.benchmark_size, config.benchmark_size);
+  if (t.data_seed) config.data_seed = *t.data_seed;
+  if (!t.split.empty()) config.test_split = t.split;
+  config.train_split = config.test_split;
+  config.val_split.clear();
+  return config;
 }
+}  // namespace
 
 StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
-                                     const JobPaths& paths, const JobLog& log) {
+                                     const JobPaths& paths, const JobLog& log,
+                                     const EvalTarget& target) {
   RunStore store(paths.database);
   const auto [run, chosen] = choose_run_checkpoint(store, paths.database, run_id, which);
-  TrainConfig config;
-  from_json(nlohmann::json::parse(run.config_json), config);
+  TrainConfig own;
+  from_json(nlohmann::json::parse(run.config_json), own);
+  const TrainConfig config = target_config(own, target);
+  const auto own_key = benchmark_data_key(run_benchmark_spec(own, paths.cache_dir));
+  const auto key = benchmark_data_key(run_benchmark_spec(config, paths.cache_dir));
+  const bool transfer = key != own_key || config.test_split != own.test_split;
 
   configure_threads(config.threads);
   auto assets = build_run_assets(config, paths.cache_dir, chosen.path, log);
@@ -42,8 +68,15 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
   out.eval.split = config.test_split;
   out.test_images = assets.test->num_images();
   out.test_captions = assets.test->num_captions();
-  store.write_epoch_eval(run_id, out.eval.epoch, out.eval.step, out.eval.split, out.eval.t2i,
-                         out.eval.i2t);
+  out.benchmark = key;
+  out.transfer = transfer;
+  if (transfer) {
+    store.write_transfer_eval(run_id, out.eval.epoch, key, out.eval.split, out.test_images,
+                              out.test_captions, out.eval.t2i, out.eval.i2t);
+  } else {
+    store.write_epoch_eval(run_id, out.eval.epoch, out.eval.step, out.eval.split, out.eval.t2i,
+                           out.eval.i2t);
+  }
   return out;
 }
 

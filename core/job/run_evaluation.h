@@ -1,10 +1,13 @@
 #pragma once
-// Evaluation of a stored run's checkpoint (`hnclip eval`): rebuilds the run's test split and model
-// from its stored config, loads the chosen checkpoint, ranks both directions and stores the result
-// as that epoch's evaluation (replacing an earlier one for the same epoch).
+// Evaluation of a stored run's checkpoint (`hnclip eval`): rebuilds the run's model from its
+// stored config, loads the chosen checkpoint, ranks both directions and stores the result.
+// On the run's own test split it is that epoch's evaluation (replacing an earlier one for the same
+// epoch). On another benchmark or split (EvalTarget) it is a transfer evaluation, stored per
+// (run, epoch, benchmark, split) in transfer_evals: cross-domain results never choose an epoch.
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "job/training_job.h"
@@ -12,17 +15,31 @@
 
 namespace hnclip {
 
+// Where to evaluate: every empty / unset field keeps the run's own value, so an empty target is
+// the run's own test split. Flags: --benchmark, --data-root, --benchmark-size, --data-seed,
+// --split.
+struct EvalTarget {
+  std::string benchmark;       // synthetic | manifest | docci | dci | long-dci | urban1k
+  std::string root;            // manifest file or data set folder
+  std::string benchmark_size;  // synthetic: small | default | large
+  std::optional<uint64_t> data_seed;  // synthetic generator seed
+  std::string split;           // e.g. "shifted" (the built-in benchmark's shifted test set)
+};
+
 struct StoredEvaluation {
   int64_t run_id = 0;
   std::string checkpoint;
   EvalEvent eval;           // epoch and step of the checkpoint
   int64_t test_images = 0;
   int64_t test_captions = 0;
+  std::string benchmark;    // benchmark_data_key of the evaluated data
+  bool transfer = false;    // stored as a transfer evaluation (not the run's own test split)
 };
 
 // `which`: "best" (the run's best epoch, else its last), "last", or an epoch number. Throws
-// ConfigError for an unknown run or a missing checkpoint, naming them.
+// ConfigError for an unknown run, a missing checkpoint or a bad target, naming them, before
+// anything is stored.
 StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which, const JobPaths& paths,
-                                     const JobLog& log = {});
+                                     const JobLog& log = {}, const EvalTarget& target = {});
 
 }  // namespace hnclip

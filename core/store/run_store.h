@@ -16,6 +16,7 @@
 #include "eval/retrieval_result.h"
 #include "store/caption_geometry_record.h"
 #include "store/experiment_record.h"
+#include "store/transfer_eval_record.h"
 #include "store/store_error.h"
 
 struct sqlite3;
@@ -232,6 +233,15 @@ class RunStore {
   std::vector<int64_t> experiments_of_run(int64_t run) const;
   // Deletes an experiment with its cells and slots; its runs stay. False when there was none.
   bool delete_experiment(int64_t id);
+
+  // Transfer evaluations (store/transfer_store.cpp): a run's checkpoint on another benchmark or
+  // split. One write replaces what was stored for the same (run, epoch, benchmark, split); the
+  // directions are checked like write_epoch_eval's. Throws StoreError for an unknown run.
+  void write_transfer_eval(int64_t run, int epoch, const std::string& benchmark,
+                           const std::string& split, int64_t images, int64_t captions,
+                           const RetrievalResult& t2i, const RetrievalResult& i2t);
+  // Ordered by benchmark, split, epoch, direction, k.
+  std::vector<TransferEvalRow> transfer_evals(int64_t run) const;
 
  private:
   void configure_connection();

@@ -223,6 +223,28 @@ CREATE TABLE experiment_runs (
 CREATE INDEX experiment_runs_by_run ON experiment_runs(run_id);
 )sql";
 
+// Version 8: transfer evaluations (issue 13, cross-domain) — a finished run's checkpoint evaluated
+// on another benchmark or split than the one it trained for (`hnclip eval --run ID --benchmark X
+// --split S`). Kept apart from epoch_evals, whose rows are the run's own test/val splits and
+// choose its best epoch; `benchmark` is the canonical key of the data (benchmark_spec's words,
+// e.g. "synthetic default seed 1" or "manifest /abs/path"), so the same split of two data sets
+// never mixes.
+constexpr const char* kV8TransferEvals = R"sql(
+CREATE TABLE transfer_evals (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  epoch INTEGER NOT NULL,
+  benchmark TEXT NOT NULL,
+  split TEXT NOT NULL,
+  direction TEXT NOT NULL,
+  k INTEGER NOT NULL,
+  recall REAL,
+  images INTEGER NOT NULL,
+  captions INTEGER NOT NULL,
+  evaluated_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (run_id, epoch, benchmark, split, direction, k)
+) WITHOUT ROWID;
+)sql";
+
 }  // namespace
 
 const std::vector<MigrationStep>& schema_migrations() {
@@ -236,6 +258,7 @@ const std::vector<MigrationStep>& schema_migrations() {
       {5, "add runs.tags and runs.data_summary_json", kV5RunTagsAndDataSummary},
       {6, "add the probe_gradient_mass table", kV6ProbeGradientMass},
       {7, "add the experiments, experiment_cells and experiment_runs tables", kV7Experiments},
+      {8, "add the transfer_evals table (cross-domain evaluations)", kV8TransferEvals},
   };
   return steps;
 }

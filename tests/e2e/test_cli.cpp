@@ -134,6 +134,39 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   EXPECT_EQ(e["epoch"], j["best_epoch"]);
   EXPECT_EQ(e["t2i"], j["t2i"]);  // same checkpoint, same data: identical recall
   EXPECT_EQ(e["i2t"], j["i2t"]);
+  EXPECT_FALSE(e["transfer"].get<bool>());
+
+  // Cross-domain: the shifted test set and another data seed are transfer evaluations, stored
+  // per (run, epoch, benchmark, split) beside — never among — the run's own evaluations.
+  const int64_t id = j["run_id"].get<int64_t>();
+  size_t own_rows = 0;
+  {
+    hnclip::RunStore store(db());
+    own_rows = store.epoch_evals(id).size();
+  }
+  auto sh = hnclip("eval --run " + std::to_string(id) + " --split shifted --json" + common());
+  ASSERT_EQ(sh.code, 0) << sh.err;
+  const auto shifted = json::parse(sh.out);
+  EXPECT_TRUE(shifted["transfer"].get<bool>());
+  EXPECT_EQ(shifted["split"], "shifted");
+  EXPECT_EQ(shifted["benchmark"], "synthetic:size=small:seed=1");
+  EXPECT_GE(shifted["n_test"].get<int>(), 120);
+  EXPECT_NE(shifted["t2i"], j["t2i"]);
+  auto other = hnclip("eval --run " + std::to_string(id) + " --data-seed 2 --json" + common());
+  ASSERT_EQ(other.code, 0) << other.err;
+  EXPECT_EQ(json::parse(other.out)["benchmark"], "synthetic:size=small:seed=2");
+  EXPECT_EQ(json::parse(other.out)["split"], "test");
+  expect_one_line_error(hnclip("eval --run " + std::to_string(id) + " --split nosuch" + common()),
+                        1, "unknown split 'nosuch'");
+  {
+    hnclip::RunStore store(db());
+    EXPECT_EQ(store.epoch_evals(id).size(), own_rows);
+    std::map<std::string, int> rows;
+    for (const auto& t : store.transfer_evals(id)) ++rows[t.benchmark + "#" + t.split];
+    EXPECT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows["synthetic:size=small:seed=1#shifted"], 10);  // 2 directions x 5 K
+    EXPECT_EQ(rows["synthetic:size=small:seed=2#test"], 10);
+  }
 }
 
 // --val-split val: the built-in benchmark's validation split is evaluated at the start and after
@@ -338,6 +371,33 @@ TEST_F(Cli, BenchmarkJsonReportsTableA1) {
     EXPECT_LE(s["mean_words"].get<double>(), 150) << split;
     EXPECT_LT(s["mean_pairwise"].get<double>(), s["mean_hardest"].get<double>());
   }
+}
+
+// --batch-sampler families keeps the built-in benchmark's near-twin families inside batches: the
+// run says how many near-twin pairs share a batch, nearly all of them against a few percent for
+// random batches, with the same number of steps (req 10).
+TEST_F(Cli, FamilyBatchesPutNearTwinsTogether) {
+  auto share = [](const std::string& err) {
+    const auto at = err.find("near-twin pairs of the training images (");
+    EXPECT_NE(at, std::string::npos) << err;
+    return at == std::string::npos ? -1.0 : std::stod(err.substr(at + 40));
+  };
+  const auto random = hnclip(small_train() + " --epochs 1 --json" + common());
+  ASSERT_EQ(random.code, 0) << random.err;
+  EXPECT_NE(random.err.find("batches: random"), std::string::npos) << random.err;
+  const auto families = hnclip(small_train() + " --epochs 1 --batch-sampler families --json" + common());
+  ASSERT_EQ(families.code, 0) << families.err;
+  EXPECT_NE(families.err.find("batches: families"), std::string::npos) << families.err;
+  EXPECT_LT(share(random.err), 20.0);
+  EXPECT_GT(share(families.err), 90.0);
+  const auto r = json::parse(random.out), f = json::parse(families.out);
+  EXPECT_EQ(f["config"]["batch_sampler"], "families");
+  EXPECT_EQ(r["config"]["batch_sampler"], "random");
+  hnclip::RunStore store(db());
+  EXPECT_EQ(store.step_metrics(f["run_id"].get<int64_t>()).size(),
+            store.step_metrics(r["run_id"].get<int64_t>()).size());
+  expect_one_line_error(hnclip(small_train() + " --batch-sampler twins" + common()), 2,
+                        "--batch-sampler");
 }
 
 }  // namespace

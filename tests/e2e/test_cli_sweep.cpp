@@ -1,6 +1,6 @@
-// End-to-end tests of `hnclip sweep`, `experiments` and `experiment show|resume` on the built-in
-// benchmark (size small, 1 epoch): a grid with its controls trains to a table; the same grid again
-// reuses every run; a kill in the middle of an experiment resumes to the same table as an
+// End-to-end tests of `hnclip sweep`, `experiments` and `experiment show|resume|eval` on the
+// built-in benchmark (size small, 1 epoch): a grid with its controls trains to a table; the same
+// grid again reuses every run; its runs are evaluated on the shifted test set (transfer columns); a kill in the middle of an experiment resumes to the same table as an
 // uninterrupted one (the trainer is deterministic on the CPU), and so does training two runs at a
 // time; bad input is refused with one line naming what is wrong, and nothing is stored.
 
@@ -107,6 +107,22 @@ TEST_F(CliSweep, GridWithControlsThenReuseThenKillAndResume) {
   const auto latex = hnclip("experiment show 1 --latex" + common());
   ASSERT_EQ(latex.code, 0) << latex.err;
   EXPECT_NE(latex.out.find("\\toprule"), std::string::npos);
+
+  // Cross-domain: every run's selected checkpoint on the shifted test set, as transfer columns.
+  expect_one_line_error(hnclip("experiment eval 1" + common()), 2, "say what to evaluate on");
+  const auto transfer = hnclip("experiment eval 1 --split shifted --json" + common());
+  ASSERT_EQ(transfer.code, 0) << transfer.err;
+  const json tj = json::parse(transfer.out);
+  ASSERT_EQ(tj["transfers"].size(), 1u);
+  EXPECT_EQ(tj["transfers"][0]["split"], "shifted");
+  for (const auto& c : tj["transfers"][0]["cells"]) {
+    EXPECT_EQ(c["seeds_evaluated"], 2);
+    EXPECT_FALSE(c["t2i"]["R@1"]["mean"].is_null());
+  }
+  EXPECT_EQ(recalls(tj), recalls(table));  // the in-domain table is unchanged
+  const auto shown = hnclip("experiment show 1" + common());
+  EXPECT_NE(shown.out.find("[1] shifted (synthetic:size=small:seed=1)"), std::string::npos)
+      << shown.out;
 
   // In another database: killed inside the third run's second step (16 steps an epoch), then
   // resumed — the table must equal the uninterrupted one, run for run.

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
 
 #include "data/caption_similarity.h"
 #include "data/synthetic_caption.h"
@@ -206,7 +207,23 @@ TEST(SyntheticSplit, SizesAndFamilies) {
     EXPECT_LE(n, 4) << g;
   }
   EXPECT_EQ(synthetic_split_names(),
-            (std::vector<std::string>{"pretrain", "train", "val", "test"}));
+            (std::vector<std::string>{"pretrain", "train", "val", "test", "shifted"}));
+  // shifted: as many families as test, of the same sizes, none of them test's scenes.
+  std::map<std::string, int> shifted_family_sizes;
+  std::set<std::string> test_captions;
+  for (const auto& it : synthetic_split_items(spec, 1, "test")) test_captions.insert(it.caption);
+  int shared = 0;
+  const auto shifted = synthetic_split_items(spec, 1, "shifted");
+  for (const auto& it : shifted) {
+    ++shifted_family_sizes[it.group];
+    shared += test_captions.count(it.caption) > 0;
+  }
+  EXPECT_EQ(shifted_family_sizes.size(), 40u);
+  for (const auto& [g, n] : shifted_family_sizes) {
+    EXPECT_GE(n, 3) << g;
+    EXPECT_LE(n, 4) << g;
+  }
+  EXPECT_LT(shared, static_cast<int>(shifted.size()) / 10) << "shifted draws scenes of its own";
   const auto def = synthetic_size_spec("default");
   EXPECT_EQ(def.pretrain_images, 30000);
   EXPECT_EQ(def.train_images, 8000);
@@ -293,7 +310,7 @@ TEST(SyntheticSplit, ValSkipsAFamilyWhoseCaptionIsTaken) {
 TEST(SyntheticSplit, TwinsDifferInExactlyOneThingAndCaptionsStayClose) {
   const auto spec = synthetic_size_spec("small");
   std::map<SceneChange, int> seen;
-  for (const std::string split : {"train", "val", "test"}) {
+  for (const std::string split : {"train", "val", "test", "shifted"}) {
     const auto items = synthetic_split_items(spec, 1, split);
     std::map<std::string, std::vector<const SyntheticItem*>> families;
     for (const auto& it : items) families[it.group].push_back(&it);
@@ -394,7 +411,8 @@ TEST(SyntheticBenchmark, GeneratesAndReadsBackThroughTheManifest) {
       open_synthetic_benchmark(options, [&](const std::string& m) { messages.push_back(m); });
   EXPECT_FALSE(messages.empty());
   EXPECT_EQ(bench->name(), "synthetic");
-  EXPECT_EQ(bench->splits(), (std::vector<std::string>{"pretrain", "train", "val", "test"}));
+  EXPECT_EQ(bench->splits(),
+            (std::vector<std::string>{"pretrain", "train", "val", "test", "shifted"}));
   const auto spec = synthetic_size_spec("small");
   for (const auto& split : bench->splits()) {
     const auto samples = bench->split(split);
@@ -413,6 +431,14 @@ TEST(SyntheticBenchmark, GeneratesAndReadsBackThroughTheManifest) {
             "synthetic-small-s1-v" + std::to_string(kSyntheticGeneratorVersion));
   EXPECT_TRUE(fs::is_regular_file(folder / "info.json"));
   EXPECT_TRUE(fs::is_regular_file(folder / "images" / "train" / "000000.png"));
+  // The shifted split is its scenes under the shifted light, and that light is far from the
+  // standard one (mean absolute difference of more than 20 grey levels).
+  const auto shifted_items = synthetic_split_items(spec, 1, kSyntheticShiftedSplit);
+  const cv::Mat stored = cv::imread((folder / "images" / "shifted" / "000000.png").string());
+  cv::Mat plain = SyntheticRenderer().render(shifted_items[0].scene), lit = plain.clone();
+  shift_lighting(lit);
+  EXPECT_EQ(cv::norm(stored, lit, cv::NORM_INF), 0.0);
+  EXPECT_GT(cv::norm(plain, lit, cv::NORM_L1) / static_cast<double>(plain.total() * 3), 20.0);
   // Nothing but the finished folder is left in the cache.
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
 }
@@ -440,9 +466,10 @@ TEST(SyntheticBenchmark, DeterministicBySeed) {
     ++compared;
   }
   const auto small = synthetic_size_spec("small");
-  const auto val_and_test = synthetic_split_items(small, 1, "val").size() +
-                            synthetic_split_items(small, 1, "test").size();
-  EXPECT_EQ(compared, 1024 + 512 + static_cast<int>(val_and_test));
+  const auto val_test_shifted = synthetic_split_items(small, 1, "val").size() +
+                                synthetic_split_items(small, 1, "test").size() +
+                                synthetic_split_items(small, 1, "shifted").size();
+  EXPECT_EQ(compared, 1024 + 512 + static_cast<int>(val_test_shifted));
   EXPECT_GT(different_from_c, compared / 2);
 }
 

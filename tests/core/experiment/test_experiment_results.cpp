@@ -213,5 +213,59 @@ TEST_F(ExperimentResultsTest, WithoutControlsEveryReportSaysSo) {
   EXPECT_NE(experiment_report_text(r).find("80.00 *"), std::string::npos) << experiment_report_text(r);
 }
 
+// Transfer columns: a run counts where it was evaluated at its selected epoch (here the best on
+// val, epoch 1), not at another epoch; per cell mean ± std of R@1 in both directions, in every
+// export.
+TEST_F(ExperimentResultsTest, TransferColumnsUseTheSelectedEpoch) {
+  ExperimentSpec spec;
+  spec.name = "transfer";
+  spec.base = {{"val_split", "val"}};
+  spec.axes = {{"loss_gamma", {0.5}}};
+  spec.seeds = {1, 2};
+  spec.controls = false;
+  const auto plan = expand_experiment(spec, false);
+  ASSERT_EQ(plan.cells.size(), 1u);
+  std::vector<ExperimentCellRow> cells;
+  std::vector<ExperimentSlotRow> slots;
+  for (const auto& c : plan.cells) cells.push_back({c.index, c.label, c.role, c.settings.dump()});
+  const std::string bench = "synthetic:size=default:seed=1";
+  for (const auto& s : plan.slots) {
+    const int64_t run = add_run(s.config, 80, 70, 10);
+    const double shifted = s.seed == 1 ? 60 : 64;
+    // Selected epoch 1 (val ties at 70 from epoch 1 on: the earlier wins).
+    store.write_transfer_eval(run, 1, bench, "shifted", 1000, 1000, result("t2i", shifted, 0),
+                              result("i2t", shifted - 2, 0));
+    // Another epoch's transfer result must not count.
+    store.write_transfer_eval(run, 2, bench, "shifted", 1000, 1000, result("t2i", 5, 0),
+                              result("i2t", 5, 0));
+    slots.push_back({s.cell, static_cast<int64_t>(s.seed), nlohmann::json(s.config).dump(), run, false});
+  }
+  ExperimentRecord rec;
+  rec.name = "transfer";
+  ExperimentSpec stored = spec;
+  stored.selection = plan.selection;
+  rec.spec_json = nlohmann::json(stored).dump();
+  const auto r = experiment_results(store, store.create_experiment(rec, cells, slots));
+  ASSERT_EQ(r.cells[0].seeds[0].epoch, 1);
+  ASSERT_EQ(r.transfers.size(), 1u);
+  const auto& t = r.transfers[0];
+  EXPECT_EQ(t.benchmark, bench);
+  EXPECT_EQ(t.split, "shifted");
+  EXPECT_EQ(t.images, 1000);
+  ASSERT_EQ(t.evaluated.size(), 1u);
+  EXPECT_EQ(t.evaluated[0], 2);
+  EXPECT_NEAR(t.r1[0][0].mean, 62, 1e-9);
+  EXPECT_NEAR(t.r1[0][0].std, std::sqrt(8.0), 1e-9);
+  EXPECT_NEAR(t.r1[0][1].mean, 60, 1e-9);
+  const auto text = experiment_report_text(r);
+  EXPECT_NE(text.find("[1] shifted (" + bench + "), 1000 images"), std::string::npos) << text;
+  EXPECT_NE(text.find("62.00 ± 2.83"), std::string::npos) << text;
+  EXPECT_NE(experiment_report_csv(r).find(",shifted,1000,2,62.0000,2.8284,60.0000,2.8284"),
+            std::string::npos)
+      << experiment_report_csv(r);
+  EXPECT_NE(experiment_report_latex(r).find("62.00$\\pm$2.83"), std::string::npos);
+  EXPECT_EQ(experiment_report_json(r)["transfers"][0]["cells"][0]["t2i"]["R@1"]["mean"], 62.0);
+}
+
 }  // namespace
 }  // namespace hnclip
