@@ -12,6 +12,7 @@
 #include "cli_support.h"
 #include "commands.h"
 #include "common_options.h"
+#include "data/benchmark_registry.h"
 #include "experiment/experiment_presets.h"
 #include "experiment_output.h"
 #include "job/experiment_runner.h"
@@ -193,9 +194,11 @@ CommandAction add_sweep_command(CLI::App& app) {
     nlohmann::json base = start;
     base.erase("name");
     base.erase("seed");
-    // The built-in benchmark has a validation split: select epochs on it unless told otherwise.
-    if (start.benchmark == "synthetic" && !val_split_given && start.val_split.empty()) {
-      base["val_split"] = "val";
+    // A benchmark that releases a validation split (the built-in val, DOCCI's qual_dev, DCI's
+    // valid) has its epochs selected on it unless told otherwise (--val-split=).
+    if (!val_split_given && start.val_split.empty()) {
+      const auto val = default_validation_split(start.benchmark);
+      if (!val.empty()) base["val_split"] = val;
     }
     spec.base = base;
     for (const auto& text : o->sets) {

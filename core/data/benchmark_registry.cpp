@@ -14,6 +14,13 @@ std::vector<std::string> benchmark_names() {
   return {"synthetic", "manifest", "docci", "dci", "long-dci", "urban1k"};
 }
 
+std::string default_validation_split(const std::string& benchmark) {
+  if (benchmark == "synthetic") return "val";
+  if (benchmark == "docci") return "qual_dev";
+  if (benchmark == "dci") return "valid";
+  return "";
+}
+
 namespace {
 // What --data-root must point at, per real data set.
 std::string root_folder_hint(const std::string& name) {

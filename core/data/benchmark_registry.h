@@ -25,6 +25,11 @@ struct BenchmarkSpec {
 
 std::vector<std::string> benchmark_names();
 
+// The split a benchmark releases for choosing hyper-parameters and epochs without the test split:
+// the built-in benchmark's `val`, DOCCI's `qual_dev`, DCI's `valid`; "" for the others (a
+// manifest names its own with --val-split; Long-DCI and Urban1k are evaluation sets only).
+std::string default_validation_split(const std::string& benchmark);
+
 // Throws DataError (bad files, naming file and line) or std::invalid_argument (unknown name or
 // missing root, naming the flag).
 std::unique_ptr<Benchmark> open_benchmark(const BenchmarkSpec& spec,

@@ -144,4 +144,20 @@ TEST_F(CliRealBenchmarks, BrokenDataAndAMissingRootFailWithOneLine) {
   expect_one_line_error(u, 2, "known: synthetic, manifest, docci, dci, long-dci, urban1k");
 }
 
+// A sweep on DOCCI selects its epochs on DOCCI's own dev split (qual_dev), like the built-in
+// benchmark's val, and its table says so (issue 13, req 4).
+TEST_F(CliRealBenchmarks, SweepOnDocciSelectsOnItsDevSplit) {
+  make_docci();
+  const auto r = hnclip::test::run_hnclip(
+      "sweep --benchmark docci --data-root " + docci().string() +
+      " --epochs 1 --batch 4 --lr 1e-3 --threads 1 --probe-every 0 --gbar-snapshots 0"
+      " --set loss_gamma=0.5 --seeds 1 --no-controls --json" + common());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto table = json::parse(r.out);
+  EXPECT_EQ(table["selection"], "val");
+  EXPECT_NE(table["selection_rule"].get<std::string>().find("qual_dev"), std::string::npos)
+      << table["selection_rule"];
+  EXPECT_EQ(table["runs_with_result"], 1);
+}
+
 }  // namespace

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include "data/benchmark_registry.h"
 #include "support/error_check.h"
 #include "support/test_dirs.h"
 
@@ -93,6 +94,9 @@ TEST_F(DciTest, DciReadsTheSplitsOfSplitsJsonInFileOrderPlusAll) {
   EXPECT_EQ(b->name(), "dci");
   EXPECT_EQ(b->root(), base().string());
   EXPECT_EQ(b->splits(), (std::vector<std::string>{"train", "valid", "test", "all"}));
+  // valid is what sweeps select epochs on (data/benchmark_registry.h); Long-DCI has none.
+  EXPECT_EQ(default_validation_split("dci"), "valid");
+  EXPECT_EQ(default_validation_split("long-dci"), "");
 
   const auto train = b->split("train");
   ASSERT_EQ(train.size(), 2u);

@@ -12,6 +12,7 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include "data/benchmark_registry.h"
 #include "support/error_check.h"
 #include "support/test_dirs.h"
 
@@ -72,6 +73,8 @@ TEST_F(DocciTest, ReadsTrainTestWithQualTestAndQualDevInFileOrder) {
   EXPECT_EQ(b->name(), "docci");
   EXPECT_EQ(b->root(), root().string());
   EXPECT_EQ(b->splits(), (std::vector<std::string>{"train", "test", "qual_dev"}));
+  // qual_dev is what sweeps select epochs on (data/benchmark_registry.h).
+  EXPECT_EQ(default_validation_split("docci"), "qual_dev");
 
   const auto train = b->split("train");
   ASSERT_EQ(train.size(), 3u);
