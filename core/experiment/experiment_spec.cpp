@@ -128,7 +128,9 @@ bool is_control_role(const std::string& role) {
 
 std::vector<std::string> experiment_axis_keys() {
   std::vector<std::string> keys;
-  for (const auto& [k, v] : default_config_json().items()) {
+  // Named: items() of a temporary would outlive it in the range-for (a dangling proxy).
+  const nlohmann::json defaults = default_config_json();
+  for (const auto& [k, v] : defaults.items()) {
     if (k != "name") keys.push_back(k);
   }
   return keys;
