@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption show_tab(
       {QStringLiteral("show-tab")},
       QStringLiteral(
-          "Show this tab first (train, runs, captions; captions/overview for one of its pages)."),
+          "Show this tab first (train, runs, captions, retrieval, experiments; "
+          "captions/overview for one of its pages)."),
       QStringLiteral("name"));
   const QCommandLineOption select_caption(
       {QStringLiteral("select-caption")},
@@ -143,6 +144,27 @@ int main(int argc, char** argv) {
           "With --gbar-run: save the heatmaps page once the pair's images are in, then quit."),
       QStringLiteral("PNG"));
   parser.addOptions({gbar_run, gbar_shot});
+  const QCommandLineOption start_experiment(
+      {QStringLiteral("start-experiment")},
+      QStringLiteral("Experiments tab: start this experiment (JSON: name, preset, base, axes, "
+                     "seeds, controls, control_scales, parallel, selection; a preset fills what "
+                     "it leaves out)."),
+      QStringLiteral("json"));
+  const QCommandLineOption experiment_shot(
+      {QStringLiteral("screenshot-experiment")},
+      QStringLiteral("With --start-experiment: save the window once the experiment has ended and "
+                     "its grid shows the final table, then quit."),
+      QStringLiteral("png"));
+  const QCommandLineOption experiment_plot(
+      {QStringLiteral("experiment-plot")},
+      QStringLiteral("With --start-experiment: save the chart shown then (the γ sweep, or sample "
+                     "efficiency for an experiment over data_fraction) as PNG, SVG or PDF."),
+      QStringLiteral("file"));
+  const QCommandLineOption experiment_grid(
+      {QStringLiteral("experiment-grid")},
+      QStringLiteral("With --start-experiment: write the grid as shown (tab-separated) then."),
+      QStringLiteral("tsv"));
+  parser.addOptions({start_experiment, experiment_shot, experiment_plot, experiment_grid});
   parser.process(app);
 
   hnclip::app::WorkbenchOptions options;
@@ -208,6 +230,18 @@ int main(int argc, char** argv) {
   script.gbar_screenshot_path = parser.value(gbar_shot);
   if (!script.gbar_screenshot_path.isEmpty() && options.gbar_run <= 0) {
     qCritical("--screenshot-heatmap needs --gbar-run ID");
+    return 2;
+  }
+  script.experiment_json = parser.value(start_experiment);
+  script.experiment_screenshot_path = parser.value(experiment_shot);
+  script.experiment_plot_path = parser.value(experiment_plot);
+  script.experiment_grid_path = parser.value(experiment_grid);
+  const bool experiment_outputs = !script.experiment_screenshot_path.isEmpty() ||
+                                  !script.experiment_plot_path.isEmpty() ||
+                                  !script.experiment_grid_path.isEmpty();
+  if (experiment_outputs && script.experiment_json.isEmpty()) {
+    qCritical("--screenshot-experiment, --experiment-plot and --experiment-grid need "
+              "--start-experiment JSON");
     return 2;
   }
   // The database's folder must exist (the store refuses to create folders it was not given).

@@ -20,6 +20,7 @@
 #include "widgets/common/run_list_view.h"
 #include "widgets/common/thumbnail_cache.h"
 #include "widgets/common/workbench_tab.h"
+#include "widgets/experiments/experiments_panel.h"
 #include "widgets/retrieval/retrieval_panel.h"
 #include "widgets/runs/runs_panel.h"
 #include "widgets/train/train_panel.h"
@@ -61,6 +62,8 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
   captions_->addPage(gbar_, tr("Ḡ heatmaps"));
   gbar_->setSources(options_.database, options_.cache_dir);
   addTab(retrieval_, tr("Retrieval"));
+  experiments_ = new ExperimentsPanel(options_.database, options_.cache_dir, tabs_);
+  addTab(experiments_, tr("Experiments"));
   // Above the tabs: a store every tab depends on that cannot be used is said where it is seen.
   auto* central = new QWidget(this);
   auto* column = new QVBoxLayout(central);
@@ -152,6 +155,24 @@ void MainWindow::wireTabs() {
   });
   // The Captions tab offers the benchmark the Train form names.
   captions_->setFormConfigSource([this] { return train_->currentConfig(); });
+  // Experiments: the form is a base to offer; a grid cell's runs are selected in the Runs tab
+  // (and the run dock); "compare with its control" opens the Retrieval tab on the pair.
+  experiments_->setFormConfigSource([this] { return train_->currentConfig(); });
+  connect(experiments_, &ExperimentsPanel::runsSelected, runs_, &RunsPanel::selectRuns);
+  connect(experiments_, &ExperimentsPanel::runsChanged, runs_, &RunsPanel::refresh);
+  connect(experiments_, &ExperimentsPanel::compareRequested, this,
+          [this](qint64 control_run, qint64 method_run) {
+            retrieval_->setRuns(control_run, method_run);
+            tabs_->setCurrentWidget(retrieval_);
+            retrieval_->refresh();
+          });
+  // Closing waits for a cancelled experiment to stop (closeEvent), then closes.
+  connect(experiments_, &ExperimentsPanel::experimentEnded, this, [this] {
+    if (closing_) close();
+  });
+  connect(experiments_, &ExperimentsPanel::experimentFailed, this, [this] {
+    if (closing_ && !experiments_->isRunning()) close();
+  });
 }
 
 void MainWindow::buildActions() {
@@ -258,6 +279,25 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     train_->stopRun();
     statusBar()->showMessage(tr("stopping… the window closes when the run has stopped"));
     event->ignore();  // runEnded calls close() again
+    return;
+  }
+  if (experiments_->isRunning()) {
+    if (!closing_) {
+      const auto answer = QMessageBox::question(
+          this, tr("Experiment in progress"),
+          tr("Experiment %1 is running. Cancel it after the current step and quit?\n"
+             "Its finished runs are kept; it can be resumed later.")
+              .arg(experiments_->controller()->experimentId()),
+          QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+      if (answer != QMessageBox::Yes) {
+        event->ignore();
+        return;
+      }
+    }
+    closing_ = true;
+    experiments_->cancelExperiment();
+    statusBar()->showMessage(tr("cancelling… the window closes when the experiment has stopped"));
+    event->ignore();  // experimentEnded calls close() again
     return;
   }
   saveSettings();

@@ -1,8 +1,9 @@
 #pragma once
 // MainWindow: composes the workbench — a run-list dock beside the tabs (Train, Runs, Captions with
-// its Ḡ heatmaps page, Retrieval), each a WorkbenchTab it registers — wires the tabs to one
-// another, owns the menus and persists the window's state (each tab persists its own). It owns no
-// training state (the Train tab's controller does) and reads nothing from the RunStore itself.
+// its Ḡ heatmaps page, Retrieval, Experiments), each a WorkbenchTab it registers — wires the tabs
+// to one another, owns the menus and persists the window's state (each tab persists its own). It
+// owns no training state (the Train and Experiments tabs' controllers do) and reads nothing from
+// the RunStore itself.
 // Scripted behaviour (screenshots, timings, quitting) lives in ScriptedSession, outside it.
 
 #include <cstdint>
@@ -15,6 +16,7 @@ class QTabWidget;
 
 namespace hnclip::gui {
 class CaptionsPanel;
+class ExperimentsPanel;
 class GbarHeatmapPanel;
 class ThumbnailCache;
 class RetrievalPanel;
@@ -51,6 +53,7 @@ class MainWindow : public QMainWindow {
   hnclip::gui::CaptionsPanel* captionsTab() const { return captions_; }
   hnclip::gui::GbarHeatmapPanel* heatmapsPage() const { return gbar_; }
   hnclip::gui::RetrievalPanel* retrievalTab() const { return retrieval_; }
+  hnclip::gui::ExperimentsPanel* experimentsTab() const { return experiments_; }
   // "captions/overview": a tab by its title or object name, then a page of that tab.
   void showTabNamed(const QString& name);
   // Closes without asking (a running run is stopped first; the window closes once it has).
@@ -85,7 +88,9 @@ class MainWindow : public QMainWindow {
   hnclip::gui::RunListView* run_list_ = nullptr;
   hnclip::gui::MessageBanner* banner_ = nullptr;
   hnclip::gui::RetrievalPanel* retrieval_ = nullptr;
+  hnclip::gui::ExperimentsPanel* experiments_ = nullptr;
   bool closing_ = false;  // close requested while training: close once the run has stopped
+  // ... or while an experiment runs: close once it has been cancelled
 };
 
 }  // namespace hnclip::app

@@ -6,6 +6,8 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSaveFile>
+#include <QTableView>
 #include <QTimer>
 
 #include "main_window.h"
@@ -14,6 +16,10 @@
 #include "widgets/captions/gbar_heatmap_panel.h"
 #include "widgets/common/event_loop_latency_monitor.h"
 #include "widgets/common/thumbnail_cache.h"
+#include "widgets/experiments/experiment_grid_model.h"
+#include "widgets/experiments/experiment_plots.h"
+#include "widgets/experiments/experiment_spec_json.h"
+#include "widgets/experiments/experiments_panel.h"
 #include "widgets/retrieval/retrieval_panel.h"
 #include "widgets/train/train_panel.h"
 
@@ -28,6 +34,7 @@ constexpr int kDetailLayoutMs = 300;    // the detail view's new rows settle the
 constexpr int kPairPollMs = 100;        // how often the heatmap's pair images are looked for
 constexpr int kPairPollLimit = 100;     // ... at most this often (10 s), then grab anyway
 constexpr int kHeatmapReplotMs = 200;   // the queued replot of the selected cell lands
+constexpr int kGridRepaintMs = 300;     // the grid's and plots' repaint of the final table lands
 
 }  // namespace
 
@@ -47,6 +54,7 @@ ScriptedSession::ScriptedSession(MainWindow* window, const WorkbenchOptions& use
   if (user.gbar_run > 0 && !options_.gbar_screenshot_path.isEmpty())
     startHeatmapScreenshot(user.gbar_run);
   if (options_.autostart) startAutostart();
+  if (!options_.experiment_json.isEmpty()) startExperiment();
 }
 
 ScriptedSession::~ScriptedSession() = default;
@@ -235,6 +243,84 @@ void ScriptedSession::startHeatmapScreenshot(qint64 run) {
     });
     poll->start(kPairPollMs);
   });
+}
+
+// --start-experiment: the Experiments tab starts the experiment; once it has ended, the next
+// table the grid shows was read after its last run finished — then the files, then quit.
+void ScriptedSession::startExperiment() {
+  ExperimentsPanel* panel = window_->experimentsTab();
+  hnclip::ExperimentSpec spec;
+  try {
+    spec = experiment_spec_from_json(nlohmann::json::parse(options_.experiment_json.toStdString()));
+    settle_experiment_base(spec);
+  } catch (const std::exception& e) {
+    qWarning("--start-experiment: %s", e.what());
+    QTimer::singleShot(0, this, [] { QApplication::exit(2); });
+    return;
+  }
+  connect(panel, &ExperimentsPanel::experimentFailed, this, [](const QString& message) {
+    qWarning("--start-experiment: %s", qPrintable(message));
+    QApplication::exit(3);
+  });
+  connect(panel, &ExperimentsPanel::experimentEnded, this,
+          [this](qint64 id, const QString& status) {
+            qInfo("--start-experiment: experiment %lld %s", static_cast<long long>(id),
+                  qPrintable(status));
+            experiment_ended_ = id;
+          });
+  connect(panel, &ExperimentsPanel::snapshotShown, this, [this](qint64 id) {
+    if (experiment_ended_ == 0 || id != experiment_ended_) return;
+    experiment_ended_ = -1;  // once
+    QTimer::singleShot(kGridRepaintMs, this, &ScriptedSession::finishExperiment);
+  });
+  QTimer::singleShot(0, this, [this, panel, spec] {
+    window_->showTabNamed(QStringLiteral("experiments"));
+    panel->startExperiment(spec, false);
+  });
+}
+
+void ScriptedSession::finishExperiment() {
+  ExperimentsPanel* panel = window_->experimentsTab();
+  int failures = 0;
+  if (!options_.experiment_screenshot_path.isEmpty() &&
+      !window_->grab().save(options_.experiment_screenshot_path)) {
+    qWarning("--screenshot-experiment: cannot write %s",
+             qPrintable(options_.experiment_screenshot_path));
+    ++failures;
+  }
+  QString error;
+  if (!options_.experiment_plot_path.isEmpty() &&
+      !panel->plots()->exportPlot(panel->plots()->currentPage(), options_.experiment_plot_path,
+                                  &error)) {
+    qWarning("--experiment-plot: %s", qPrintable(error));
+    ++failures;
+  }
+  if (!options_.experiment_grid_path.isEmpty()) {
+    // What the grid shows, cell for cell: the test compares it with the store.
+    const QAbstractItemModel* grid = panel->gridModel();
+    QStringList lines;
+    QStringList header;
+    for (int c = 0; c < grid->columnCount(); ++c)
+      header << grid->headerData(c, Qt::Horizontal).toString();
+    lines << header.join(QLatin1Char('\t'));
+    for (int r = 0; r < grid->rowCount(); ++r) {
+      QStringList cells;
+      for (int c = 0; c < grid->columnCount(); ++c)
+        cells << grid->data(grid->index(r, c)).toString();
+      lines << cells.join(QLatin1Char('\t'));
+    }
+    QSaveFile f(options_.experiment_grid_path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(lines.join(QLatin1Char('\n')).toUtf8()) < 0 ||
+        !f.commit()) {
+      qWarning("--experiment-grid: cannot write %s", qPrintable(options_.experiment_grid_path));
+      ++failures;
+    }
+  }
+  if (failures > 0) {
+    QApplication::exit(4);
+    return;
+  }
+  window_->closeWithoutAsking();
 }
 
 void ScriptedSession::writeLatencyReport() {

@@ -4,8 +4,8 @@
 // take, report the event loop's lateness, and quit. It listens to the window's tabs through their
 // public signals and never reaches into them; the main window knows nothing of it (the shape of
 // QGIS's QgsAppScreenShots). Its delays are named constants, each with the reason it is needed.
-// Exit codes: 2 an invalid autostart configuration, 3 the scripted view could not be shown,
-// 4 a file could not be written.
+// Exit codes: 2 an invalid autostart configuration or experiment, 3 the scripted view could not
+// be shown (or the experiment failed), 4 a file could not be written.
 // Threading: GUI thread.
 
 #include <QList>
@@ -35,6 +35,12 @@ struct ScriptOptions {
   QString
       retrieval_screenshot_path;  // --screenshot-retrieval: the window once that view is painted
   QString gbar_screenshot_path;  // --screenshot-heatmap: the heatmaps page of --gbar-run, then quit
+  // --start-experiment JSON: start this experiment (an ExperimentSpec, a preset filling what it
+  // leaves out) from the Experiments tab; once it has ended and its grid shows the final table:
+  QString experiment_json;
+  QString experiment_screenshot_path;  // --screenshot-experiment: the window (grid and γ plot)
+  QString experiment_plot_path;  // --experiment-plot: its chart (γ sweep or sample efficiency)
+  QString experiment_grid_path;        // --experiment-grid: the grid as shown, tab-separated
 };
 
 class ScriptedSession : public QObject {
@@ -51,6 +57,8 @@ class ScriptedSession : public QObject {
   void finishCaptionSelection();
   void startRetrievalSelection();
   void startHeatmapScreenshot(qint64 run);
+  void startExperiment();
+  void finishExperiment();
   void writeLatencyReport();
 
   MainWindow* window_;
@@ -58,6 +66,7 @@ class ScriptedSession : public QObject {
   hnclip::gui::EventLoopLatencyMonitor* latency_ = nullptr;
   int caption_stage_ = 0;  // --select-caption: 0 first show, 1 next caption, 2 back again, 3 done
   qint64 caption_first_ms_ = -1, caption_reshow_ms_ = -1;
+  qint64 experiment_ended_ = 0;  // --start-experiment: the experiment that ended (0: not yet)
 };
 
 }  // namespace hnclip::app

@@ -1,0 +1,93 @@
+// NewExperimentDialog before anything starts: the run count of the core's expansion, "no
+// estimate" without a finished run to measure, the core's refusals (a value it refuses, a seed
+// list that does not parse) disabling Start, more than 200 runs needing the confirmation box,
+// and the --no-controls caveat shown when the controls are switched off.
+#include <QCheckBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "support/test_dirs.h"
+#include "widgets/experiments/new_experiment_dialog.h"
+
+using hnclip::gui::NewExperimentDialog;
+
+namespace {
+
+constexpr int kPreviewWaitMs = 10000;
+
+// Waits for the preview of the fields as they are now.
+bool settle(NewExperimentDialog& dialog) {
+  QSignalSpy ready(&dialog, &NewExperimentDialog::previewReady);
+  return ready.wait(kPreviewWaitMs);
+}
+
+}  // namespace
+
+class TestNewExperimentDialog : public QObject {
+  Q_OBJECT
+ private slots:
+  void previewsRefusesAndConfirms();
+};
+
+void TestNewExperimentDialog::previewsRefusesAndConfirms() {
+  hnclip::test::ScratchDir dir;
+  NewExperimentDialog dialog(QString::fromStdString((dir / "runs.db").string()), nullptr);
+  auto* start = dialog.findChild<QPushButton*>(QStringLiteral("start"));
+  auto* summary = dialog.findChild<QLabel*>(QStringLiteral("summary"));
+  QVERIFY(start && summary);
+  QVERIFY(settle(dialog));
+  // gamma-sweep: γ 0 … 1 (γ 0 is the paired control), a learnt scale, s 10, 20, 50 (100 is the
+  // paired one) = 9 configurations × 3 seeds.
+  QCOMPARE(dialog.preview().cells, 9);
+  QCOMPARE(dialog.preview().runs, 27);
+  QCOMPARE(dialog.preview().reused, 0);
+  QVERIFY(std::isnan(dialog.preview().estimated_seconds));
+  QVERIFY(summary->text().contains(QStringLiteral("no estimate")));
+  QVERIFY(summary->text().contains(QStringLiteral("27 runs")));
+  QVERIFY(dialog.problem().isEmpty());
+  QVERIFY(start->isEnabled());
+
+  // A value the core refuses, with its message.
+  dialog.setAxis(0, QStringLiteral("loss_gamma"), QStringLiteral("0, -1"));
+  QVERIFY(settle(dialog));
+  QVERIFY2(dialog.problem().contains(QStringLiteral("gamma")), qPrintable(dialog.problem()));
+  QVERIFY(!start->isEnabled());
+  // A seed list that does not parse names the field and the word.
+  dialog.setAxis(0, QStringLiteral("loss_gamma"), QStringLiteral("0, 0.5"));
+  dialog.setSeeds(QStringLiteral("1, x"));
+  QVERIFY(settle(dialog));
+  QVERIFY2(dialog.problem().contains(QStringLiteral("'x'")), qPrintable(dialog.problem()));
+  QVERIFY(!start->isEnabled());
+
+  // 6 configurations × 40 seeds = 240 runs: refused until confirmed.
+  QStringList seeds;
+  for (int s = 1; s <= 40; ++s) seeds << QString::number(s);
+  dialog.setSeeds(seeds.join(QLatin1Char(',')));
+  QVERIFY(settle(dialog));
+  QCOMPARE(dialog.preview().runs, 240);
+  QVERIFY(dialog.preview().needs_confirmation);
+  QVERIFY(!start->isEnabled());
+  auto* confirm = dialog.findChild<QCheckBox*>(QStringLiteral("confirm"));
+  QVERIFY(confirm && confirm->isVisibleTo(&dialog));
+  confirm->setChecked(true);
+  QVERIFY(settle(dialog));
+  QVERIFY2(dialog.problem().isEmpty(), qPrintable(dialog.problem()));
+  QVERIFY(start->isEnabled());
+  QVERIFY(dialog.confirmed());
+
+  // Without controls: the caveat is shown, and the spec says so.
+  auto* caveat = dialog.findChild<QLabel*>(QStringLiteral("controlsCaveat"));
+  QVERIFY(caveat && !caveat->isVisibleTo(&dialog));
+  dialog.setSeeds(QStringLiteral("1"));
+  dialog.setControls(false);
+  QVERIFY(settle(dialog));
+  QVERIFY(caveat->isVisibleTo(&dialog));
+  QCOMPARE(dialog.preview().runs, 2);
+  QVERIFY(!dialog.spec().controls);
+  QCOMPARE(dialog.spec().base.value("val_split", std::string()), std::string("val"));
+}
+
+QTEST_MAIN(TestNewExperimentDialog)
+#include "test_new_experiment_dialog.moc"
