@@ -87,7 +87,9 @@ ExperimentGridModel::ExperimentGridModel(QObject* parent) : QAbstractTableModel(
 
 void ExperimentGridModel::setResults(const hnclip::ExperimentResults& results) {
   const bool same_shape = results.experiment.id == results_.experiment.id &&
-                          results.cells.size() == results_.cells.size() && !results_.cells.empty();
+                          results.cells.size() == results_.cells.size() &&
+                          results.transfers.size() == results_.transfers.size() &&
+                          !results_.cells.empty();
   if (!same_shape) beginResetModel();
   results_ = results;
   computeRanks();
@@ -95,7 +97,7 @@ void ExperimentGridModel::setResults(const hnclip::ExperimentResults& results) {
     endResetModel();
     return;
   }
-  emit dataChanged(index(0, 0), index(rowCount() - 1, kColumnCount - 1));
+  emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
 }
 
 void ExperimentGridModel::clear() {
@@ -110,12 +112,31 @@ int ExperimentGridModel::rowCount(const QModelIndex& parent) const {
 }
 
 int ExperimentGridModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kColumnCount;
+  return parent.isValid() ? 0 : kColumnCount + 2 * static_cast<int>(results_.transfers.size());
+}
+
+const TransferColumn* ExperimentGridModel::transferColumn(int column, int* direction) const {
+  const int t = column - kColumnCount;
+  if (t < 0 || t / 2 >= static_cast<int>(results_.transfers.size())) return nullptr;
+  if (direction) *direction = t % 2;
+  return &results_.transfers[static_cast<size_t>(t / 2)];
 }
 
 QVariant ExperimentGridModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal)
     return QAbstractTableModel::headerData(section, orientation, role);
+  int direction = 0;
+  if (const auto* t = transferColumn(section, &direction)) {
+    if (role == Qt::DisplayRole)
+      return QStringLiteral("%1 %2").arg(QString::fromStdString(t->split),
+                                         direction == 0 ? tr("t→i") : tr("i→t"));
+    if (role == Qt::ToolTipRole)
+      return tr("Transfer: R@1 (%) of each run's selected checkpoint on %1 / %2 (%3 images), "
+                "mean ± sample std over the seeds evaluated there (hnclip experiment eval)")
+          .arg(QString::fromStdString(t->benchmark), QString::fromStdString(t->split))
+          .arg(t->images);
+    return {};
+  }
   if (role == Qt::DisplayRole) {
     switch (section) {
       case kRole:
@@ -159,7 +180,7 @@ QVariant ExperimentGridModel::headerData(int section, Qt::Orientation orientatio
 }
 
 QVariant ExperimentGridModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rowCount() || index.column() >= kColumnCount) return {};
+  if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
   const int row = index.row(), column = index.column();
   const auto& cell = results_.cells[static_cast<size_t>(row)];
   switch (role) {
@@ -201,6 +222,9 @@ const ControlComparison* ExperimentGridModel::comparison(int row, const char* ki
 
 double ExperimentGridModel::value(int row, int column) const {
   const auto& cell = results_.cells[static_cast<size_t>(row)];
+  int direction = 0;
+  if (const auto* t = transferColumn(column, &direction))
+    return t->r1[static_cast<size_t>(row)][static_cast<size_t>(direction)].mean;
   if (const int d = r1_direction(column); d >= 0) return cell.summary[d][0].mean;
   if (const auto dc = delta_column(column)) {
     const auto* c = comparison(row, dc->kind);
@@ -240,6 +264,9 @@ QVariant ExperimentGridModel::display(int row, int column) const {
     const auto* c = comparison(row, dc->kind);
     return c ? deltaText(c->r1[dc->direction]) : QString();
   }
+  int direction = 0;
+  if (const auto* t = transferColumn(column, &direction))
+    return meanStdText(t->r1[static_cast<size_t>(row)][static_cast<size_t>(direction)]);
   return {};
 }
 

@@ -2,7 +2,8 @@
 // ExperimentGridModel: an experiment's results grid — one row per cell (configuration), columns
 // role, configuration, seeds with a result, R@1 of both directions as mean ± std over seeds, and
 // the paired difference of R@1 to each of its controls (paired γ = 0, learnt scale, strongest
-// simple control) with its significance mark. Controls are marked (role text, italic, tinted);
+// simple control) with its significance mark, then — for every benchmark / split the runs were
+// also evaluated on (`hnclip experiment eval`) — that transfer target's R@1 both directions. Controls are marked (role text, italic, tinted);
 // R@1 and Δ cells of method rows are coloured by the difference to the control (green better,
 // red worse); per R@1 column the best mean is bold and the second underlined, as the paper's
 // tables. A new snapshot of the same experiment updates the cells in place (dataChanged), so the
@@ -36,7 +37,7 @@ class ExperimentGridModel : public QAbstractTableModel {
     kDeltaLearntI2t,
     kDeltaStrongestT2i,
     kDeltaStrongestI2t,
-    kColumnCount
+    kColumnCount  // the fixed columns; two per transfer target follow (columnCount())
   };
   enum Role {
     kRunIdsRole = Qt::UserRole + 1,  // QVariantList of the row's run ids (seed order, no empties)
@@ -68,6 +69,8 @@ class ExperimentGridModel : public QAbstractTableModel {
   // The comparison of `row`'s cell against the control of `kind` ("paired", "learnt scale",
   // "strongest"); null when it has none.
   const hnclip::ControlComparison* comparison(int row, const char* kind) const;
+  // The transfer target a column beyond the fixed ones shows, and its direction; null otherwise.
+  const hnclip::TransferColumn* transferColumn(int column, int* direction = nullptr) const;
   // "mean ± std" of a summary at two decimals ("" without values).
   static QString meanStdText(const hnclip::SeedSummary& s);
   // "+1.23 ± 0.45 *" (the star: p below the significance level).

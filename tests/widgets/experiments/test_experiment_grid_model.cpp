@@ -81,6 +81,7 @@ class TestExperimentGridModel : public QObject {
   void marksControlsColoursAndBest();
   void runsOfARowAndItsControl();
   void updateOfTheSameExperimentKeepsTheSelection();
+  void transferTargetsAddTwoColumnsEach();
 };
 
 void TestExperimentGridModel::modelTesterAcrossUpdates() {
@@ -95,8 +96,47 @@ void TestExperimentGridModel::modelTesterAcrossUpdates() {
   fewer.cells.pop_back();
   model.setResults(fewer);
   QCOMPARE(model.rowCount(), 3);
+  // A transfer target appearing (experiment eval) changes the columns: a reset, not an update.
+  auto with_transfer = results(3);
+  with_transfer.cells.pop_back();
+  hnclip::TransferColumn t;
+  t.benchmark = "synthetic:size=default:seed=1";
+  t.split = "shifted";
+  t.images = 1000;
+  for (size_t c = 0; c < with_transfer.cells.size(); ++c) {
+    t.r1.push_back({hnclip::summarize_seeds({60, 62}), hnclip::summarize_seeds({50, 51})});
+    t.evaluated.push_back(2);
+  }
+  with_transfer.transfers.push_back(t);
+  model.setResults(with_transfer);
+  QCOMPARE(model.columnCount(), int(ExperimentGridModel::kColumnCount) + 2);
   model.clear();
   QCOMPARE(model.rowCount(), 0);
+}
+
+void TestExperimentGridModel::transferTargetsAddTwoColumnsEach() {
+  ExperimentGridModel model;
+  auto r = results(1);
+  hnclip::TransferColumn t;
+  t.benchmark = "synthetic:size=default:seed=1";
+  t.split = "shifted";
+  t.images = 1064;
+  for (size_t c = 0; c < r.cells.size(); ++c) {
+    t.r1.push_back({hnclip::summarize_seeds({60.0 + static_cast<double>(c), 62.0 + static_cast<double>(c)}),
+                    hnclip::summarize_seeds({50, 51})});
+    t.evaluated.push_back(2);
+  }
+  r.transfers.push_back(t);
+  model.setResults(r);
+  const int first = ExperimentGridModel::kColumnCount;
+  QCOMPARE(model.columnCount(), first + 2);
+  QCOMPARE(model.headerData(first, Qt::Horizontal).toString(), QStringLiteral("shifted t→i"));
+  QCOMPARE(model.headerData(first + 1, Qt::Horizontal).toString(), QStringLiteral("shifted i→t"));
+  QVERIFY(model.headerData(first, Qt::Horizontal, Qt::ToolTipRole).toString().contains("1064"));
+  QCOMPARE(text(model, 1, first), QStringLiteral("62.00 ± 1.41"));
+  QCOMPARE(text(model, 1, first + 1), QStringLiteral("50.50 ± 0.71"));
+  QCOMPARE(model.index(1, first).data(ExperimentGridModel::kValueRole).toDouble(), 62.0);
+  QCOMPARE(model.index(0, first + 2).data().toString(), QString());  // beyond the last column
 }
 
 void TestExperimentGridModel::showsMeansStdsAndDifferences() {
