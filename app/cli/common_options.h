@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli_support.h"
+#include "job/run_evaluation.h"
 #include "train/train_config.h"
 
 namespace hnclip::cli {
@@ -61,6 +62,17 @@ void add_benchmark_options(CLI::App* cmd, std::string& name, Size& size, std::st
                   "manifest: the .jsonl/.csv file; docci, dci, long-dci, urban1k: the data set's "
                   "folder");
   cmd->add_option("--data-seed", seed, "synthetic: generator seed")->capture_default_str();
+}
+
+// Where `eval` and `experiment eval` evaluate (job/run_evaluation.h's EvalTarget): the benchmark
+// options above, every one unset by default (the run's own value), and --split. --data-seed lands
+// in `seed`; the command sets target.data_seed from it when the flag was given.
+inline void add_eval_target_options(CLI::App* cmd, EvalTarget& target, uint64_t& seed) {
+  add_benchmark_options(cmd, target.benchmark, target.benchmark_size, target.root, seed);
+  cmd->get_option("--data-seed")->default_str("the run's");
+  cmd->add_option("--split", target.split,
+                  "the split to evaluate (default: the run's test split; the built-in benchmark's "
+                  "`shifted` is a test set under a lighting shift no split trains on)");
 }
 
 // --max-image-pixels and --allow-outside-root: what a real data set's images are checked against

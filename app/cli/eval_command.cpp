@@ -27,19 +27,10 @@ CommandAction add_eval_command(CLI::App& app) {
   take_last_value(cmd);
   cmd->add_option("--run", o->run, "run id")->required();
   cmd->add_option("--epoch", o->epoch, "best | last | N")->capture_default_str();
-  cmd->add_option("--benchmark", o->target.benchmark,
-                  "evaluate on this benchmark instead of the run's (synthetic, manifest, docci, "
-                  "dci, long-dci, urban1k)");
-  cmd->add_option("--data-root", o->target.root, "the target benchmark's manifest or folder");
-  cmd->add_option("--benchmark-size", o->target.benchmark_size,
-                  "the built-in benchmark's size (small, default, large)");
-  auto* seed = cmd->add_option("--data-seed", o->data_seed, "the built-in benchmark's generator seed");
-  cmd->add_option("--split", o->target.split,
-                  "the split to evaluate (default: the run's test split; the built-in benchmark's "
-                  "`shifted` is a test set under a lighting shift no split trains on)");
+  add_eval_target_options(cmd, o->target, o->data_seed);
   add_common_options(cmd, o->common);
-  return [o, seed]() {
-    if (seed->count() > 0) o->target.data_seed = o->data_seed;
+  return [o, cmd]() {
+    if (cmd->count("--data-seed") > 0) o->target.data_seed = o->data_seed;
     const auto r = evaluate_stored_run(o->run, o->epoch, o->common.paths(),
                                        [](const std::string& m) { std::cerr << m << std::endl; },
                                        o->target);

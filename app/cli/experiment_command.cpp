@@ -84,16 +84,8 @@ CommandAction add_experiment_command(CLI::App& app) {
     sub->add_flag("--csv", o->csv, "the table as CSV");
     sub->add_flag("--latex", o->latex, "the table as LaTeX (booktabs)");
   }
-  eval->add_option("--benchmark", o->target.benchmark,
-                   "the target benchmark (default: the runs' own)");
-  eval->add_option("--data-root", o->target.root, "the target benchmark's manifest or folder");
-  eval->add_option("--benchmark-size", o->target.benchmark_size,
-                   "the built-in benchmark's size (small, default, large)");
-  auto* seed = eval->add_option("--data-seed", o->data_seed, "the built-in benchmark's generator seed");
-  eval->add_option("--split", o->target.split,
-                   "the split to evaluate (e.g. shifted: the built-in benchmark's test set under "
-                   "a lighting shift)");
-  return [o, show, eval, seed]() {
+  add_eval_target_options(eval, o->target, o->data_seed);
+  return [o, show, eval]() {
     const ReportFormat format = report_format(o->common.json, o->csv, o->latex);
     const JobPaths paths = o->common.paths();
     {
@@ -108,7 +100,7 @@ CommandAction add_experiment_command(CLI::App& app) {
       return kExitOk;
     }
     if (eval->parsed()) {
-      if (seed->count() > 0) o->target.data_seed = o->data_seed;
+      if (eval->count("--data-seed") > 0) o->target.data_seed = o->data_seed;
       if (o->target.benchmark.empty() && o->target.root.empty() && o->target.benchmark_size.empty() &&
           !o->target.data_seed && o->target.split.empty()) {
         throw UsageError("experiment eval: say what to evaluate on (--benchmark, --data-root, "
