@@ -61,6 +61,8 @@ std::vector<int> column_ranks(const ExperimentResults& r, size_t d, size_t k) {
   }
   std::sort(means.begin(), means.end(), std::greater<>());
   means.erase(std::unique(means.begin(), means.end()), means.end());
+  // A column where every cell has the same mean (e.g. R@5 = 100 everywhere) ranks nothing.
+  if (means.size() < 2) return std::vector<int>(r.cells.size(), 0);
   std::vector<int> ranks;
   for (const auto& c : r.cells) {
     const auto& s = c.summary[d][k];

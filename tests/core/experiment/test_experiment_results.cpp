@@ -210,7 +210,9 @@ TEST_F(ExperimentResultsTest, WithoutControlsEveryReportSaysSo) {
   EXPECT_FALSE(experiment_report_json(r)["controls"].get<bool>());
   // One seed: a mean without a spread.
   EXPECT_TRUE(std::isnan(r.cells[0].summary[0][0].std));
-  EXPECT_NE(experiment_report_text(r).find("80.00 *"), std::string::npos) << experiment_report_text(r);
+  // One cell: a mean without a rank (there is nothing to be best among).
+  EXPECT_NE(experiment_report_text(r).find("80.00 "), std::string::npos) << experiment_report_text(r);
+  EXPECT_EQ(experiment_report_text(r).find("80.00 *"), std::string::npos) << experiment_report_text(r);
 }
 
 // Transfer columns: a run counts where it was evaluated at its selected epoch (here the best on
@@ -260,6 +262,12 @@ TEST_F(ExperimentResultsTest, TransferColumnsUseTheSelectedEpoch) {
   const auto text = experiment_report_text(r);
   EXPECT_NE(text.find("[1] shifted (" + bench + "), 1000 images"), std::string::npos) << text;
   EXPECT_NE(text.find("62.00 ± 2.83"), std::string::npos) << text;
+  // One cell: nothing to rank, so no column marks a best (every mean ties with itself).
+  const auto row = text.find(r.cells[0].cell.label + " ");
+  ASSERT_NE(row, std::string::npos);
+  const auto row_text = text.substr(row, text.find('\n', row) - row);
+  EXPECT_EQ(row_text.find('*'), std::string::npos) << row_text;
+  EXPECT_EQ(experiment_report_latex(r).find("\\textbf"), std::string::npos);
   EXPECT_NE(experiment_report_csv(r).find(",shifted,1000,2,62.0000,2.8284,60.0000,2.8284"),
             std::string::npos)
       << experiment_report_csv(r);
