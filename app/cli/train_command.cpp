@@ -131,7 +131,7 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
       ->check(CLI::IsMember({"image", "text", "both"}))
       ->capture_default_str();
   add_choice_option(cmd, "--precision", c.precision, {"auto", "fp32", "bf16"},
-                    "auto (bf16 autocast on CUDA, fp32 on CPU), fp32 or bf16");
+                    "auto (bf16 autocast on CUDA, fp32 on CPU), fp32 or bf16 (autocast on CUDA or the CPU)");
 }
 
 // Runs a job to its end with progress on stderr; returns the exit code and prints the result.

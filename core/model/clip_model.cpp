@@ -1,4 +1,5 @@
 #include "model/clip_model.h"
+#include "model/layer_norm_fp32.h"
 
 #include <torch/torch.h>
 
@@ -73,7 +74,7 @@ TextFeatures ClipModelImpl::encode_text(const torch::Tensor& all_tokens, bool wi
   const int64_t l = tokens.size(1);
   auto x = token_embedding(tokens) + text_positions(l);
   x = transformer(x, /*causal=*/true);
-  x = ln_final(x);
+  x = layer_norm_fp32(ln_final, x);
   // Pool at the end token: it has the largest id, so argmax finds it (OpenAI CLIP's rule).
   auto eot = tokens.argmax(-1);
   auto rows = torch::arange(tokens.size(0), eot.options());

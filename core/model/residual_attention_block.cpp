@@ -1,4 +1,5 @@
 #include "model/residual_attention_block.h"
+#include "model/layer_norm_fp32.h"
 
 #include <torch/torch.h>
 
@@ -32,8 +33,8 @@ ResidualAttentionBlockImpl::ResidualAttentionBlockImpl(int64_t width, int64_t he
 }
 
 torch::Tensor ResidualAttentionBlockImpl::forward(const torch::Tensor& x, bool causal) {
-  auto h = x + attn(ln_1(x), causal);
-  return h + mlp(ln_2(h));
+  auto h = x + attn(layer_norm_fp32(ln_1, x), causal);
+  return h + mlp(layer_norm_fp32(ln_2, h));
 }
 
 }  // namespace hnclip

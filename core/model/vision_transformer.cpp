@@ -1,4 +1,5 @@
 #include "model/vision_transformer.h"
+#include "model/layer_norm_fp32.h"
 
 #include <torch/torch.h>
 
@@ -28,14 +29,14 @@ ImageFeatures VisionTransformerImpl::forward(const torch::Tensor& images, bool w
   x = x.flatten(2).transpose(1, 2);                // [B, g*g, W]
   auto cls = class_embedding.to(x.dtype()).expand({x.size(0), 1, x.size(2)});
   x = torch::cat({cls, x}, 1) + positional_embedding.to(x.dtype());
-  x = transformer(ln_pre(x));
+  x = transformer(layer_norm_fp32(ln_pre, x));
   ImageFeatures out;
   if (with_patches) {
-    auto all = torch::matmul(ln_post(x), proj);    // [B, 1+P, E]
+    auto all = torch::matmul(layer_norm_fp32(ln_post, x), proj);    // [B, 1+P, E]
     out.pooled = all.select(1, 0);
     out.patches = all.slice(1, 1);
   } else {
-    out.pooled = torch::matmul(ln_post(x.select(1, 0)), proj);
+    out.pooled = torch::matmul(layer_norm_fp32(ln_post, x.select(1, 0)), proj);
   }
   return out;
 }

@@ -39,7 +39,8 @@ class AutocastGuard {
 };
 
 // --precision: "auto" = bf16 autocast on CUDA and fp32 elsewhere, "fp32" = never, "bf16" = on CUDA
-// (on any other device it throws std::invalid_argument naming --precision, as for unknown values).
+// and on the CPU (on any other device it throws std::invalid_argument naming --precision, as for
+// unknown values).
 bool use_bf16_autocast(const std::string& precision, c10::DeviceType device);
 bool use_bf16_autocast(Precision precision, c10::DeviceType device);
 

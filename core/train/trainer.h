@@ -4,7 +4,7 @@
 // epoch, best-epoch selection (on test), clean stop.
 // With --peft lora|dora the constructor attaches adapters (model/peft.h): only they, and the logit
 // scale unless --fixed-scale, are optimised. On CUDA the encoders run under bf16 autocast
-// (--precision auto) with the loss in fp32; on the CPU everything stays fp32.
+// (--precision auto) with the loss in fp32; on the CPU only with --precision bf16.
 // Ownership: holds the model (shared holder) and references to the data, which must outlive it.
 // Threading: run() blocks the calling thread (a worker thread in the GUI); `stop` may be set from
 // any thread and is honoured between steps. Observers are called on the calling thread.

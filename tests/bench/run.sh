@@ -65,8 +65,9 @@ else
 fi
 # The probe's cost is measured on the tiny step (whose 10 timed steps hold two probed ones) and in
 # the real runs below; ViT-B/32's few steps would hold none.
-b32+=(--configs ours_hn,ours_plain,ours_frozen,peer_hn,peer_hn_blas1)
-# Requirements 2-4: the training step against PyTorch, the margins' and the probe's overhead.
+b32+=(--configs ours_hn,ours_plain,ours_frozen,ours_hn_bf16,peer_hn,peer_hn_blas1)
+# Requirements 2-4 and 8: the training step against PyTorch, the margins' and the probe's overhead,
+# and bf16 autocast against fp32 (requirement 8's speed half; its recall half is in the README).
 bench "training step, tiny" "$WORK/train_step_tiny.json" \
   "$step" --preset tiny --batch 128 --context 96 --vocab 1000 --threads "$THREADS" "${tiny[@]}" \
   --python "$PY" --work "$WORK/tiny" --json "$WORK/train_step_tiny.json"

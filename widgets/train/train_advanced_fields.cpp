@@ -98,7 +98,8 @@ TrainAdvancedFields::TrainAdvancedFields(
   form->addRow(tr("Loader workers"), loader_workers_);
   precision_ = new QComboBox(this);
   precision_->addItems({QStringLiteral("auto"), QStringLiteral("fp32"), QStringLiteral("bf16")});
-  precision_->setToolTip(tr("auto: bf16 autocast on CUDA, fp32 on the CPU"));
+  precision_->setToolTip(tr("auto: bf16 autocast on CUDA, fp32 on the CPU; bf16: autocast on the CPU too "
+                            "(faster on CPUs with bf16 instructions; README)"));
   form->addRow(tr("Precision"), precision_);
   form->addRow(message_label(QStringLiteral("--precision")));
   eval_at_start_ = new QCheckBox(tr("evaluate the starting model as epoch 0"), this);
