@@ -100,7 +100,7 @@ mount_in_root devpts /dev/pts
 # fuzz targets are not built here).
 core_pkgs=(
   cmake ninja-build g++ pkg-config
-  libtorch-dev libopenblas0-pthread
+  libtorch-dev libopenblas0-pthread libgloo-dev
   libopencv-dev libsqlite3-dev nlohmann-json3-dev libcli11-dev
   zlib1g-dev libutf8proc-dev libjpeg-dev libpng-dev
   libgtest-dev libgmock-dev

@@ -13,6 +13,7 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
 build_pkgs=(
   cmake ninja-build g++ pkg-config
   libtorch-dev            # LibTorch 1.13, CPU
+  libgloo-dev             # headers of Gloo, the CPU backend of LibTorch's c10d (data-parallel runs)
   libopenblas0-pthread    # optimised BLAS; without it LibTorch falls back to the ~57x slower reference BLAS
   libopencv-dev libsqlite3-dev nlohmann-json3-dev libcli11-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
