@@ -9,5 +9,5 @@ cmake --preset dev
 cmake --build --preset dev
 ctest --preset dev -j 2
 # libFuzzer targets of the byte parsers (tokenizer, manifests, DCI JSON, pickle, zip, safetensors):
-# a clang build of their own in build/fuzz, then 30 s each from the seed corpora.
-tests/fuzz/run.sh 30
+# a clang build of their own in build/fuzz, then 20 s each from the seed corpora.
+tests/fuzz/run.sh 20
