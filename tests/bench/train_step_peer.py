@@ -12,6 +12,12 @@ usage:
   train_step_peer.py time WEIGHTS BATCH GAMMA THREADS WARMUP STEPS
       WARMUP + STEPS optimiser steps on BATCH; prints one JSON line {"step_seconds": [...]} with
       the STEPS timed steps (each from the end of the previous one, as the C++ side times them)
+  train_step_peer.py gpu-time PRESET CONTEXT BATCH GAMMA WARMUP STEPS DEVICE eager|compile
+      tests/bench/gpu_step.sh's peer: the model of PRESET (ViT-L/14, ViT-B/32, tiny) with random
+      weights and a CONTEXT-token text tower on DEVICE, a random batch, the encoders under bf16
+      autocast and the loss in fp32, AdamW; `compile` wraps the model in torch.compile first.
+      Prints one JSON line {"step_seconds": [...], "loss": first loss} (steps synchronised on
+      CUDA before the clock is read)
 
 WEIGHTS: a torch.save'd state dict under OpenAI CLIP's names (what `hnclip export` writes);
 BATCH: torch.save'd {"images": [B, 3, S, S] float32, "tokens": [B, L] int64, "vision_heads",
@@ -82,7 +88,8 @@ class VisionTransformer(nn.Module):
     def forward(self, x):
         x = self.conv1(x)
         x = x.reshape(x.shape[0], x.shape[1], -1).permute(0, 2, 1)
-        cls = self.class_embedding.to(x.dtype) + torch.zeros(x.shape[0], 1, x.shape[-1], dtype=x.dtype)
+        cls = self.class_embedding.to(x.dtype) + torch.zeros(x.shape[0], 1, x.shape[-1], dtype=x.dtype,
+                                                             device=x.device)
         x = torch.cat([cls, x], dim=1) + self.positional_embedding.to(x.dtype)
         x = self.ln_pre(x).permute(1, 0, 2)
         x = self.transformer(x).permute(1, 0, 2)
@@ -125,7 +132,7 @@ def hn_clip_loss(image, text, scale, gamma):
     """Symmetric InfoNCE with the margins gamma * Gbar on the negatives (Gbar = T T^T detached,
     diagonal 0); gamma = 0 is plain InfoNCE."""
     s = image @ text.t()
-    labels = torch.arange(s.shape[0])
+    labels = torch.arange(s.shape[0], device=s.device)
     if gamma > 0:
         g = (text @ text.t()).detach()
         g.fill_diagonal_(0)
@@ -193,6 +200,82 @@ def time_steps(weights_path, batch_path, gamma, threads, warmup, steps):
     print(json.dumps({"step_seconds": times[warmup:]}))
 
 
+# The workbench's presets (core/model/clip_config.cpp): vision (resolution, patch, width, layers,
+# heads), text (width, layers, heads), embed.
+GPU_PRESETS = {
+    "tiny": ((48, 8, 64, 2, 2), (64, 2, 2), 64),
+    "ViT-B/32": ((224, 32, 768, 12, 12), (512, 12, 8), 512),
+    "ViT-L/14": ((224, 14, 1024, 24, 16), (768, 12, 12), 768),
+}
+VOCAB = 49408
+
+
+def random_clip(preset, context):
+    """The architecture above at a preset's size with random weights (CLIP's initialisation scales
+    do not matter for timing; finite, modest values do)."""
+    (res, patch, vw, vl, vh), (tw, tl, th), embed = GPU_PRESETS[preset]
+    sd = {"visual.conv1.weight": torch.empty(vw, 3, patch, patch),
+          "visual.positional_embedding": torch.empty((res // patch) ** 2 + 1, vw),
+          "text_projection": torch.empty(tw, embed),
+          "positional_embedding": torch.empty(context, tw),
+          "token_embedding.weight": torch.empty(VOCAB, tw)}
+    sd.update({f"visual.transformer.resblocks.{i}.x": None for i in range(vl)})
+    sd.update({f"transformer.resblocks.{i}.x": None for i in range(tl)})
+    model = CLIP(sd, vh, th)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name == "logit_scale":
+                p.fill_(math.log(1 / 0.07))
+            elif name.endswith("weight") and p.dim() == 1:
+                p.fill_(1.0)
+            elif name.endswith("bias"):
+                p.zero_()
+            else:
+                p.normal_(0.0, p.shape[-1] ** -0.5 if p.dim() > 1 else 0.02)
+    return model
+
+
+def gpu_time(preset, context, batch, gamma, warmup, steps, device, mode):
+    torch.manual_seed(0)
+    dev = torch.device(device)
+    model = random_clip(preset, context).to(dev)
+    model.train()
+    res = GPU_PRESETS[preset][0][0]
+    images = torch.randn(batch, 3, res, res, device=dev)
+    tokens = torch.randint(1, VOCAB - 1, (batch, context), device=dev)
+    tokens[:, -1] = VOCAB - 1  # the end token last: every caption fills the context
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-5, betas=(0.9, 0.98), eps=1e-6,
+                            weight_decay=0.1)
+    step_model = torch.compile(model) if mode == "compile" else model
+
+    def features():
+        with torch.autocast(device_type=dev.type, dtype=torch.bfloat16):
+            image = step_model.encode_image(images)
+            text = step_model.encode_text(tokens)
+        return F.normalize(image.float(), dim=-1), F.normalize(text.float(), dim=-1)
+
+    def sync():
+        if dev.type == "cuda":
+            torch.cuda.synchronize(dev)
+
+    times, first_loss = [], None
+    sync()
+    last = time.perf_counter()
+    for _ in range(warmup + steps):
+        image, text = features()
+        loss = hn_clip_loss(image, text, model.logit_scale.exp().clamp(max=100.0), gamma)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        sync()
+        if first_loss is None:
+            first_loss = loss.item()
+        now = time.perf_counter()
+        times.append(now - last)
+        last = now
+    print(json.dumps({"step_seconds": times[warmup:], "loss": first_loss}))
+
+
 def main():
     mode = sys.argv[1]
     if mode == "check":
@@ -200,8 +283,11 @@ def main():
     elif mode == "time":
         time_steps(sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]),
                    int(sys.argv[7]))
+    elif mode == "gpu-time":
+        gpu_time(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]),
+                 int(sys.argv[6]), int(sys.argv[7]), sys.argv[8], sys.argv[9])
     else:
-        raise SystemExit("usage: train_step_peer.py check|time ...")
+        raise SystemExit("usage: train_step_peer.py check|time|gpu-time ...")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,185 @@
+// gpu_step: the workbench's fine-tuning step where it matters, on a GPU — a preset CLIP (ViT-L/14
+// by default) with random weights and a long text tower (248 tokens, Long-CLIP's), batch 128, the
+// encoders under bf16 autocast (train/autocast_guard.h, as the Trainer runs them on CUDA), the
+// HN-CLIP loss (γ = 0.5, recomputed Ḡ) in fp32, AdamW. It reports images per second and the model
+// FLOP utilisation: the matrix-product FLOPs of the forward and backward of both towers (counted
+// below, stated in the output) per second, over the device's peak (--peak-tflops).
+// Built and run by tests/bench/gpu_step.sh against the machine's own LibTorch, beside the same
+// step in that machine's PyTorch (eager and torch.compile). It links the LibTorch-only parts of
+// the core (model/, loss/, the autocast guard): no Qt, OpenCV or SQLite.
+//
+// Usage: gpu_step [--preset ViT-L/14] [--context 248] [--batch 128] [--warmup 3] [--steps 10]
+//                 [--device cuda|cpu|cuda:N] [--precision bf16|fp32] [--peak-tflops T] [--json OUT]
+// Prints a summary; with --json writes {"step_seconds": [...], "flops_per_step": ..., ...}.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "loss/hn_contrastive_loss.h"
+#include "model/clip_config.h"
+#include "model/make_clip_model.h"
+#include "train/autocast_guard.h"
+
+namespace {
+
+constexpr int64_t kVocab = 49408;
+constexpr int64_t kWeightsSeed = 1;
+constexpr double kGamma = 0.5;
+constexpr double kLearningRate = 1e-5;
+
+struct Options {
+  std::string preset = "ViT-L/14";
+  int64_t context = 248, batch = 128;
+  int warmup = 3, steps = 10;
+  std::string device = "cuda";
+  std::string precision = "bf16";
+  double peak_tflops = 0;  // 0: MFU not reported
+  std::string json_out;
+};
+
+// Forward FLOPs of one transformer layer over `t` tokens of width `w`: the Q/K/V and output
+// projections (8tw²), the 4x MLP (16tw²), the scores and their weighted sum (4t²w) — each
+// multiply-add counted as 2 FLOPs. The text tower's causal scores are counted dense: that is what
+// the explicit path computes, and what the usual MFU convention counts.
+double layer_flops(double t, double w) { return 24.0 * t * w * w + 4.0 * t * t * w; }
+
+// Forward FLOPs of both towers for one image–caption pair (the patch embedding, every layer, the
+// projections); elementwise work (norms, softmax, GELU) is left out, as in every MFU count.
+double pair_forward_flops(const hnclip::ClipConfig& c, int64_t context) {
+  const double patches = std::pow(static_cast<double>(c.image_size / c.patch_size), 2);
+  const double tv = patches + 1;
+  double f = 2.0 * patches * 3.0 * c.patch_size * c.patch_size * c.vision_width;  // conv1
+  f += c.vision_layers * layer_flops(tv, c.vision_width);
+  f += 2.0 * c.vision_width * c.embed_dim;  // the class token's projection
+  f += c.text_layers * layer_flops(static_cast<double>(context), c.text_width);
+  f += 2.0 * c.text_width * c.embed_dim;  // the end token's projection
+  return f;
+}
+
+// One step: forward, and a backward that costs twice the forward (the gradients of the inputs
+// and of the weights); plus the loss's two B×B×E products (S and Ḡ) three times over.
+double step_flops(const hnclip::ClipConfig& c, int64_t context, int64_t batch) {
+  const double b = static_cast<double>(batch);
+  return 3.0 * (b * pair_forward_flops(c, context) + 2.0 * 2.0 * b * b * c.embed_dim);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--preset") o.preset = value();
+    else if (a == "--context") o.context = std::stoll(value());
+    else if (a == "--batch") o.batch = std::stoll(value());
+    else if (a == "--warmup") o.warmup = std::stoi(value());
+    else if (a == "--steps") o.steps = std::stoi(value());
+    else if (a == "--device") o.device = value();
+    else if (a == "--precision") o.precision = value();
+    else if (a == "--peak-tflops") o.peak_tflops = std::stod(value());
+    else if (a == "--json") o.json_out = value();
+    else throw std::invalid_argument("unknown option " + a);
+  }
+  if (o.steps < 1 || o.warmup < 0 || o.batch < 2 || o.context < 2)
+    throw std::invalid_argument("bad --steps/--warmup/--batch/--context");
+  if (o.precision != "bf16" && o.precision != "fp32")
+    throw std::invalid_argument("--precision must be bf16 or fp32");
+  return o;
+}
+
+void synchronize(const c10::Device& d) {
+  if (d.is_cuda()) torch::cuda::synchronize(d.index() < 0 ? -1 : d.index());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options o = parse(argc, argv);
+    const c10::Device device(o.device);
+    if (device.is_cuda() && !torch::cuda::is_available())
+      throw std::invalid_argument("--device " + o.device + ": this LibTorch sees no CUDA device");
+    const auto config = hnclip::clip_preset(o.preset, kVocab, o.context);
+    auto model = hnclip::make_clip_model(config, kWeightsSeed);
+    model->to(device);
+    model->train();
+    torch::manual_seed(0);
+    const auto images =
+        torch::randn({o.batch, 3, config.image_size, config.image_size}).to(device);
+    auto tokens = torch::randint(1, kVocab - 1, {o.batch, o.context}, torch::kLong);
+    tokens.select(1, o.context - 1).fill_(kVocab - 1);  // every caption fills the context
+    tokens = tokens.to(device);
+    torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(kLearningRate)
+                                                     .betas({0.9, 0.98})
+                                                     .eps(1e-6)
+                                                     .weight_decay(0.1));
+    const bool bf16 = o.precision == "bf16";
+    const auto l2 = [](const torch::Tensor& x) {
+      return torch::nn::functional::normalize(x.to(torch::kFloat),
+                                              torch::nn::functional::NormalizeFuncOptions().dim(-1));
+    };
+
+    std::vector<double> seconds;
+    double first_loss = NAN;
+    synchronize(device);
+    auto last = std::chrono::steady_clock::now();
+    for (int s = 0; s < o.warmup + o.steps; ++s) {
+      torch::Tensor image, text;
+      {
+        hnclip::AutocastGuard autocast(device.type(), bf16);
+        image = model->encode_image(images).pooled;
+        text = model->encode_text(tokens).pooled;
+      }
+      image = l2(image);
+      text = l2(text);
+      auto loss = hnclip::hn_contrastive_loss(image, text, model->scale(), kGamma, text).loss;
+      opt.zero_grad();
+      loss.backward();
+      opt.step();
+      synchronize(device);
+      if (s == 0) first_loss = loss.item<double>();
+      const auto now = std::chrono::steady_clock::now();
+      if (s >= o.warmup) seconds.push_back(std::chrono::duration<double>(now - last).count());
+      last = now;
+    }
+    std::vector<double> sorted = seconds;
+    std::sort(sorted.begin(), sorted.end());
+    const size_t n = sorted.size();
+    const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    const double flops = step_flops(config, o.context, o.batch);
+    const double tflops = flops / median / 1e12;
+    nlohmann::json report{{"preset", o.preset},           {"context", o.context},
+                          {"batch", o.batch},             {"device", o.device},
+                          {"precision", o.precision},     {"step_seconds", seconds},
+                          {"median_s", median},           {"images_per_second", o.batch / median},
+                          {"flops_per_step", flops},      {"achieved_tflops", tflops},
+                          {"first_loss", first_loss},     {"torch_version", TORCH_VERSION}};
+    if (o.peak_tflops > 0) report["mfu"] = tflops / o.peak_tflops;
+    std::printf("%s, %lld-token text, batch %lld, %s on %s: median %.4f s/step, %.1f images/s\n",
+                o.preset.c_str(), static_cast<long long>(o.context),
+                static_cast<long long>(o.batch), o.precision.c_str(), o.device.c_str(), median,
+                o.batch / median);
+    std::printf("model FLOPs per step %.4g (forward + backward of both towers), %.2f TFLOP/s%s\n",
+                flops, tflops,
+                o.peak_tflops > 0
+                    ? (", MFU " + std::to_string(100.0 * tflops / o.peak_tflops) + "%").c_str()
+                    : "");
+    if (!o.json_out.empty()) std::ofstream(o.json_out) << report.dump(2) << "\n";
+    return std::isfinite(first_loss) ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::cerr << "gpu_step: " << e.what() << "\n";
+    return 2;
+  }
+}
