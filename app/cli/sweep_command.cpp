@@ -131,7 +131,7 @@ CommandAction add_sweep_command(CLI::App& app) {
   cmd->add_option("--preset", o->preset,
                   "gamma-sweep (γ 0…1 at s 100), gamma-scale (γ × fixed s), gbar (recomputed vs "
                   "frozen), sample-efficiency (5/20/50/100 %): 3 seeds, controls included, on the "
-                  "presets' recipe (lr 5e-4, 10 epochs); train flags and --set change it")
+                  "presets' recipe (lr 1e-3, 10 epochs); train flags and --set change it")
       ->check(CLI::IsMember(experiment_preset_names()));
   cmd->add_option("--config", o->config_file,
                   "an experiment file (JSON: name, preset, base, axes [{key, values}], seeds, "

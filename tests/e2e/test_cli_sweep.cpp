@@ -178,7 +178,7 @@ TEST_F(CliSweep, DryRunShowsTheGridOfAPreset) {
   EXPECT_NE(r.out.find("11 configurations × 3 seeds = 33 runs; selection: val"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("fixed-scale  InfoNCE · s 50 fixed"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(" lr=0.0005"), std::string::npos) << r.out;  // the presets' recipe
+  EXPECT_NE(r.out.find(" lr=0.001"), std::string::npos) << r.out;  // the presets' recipe
   // Train flags given with a preset change its recipe, flags (no value) included.
   const auto changed = hnclip("sweep --preset gbar --epochs 3 --lr 7e-5 --fixed-scale=false --dry-run" +
                               common());

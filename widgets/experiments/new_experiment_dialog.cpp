@@ -103,7 +103,7 @@ void NewExperimentDialog::buildLayout() {
 
   base_ = new QComboBox(this);
   base_->setObjectName(QStringLiteral("base"));
-  base_->addItem(tr("the presets' recipe (built-in benchmark, lr 5e-4, 10 epochs)"));
+  base_->addItem(tr("the presets' recipe (built-in benchmark, lr 1e-3, 10 epochs)"));
   if (form_config_) base_->addItem(tr("the Train tab's configuration"));
   form->addRow(tr("Base configuration:"), base_);
   base_changes_ = new QLineEdit(this);

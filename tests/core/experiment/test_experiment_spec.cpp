@@ -246,7 +246,7 @@ TEST(ExperimentPresets, EveryPresetExpandsWithThreeSeedsAndControls) {
     int controls = 0;
     for (const auto& c : plan.cells) controls += is_control_role(c.role);
     EXPECT_GT(controls, 0) << name;
-    EXPECT_EQ(plan.cells[0].config.lr, 5e-4) << name;
+    EXPECT_EQ(plan.cells[0].config.lr, 1e-3) << name;
   }
   // γ {0, .25, .5} × s {10, 20, 100}: 9 cells, plus the learnt scale and s 50.
   EXPECT_EQ(expand_experiment(experiment_preset("gamma-scale"), false).cells.size(), 11u);
