@@ -14,9 +14,14 @@ string(APPEND _sibling "red")
 set(_workspace "wor")
 string(APPEND _workspace "k")
 set(_patterns "\\.\\./${_sibling}" "${_sibling}/(data|notes)/" "(^|[^a-z])/${_workspace}/")
+# Recursion only inside these folders: GLOB_RECURSE with a top-level file name would search the
+# whole tree for that name, build/ included (a Debian root from check-libtorch2.sh, with /proc
+# mounted inside it, never ends).
 file(GLOB_RECURSE _files
      ${ROOT}/core/* ${ROOT}/app/* ${ROOT}/widgets/* ${ROOT}/tests/* ${ROOT}/packaging/*
-     ${ROOT}/resources/*.qrc ${ROOT}/.ci/* ${ROOT}/CMakeLists.txt ${ROOT}/CMakePresets.json)
+     ${ROOT}/resources/*.qrc ${ROOT}/.ci/*)
+file(GLOB _top ${ROOT}/CMakeLists.txt ${ROOT}/CMakePresets.json)
+list(APPEND _files ${_top})
 set(_violations "")
 set(_checked 0)
 foreach(_file ${_files})
