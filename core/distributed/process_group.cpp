@@ -78,6 +78,12 @@ ProcessGroup::ProcessGroup(const DistributedSpec& spec, c10::Device device)
     opts.numWorkers = static_cast<size_t>(spec.world_size);
     opts.waitWorkers = true;
     opts.timeout = spec.timeout;
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 2)
+    // The classic socket server: LibTorch 2.4 made its libuv server the default, and a LibTorch
+    // built without libuv (Debian 13's 2.6) then refuses to start the rendezvous at all. Both
+    // speak the same protocol, so ranks of different builds still meet.
+    opts.useLibUV = false;
+#endif
     impl_->store = c10::make_intrusive<c10d::TCPStore>(spec.master_addr, opts);
   } catch (const std::exception& e) {
     throw std::runtime_error(

@@ -1,7 +1,7 @@
 // Tests core/distributed's training pieces end to end on Gloo, two processes on localhost: the
-// losses, the step-1 gradients and the weights after 3 AdamW steps of a 2-rank run (features
-// gathered with gradient, S and Ḡ over the global batch, gradients summed) equal one process on
-// the same global batch to 1e-5 — with recomputed and frozen Ḡ, and with uneven shards. The
+// losses, the step-1 gradients (to 1e-5 of each one's scale) and the weights after 3 AdamW steps
+// of a 2-rank run (features gathered with gradient, S and Ḡ over the global batch, gradients
+// summed) equal one process on the same global batch to 1e-5 — with recomputed and frozen Ḡ, and with uneven shards. The
 // ranks take their place from the env:// variables torchrun sets. And a rank that cannot reach
 // the master fails within its timeout, naming the address.
 // The ranks are tests/core/distributed/distributed_step_worker.cpp, run as separate processes.
@@ -136,8 +136,12 @@ void expect_equal(const Saved& ref, const Saved& got, const std::string& who, Wo
   EXPECT_EQ(ref.weight.size(), got.weight.size());
   for (const auto& [name, g] : ref.grad) {
     ASSERT_TRUE(got.grad.count(name)) << name;
-    const double d = max_abs_diff(g, got.grad.at(name));
-    EXPECT_LE(d, kTolerance) << who << " step-1 gradient of " << name;
+    // A gradient to 1e-5 of its own scale (absolutely below 1), as the step benchmark checks
+    // against PyTorch: fp32 sums of large gradients in another order differ in their last bits.
+    const double scale = std::max(1.0, g.abs().max().item<double>());
+    const double d = max_abs_diff(g, got.grad.at(name)) / scale;
+    EXPECT_LE(d, kTolerance) << who << " step-1 gradient of " << name << " (relative to "
+                             << scale << ")";
     worst.grad = std::max(worst.grad, d);
   }
   for (const auto& [name, w] : ref.weight) {
@@ -161,8 +165,8 @@ void expect_two_ranks_equal_one_process(DistributedTraining& t, const std::strin
   Worst w0, w1;
   expect_equal(ref, r0, "rank 0", w0);
   expect_equal(ref, r1, "rank 1", w1);
-  std::cout << "largest |difference| from one process (loss, step-1 gradient, weights after 3 "
-               "steps): rank 0 "
+  std::cout << "largest |difference| from one process (loss, step-1 gradient relative to its "
+               "scale, weights after 3 steps): rank 0 "
             << w0.loss << ", " << w0.grad << ", " << w0.weight << "; rank 1 " << w1.loss << ", "
             << w1.grad << ", " << w1.weight << "\n";
   // Both ranks hold the very same weights: they applied the same summed gradients.
