@@ -4,8 +4,11 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "cli_support.h"
+#include "distributed/distributed_spec.h"
+#include "distributed/process_group.h"
 #include "commands.h"
 #include "common_options.h"
 #include "job/training_job.h"
@@ -23,7 +26,45 @@ struct TrainOptions {
   CommonOptions common;
   TrainConfig config;
   int64_t resume = 0;
+  DistributedFlags dist;
 };
+
+// Data-parallel flags of `hnclip train`; unset ones fall back to torchrun's variables.
+void add_distributed_options(CLI::App* cmd, DistributedFlags& d) {
+  cmd->add_option("--world-size", d.world_size,
+                  "data-parallel processes in all (default: WORLD_SIZE, else 1). --batch stays the "
+                  "global batch; S and Ḡ are built over all of it");
+  cmd->add_option("--rank", d.rank,
+                  "this process's place in [0, world size) (default: RANK); rank 0 records the "
+                  "run and saves its checkpoints. (The adapter rank of --peft is --peft-rank)");
+  cmd->add_option("--local-rank", d.local_rank,
+                  "this process's index on its host, its GPU cuda:N (default: LOCAL_RANK, else "
+                  "the rank)");
+  cmd->add_option("--master", d.master,
+                  "ADDR:PORT where rank 0 serves the rendezvous (default: MASTER_ADDR and "
+                  "MASTER_PORT)");
+  cmd->add_option("--dist-backend", d.backend,
+                  "auto (NCCL on CUDA, Gloo on the CPU), gloo or nccl");
+  cmd->add_option("--dist-timeout", d.timeout_s,
+                  "seconds a rank waits for the others (rendezvous, every collective, rank 0's "
+                  "evaluation) before the run stops as interrupted; default 300");
+}
+
+// The process group of a data-parallel launch, or null for one process. Bad flags or variables
+// are usage errors naming them; a rendezvous that fails names the master's address.
+std::shared_ptr<ProcessGroup> join_rendezvous(const DistributedFlags& flags) {
+  DistributedSpec spec;
+  try {
+    spec = resolve_distributed_spec(flags);
+  } catch (const std::invalid_argument& e) {
+    std::string message = e.what();
+    if (flags.rank && !flags.world_size && message.rfind("--rank", 0) == 0)
+      message += " (the adapter rank of --peft is --peft-rank)";
+    throw ConfigError(message);
+  }
+  if (!spec.distributed()) return nullptr;
+  return std::make_shared<ProcessGroup>(spec);
+}
 
 // --device has no fixed list (cuda:N): refused here, as a parse error, with TrainConfig's message.
 std::string device_word(const std::string& s) {
@@ -123,7 +164,7 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
   add_choice_option(cmd, "--peft", c.peft, {"none", "lora", "dora"},
                     "parameter-efficient fine-tuning: none (all weights train), lora or dora (only "
                     "adapters train)");
-  cmd->add_option("--rank", c.peft_rank, "adapter rank r (--peft lora|dora)")
+  cmd->add_option("--peft-rank", c.peft_rank, "adapter rank r (--peft lora|dora)")
       ->capture_default_str();
   cmd->add_option("--alpha", c.peft_alpha, "adapter scale α; updates are scaled by α/r")
       ->capture_default_str();
@@ -177,6 +218,19 @@ int run_job(TrainingJob& job, bool json, TrainResult* result_out = nullptr) {
   return kExitOk;
 }
 
+// A rank above 0: no progress lines or result (rank 0 prints those), its own throughput at the end.
+int follow_job(TrainingJob& job, int rank) {
+  install_stop_handlers();
+  std::cerr << "rank " << rank << ": training run " << job.run_id() << std::endl;
+  const TrainResult result = job.run(stop_flag(), {});
+  const double ips = result.train_seconds > 0 ? result.images_seen / result.train_seconds : 0.0;
+  std::cerr << "rank " << rank << ": " << result.status << ", " << result.steps << " steps, "
+            << ips << " images/s of the global batch" << std::endl;
+  if (result.status == "stopped") return kExitStopped;
+  if (result.status == "failed") return kExitRuntime;
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_train_config_options(CLI::App* cmd, TrainConfig& config) {
@@ -189,23 +243,33 @@ CommandAction add_train_command(CLI::App& app) {
   take_last_value(cmd);
   add_config_options(cmd, o->config);
   add_common_options(cmd, o->common);
+  add_distributed_options(cmd, o->dist);
   cmd->add_option("--resume", o->resume,
                   "continue an interrupted, stopped or failed run (same id) from its last "
                   "checkpoint; a run that failed on a full disk resumes once space exists");
   return [o, cmd]() {
-    const auto log = [](const std::string& m) { std::cerr << m << std::endl; };
+    const auto group = join_rendezvous(o->dist);
+    const bool follower = group && group->rank() > 0;
+    const std::string who = group ? "rank " + std::to_string(group->rank()) + ": " : "";
+    const auto log = [who](const std::string& m) { std::cerr << who << m << std::endl; };
     std::unique_ptr<TrainingJob> job;
-    if (o->resume != 0) {
-      // A resumed run keeps its stored config; only --db/--cache-dir/--json apply.
+    if (follower) {
+      // The run is rank 0's: its configuration (new or resumed) comes from there.
+      job = TrainingJob::follow(group, o->common.paths(), log);
+    } else if (o->resume != 0) {
+      // A resumed run keeps its stored config; only --db/--cache-dir/--json and where the
+      // processes meet apply.
+      static const std::set<std::string> kAllowed = {
+          "--resume", "--db",     "--cache-dir",    "--json",        "--world-size",
+          "--rank",   "--master", "--local-rank",   "--dist-backend", "--dist-timeout"};
       for (const auto* opt : cmd->get_options()) {
         const auto& n = opt->get_name();
-        if (opt->count() > 0 && n != "--resume" && n != "--db" && n != "--cache-dir" &&
-            n != "--json") {
+        if (opt->count() > 0 && kAllowed.count(n) == 0) {
           throw UsageError("--resume continues a run with its stored configuration; " + n +
                            " cannot be changed");
         }
       }
-      job = TrainingJob::resume(o->resume, o->common.paths(), log);
+      job = TrainingJob::resume(o->resume, o->common.paths(), log, group);
     } else {
       TrainConfig config = o->config;
       if (config.init == kRandomInit) {
@@ -217,8 +281,10 @@ CommandAction add_train_command(CLI::App& app) {
               " (the built-in benchmark's default; "
               "--init random trains from scratch)");
       }
-      job = std::make_unique<TrainingJob>(config, o->common.paths(), log);
+      config.world_size = group ? group->world_size() : 1;
+      job = std::make_unique<TrainingJob>(config, o->common.paths(), log, group);
     }
+    if (follower) return follow_job(*job, group->rank());
     return run_job(*job, o->common.json);
   };
 }

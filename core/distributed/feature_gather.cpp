@@ -17,7 +17,7 @@ at::Tensor gather_with_grad(ProcessGroup& group, const at::Tensor& local) {
   std::vector<std::vector<at::Tensor>> counts(1);
   for (int r = 0; r < world; ++r) counts[0].push_back(torch::zeros({1}, torch::TensorOptions().dtype(torch::kLong).device(local.device())));
   std::vector<at::Tensor> mine{torch::full({1}, local.size(0), torch::TensorOptions().dtype(torch::kLong).device(local.device()))};
-  pg.allgather(counts, mine)->wait();
+  group.wait(pg.allgather(counts, mine), "feature gather");
   std::vector<int64_t> rows(world);
   for (int r = 0; r < world; ++r) rows[r] = counts[0][r].item<int64_t>();
   const int64_t most = *std::max_element(rows.begin(), rows.end());
@@ -32,7 +32,7 @@ at::Tensor gather_with_grad(ProcessGroup& group, const at::Tensor& local) {
   std::vector<std::vector<at::Tensor>> parts(1);
   for (int r = 0; r < world; ++r) parts[0].push_back(torch::empty_like(sent));
   std::vector<at::Tensor> in{sent};
-  pg.allgather(parts, in)->wait();
+  group.wait(pg.allgather(parts, in), "feature gather");
   std::vector<at::Tensor> rows_in_order;
   rows_in_order.reserve(world);
   for (int r = 0; r < world; ++r) {

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "data/batch_loader.h"
+#include "distributed/process_group.h"
 #include "data/benchmark_summary.h"
 #include "fault/fault_point.h"
 #include "job/run_assets.h"
@@ -31,6 +32,19 @@ namespace hnclip {
 
 namespace {
 constexpr int kPrefetchDepth = 4;  // BatchLoader's default: batches loaded ahead of the step
+// The rendezvous store's key under which rank 0 publishes the run to the other ranks.
+constexpr const char* kPublishedRunKey = "hnclip/run";
+
+// What rank 0 publishes: the run's config and starting point, or the error that refused it.
+nlohmann::json published_run(int64_t run_id, const TrainConfig& config, const TrainStart& start) {
+  return {{"run_id", run_id},
+          {"config", config},
+          {"start",
+           {{"completed_epochs", start.completed_epochs},
+            {"completed_steps", start.completed_steps},
+            {"completed_seconds", start.completed_seconds},
+            {"checkpoint", start.checkpoint}}}};
+}
 
 // Keeps runs.best_epoch current while training, so a GUI or `hnclip runs` sees it live. Only the
 // test split's evaluations count: a validation split's are stored, never offered.
@@ -68,6 +82,7 @@ struct TrainingJob::Impl {
   std::unique_ptr<BadImageLog> skipped;  // --skip-bad-images: what the loaders left out
   int64_t run_id = 0;
   TrainStart start;
+  std::shared_ptr<ProcessGroup> group;  // data-parallel only
   nlohmann::json data_summary;  // per-split counts of the benchmark, stored with a new run
 
   void say(const std::string& s) const {
@@ -147,10 +162,54 @@ struct TrainingJob::Impl {
 
 TrainingJob::TrainingJob(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLog log)
+namespace {
+// Rank 0: runs `body` (the checks and the record); if it throws, the other ranks learn why
+// before the error leaves this process, instead of waiting out their timeout.
+template <typename Body>
+void publishing_errors(const std::shared_ptr<ProcessGroup>& group, Body&& body) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    if (group) {
+      try {
+        group->publish(kPublishedRunKey, nlohmann::json{{"error", e.what()}}.dump());
+      } catch (const std::exception&) {
+        // The others then time out instead; the error below is this rank's to report.
+      }
+    }
+    throw;
+  }
+}
+
+void check_world_size(const std::string& what, int stored,
+                      const std::shared_ptr<ProcessGroup>& group) {
+  const int have = group ? group->world_size() : 1;
+  if (stored != have) {
+    throw ConfigError(what + ": the run was trained by " + std::to_string(stored) +
+                      " process(es) (--world-size " + std::to_string(stored) +
+                      "); resume it with the same world size (got " + std::to_string(have) +
+                      "), since its batches' shards depend on it");
+  }
+}
+}  // namespace
+
+TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLog log,
+                         std::shared_ptr<ProcessGroup> group)
     : impl_(std::make_unique<Impl>()) {
+  publishing_errors(group, [&] { construct(config, paths, std::move(log), group); });
+}
+
+void TrainingJob::construct(const TrainConfig& config, const JobPaths& paths, JobLog log,
+                            const std::shared_ptr<ProcessGroup>& group) {
   auto& s = *impl_;
   s.config = config;
+  s.group = group;
+  if (group) {
+    if (group->rank() != 0) throw std::logic_error("TrainingJob: only rank 0 records a run");
+    check_world_size("--world-size", config.world_size, group);
+  } else if (config.world_size != 1) {
+    check_world_size("--world-size", config.world_size, group);
+  }
   // Stored absolute, so that a resume from another working directory finds the same data.
   if (!s.config.benchmark_root.empty()) {
     s.config.benchmark_root =
@@ -161,7 +220,10 @@ TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLo
   config.validate();
   // An unavailable --device (or --precision it cannot run) fails here, before any record exists.
   try {
-    use_bf16_autocast(config.precision, resolve_device(to_string(config.device)).type());
+    const auto device = resolve_device(to_string(config.device));
+    use_bf16_autocast(config.precision, device.type());
+    s.config.dist_backend =
+        group ? to_string(resolve_backend(group->spec().backend, device)) : std::string();
   } catch (const std::invalid_argument& e) {
     throw ConfigError(e.what());
   }
@@ -182,14 +244,57 @@ TrainingJob::TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLo
   s.run_id = s.store->create_run(record);
   s.trainer->set_run(s.run_id, run_checkpoint_dir(paths.database, s.run_id));
   fault_point("run.created");
+  if (group) group->publish(kPublishedRunKey, published_run(s.run_id, s.config, s.start).dump());
 }
 
 std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths& paths,
-                                                 JobLog log) {
+                                                 JobLog log, std::shared_ptr<ProcessGroup> group) {
+  std::unique_ptr<TrainingJob> job;
+  publishing_errors(group, [&] { job = resume_recorded(run_id, paths, std::move(log), group); });
+  if (group) {
+    const auto& s = *job->impl_;
+    group->publish(kPublishedRunKey, published_run(s.run_id, s.config, s.start).dump());
+  }
+  return job;
+}
+
+std::unique_ptr<TrainingJob> TrainingJob::follow(std::shared_ptr<ProcessGroup> group,
+                                                 const JobPaths& paths, JobLog log) {
+  if (!group || group->rank() == 0) throw std::logic_error("TrainingJob::follow: ranks above 0");
+  const auto text = group->wait_for(kPublishedRunKey);
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    throw DistributedError("rank 0 published a run that is not JSON: " + text.substr(0, 80));
+  }
+  if (j.contains("error")) {
+    throw ConfigError("rank 0 refused the run: " + j["error"].get<std::string>());
+  }
   auto impl = std::make_unique<Impl>();
   auto& s = *impl;
   s.paths = paths;
   s.log = std::move(log);
+  s.group = group;
+  from_json(j.at("config"), s.config);
+  check_world_size("--world-size", s.config.world_size, group);
+  s.run_id = j.at("run_id").get<int64_t>();
+  const auto& st = j.at("start");
+  s.start.completed_epochs = st.at("completed_epochs").get<int>();
+  s.start.completed_steps = st.at("completed_steps").get<int64_t>();
+  s.start.completed_seconds = st.at("completed_seconds").get<double>();
+  s.start.checkpoint = st.at("checkpoint").get<std::string>();
+  s.prepare(s.start.checkpoint);
+  s.trainer->set_run(s.run_id, run_checkpoint_dir(paths.database, s.run_id));
+  return std::unique_ptr<TrainingJob>(new TrainingJob(std::move(impl)));
+}
+
+std::unique_ptr<TrainingJob> TrainingJob::resume_recorded(int64_t run_id, const JobPaths& paths,
+                                                          JobLog log,
+                                                          const std::shared_ptr<ProcessGroup>& group) {
+  auto impl = std::make_unique<Impl>();
+  auto& s = *impl;
+  s.paths = paths;
+  s.log = std::move(log);
+  s.group = group;
   s.store = std::make_unique<RunStore>(paths.database);
   s.store->mark_dead_runs_interrupted();
   s.sweep_stale_temporaries();
@@ -206,6 +311,7 @@ std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths&
   }
   from_json(nlohmann::json::parse(run->config_json), s.config);
   s.run_id = run_id;
+  check_world_size("--resume " + std::to_string(run_id), s.config.world_size, group);
 
   // The last checkpoint whose file still exists is where training continues.
   std::optional<CheckpointRow> last;
@@ -248,6 +354,13 @@ TrainResult TrainingJob::run(const std::atomic<bool>& stop,
                              const std::vector<TrainObserver*>& observers, PauseGate* pause) {
   auto& s = *impl_;
   configure_threads(s.config.threads);
+  if (!s.store) {
+    // A rank above 0: it trains its shard; rank 0 records and saves the run.
+    s.trainer->set_pause_gate(pause);
+    s.trainer->set_process_group(s.group);
+    for (auto* o : observers) s.trainer->add_observer(o);
+    return s.trainer->run(s.start, stop);
+  }
   RunRecorder recorder(*s.store, s.run_id);
   BestEpochTracker best(*s.store, s.run_id,
                         BestEpochSelector(s.start.best_epoch, s.start.best_mean_r1),
@@ -270,6 +383,8 @@ TrainResult TrainingJob::run(const std::atomic<bool>& stop,
   try {
     Trainer& trainer = *s.trainer;
     trainer.set_pause_gate(pause);
+    // Joins the other ranks (after the run was published: they join once they have read it).
+    if (s.group) trainer.set_process_group(s.group);
     s.store->set_started(s.run_id, ::getpid(), current_host_name(), trainer.device().str(),
                          unix_time_ms());
     trainer.add_observer(&recorder);
@@ -292,11 +407,15 @@ TrainResult TrainingJob::run(const std::atomic<bool>& stop,
     } catch (const std::exception& store_error) {
       s.say(std::string("skipped images not recorded: ") + store_error.what());
     }
+    // Another rank gone (or silent past the timeout) is not this run's fault: it resumes as is.
+    const bool peer_lost = dynamic_cast<const DistributedError*>(&e) != nullptr;
     try {
-      s.store->set_status(s.run_id, RunStatus::Failed, e.what());
+      s.store->set_status(s.run_id, peer_lost ? RunStatus::Interrupted : RunStatus::Failed,
+                          e.what());
       s.store->set_finished(s.run_id, unix_time_ms());
     } catch (const std::exception& store_error) {
-      s.say(std::string("run not marked failed: ") + store_error.what());
+      s.say(std::string("run not marked ") + (peer_lost ? "interrupted: " : "failed: ") +
+            store_error.what());
     }
     throw;
   }

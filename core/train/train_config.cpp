@@ -152,12 +152,23 @@ void TrainConfig::validate() const {
   require(init_activation.empty() || !init.empty(),
           "--activation says how an --init file was trained; there is no --init");
   require(peft_rank >= 1 && peft_rank <= kMaxAdapterRank,
-          "--rank must be in [1, " + std::to_string(kMaxAdapterRank) + "] (got " +
+          "--peft-rank must be in [1, " + std::to_string(kMaxAdapterRank) + "] (got " +
               std::to_string(peft_rank) + ")");
   require(std::isfinite(peft_alpha) && peft_alpha > 0,
           "--alpha must be finite and > 0 (got " + std::to_string(peft_alpha) + ")");
   require(peft_towers == "image" || peft_towers == "text" || peft_towers == "both",
           "--peft-towers must be image, text or both (got '" + peft_towers + "')");
+  require(world_size >= 1, "--world-size must be >= 1 (got " + std::to_string(world_size) + ")");
+  require(dist_backend.empty() || dist_backend == "gloo" || dist_backend == "nccl",
+          "dist_backend must be gloo or nccl (got '" + dist_backend + "')");
+  require(world_size == 1 || batch_size >= world_size,
+          "--batch " + std::to_string(batch_size) + " is smaller than --world-size " +
+              std::to_string(world_size) + ": every rank needs a row of the global batch");
+  // The token-level term compares every image's patches with every caption's tokens; over the
+  // global batch that needs those gathered too, which is not built.
+  require(world_size == 1 || loss_token_weight == 0,
+          "--token-weight is not supported with --world-size > 1 (the token-level term is not "
+          "gathered across ranks)");
 }
 
 void to_json(nlohmann::json& j, const TrainConfig& c) {
@@ -203,6 +214,8 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
   j["peft_alpha"] = c.peft_alpha;
   j["peft_towers"] = c.peft_towers;
   j["precision"] = c.precision;
+  j["world_size"] = c.world_size;
+  j["dist_backend"] = c.dist_backend;
 }
 
 TrainConfig parse_train_config(const std::string& json_text) {
@@ -257,6 +270,8 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   read_key(j, "peft_alpha", c.peft_alpha);
   read_key(j, "peft_towers", c.peft_towers);
   read_choice(j, "precision", c.precision);
+  read_key(j, "world_size", c.world_size);
+  read_key(j, "dist_backend", c.dist_backend);
 }
 
 }  // namespace hnclip

@@ -117,6 +117,12 @@ struct TrainConfig {
   Precision precision = Precision::kAuto;  // auto: bf16 autocast on CUDA, fp32 on the CPU
   bool eval_at_start = true;               // evaluate the starting point as epoch 0
   std::string name;
+  // Data-parallel processes (hnclip train --world-size; core/distributed). batch_size stays the
+  // global batch: each rank takes its shard of the same global batches one process would train
+  // on, and the loss is built over all of them. dist_backend is what the run used (gloo | nccl),
+  // "" for one process. Where the ranks meet (--rank, --master) is not part of the run.
+  int world_size = 1;
+  std::string dist_backend;
 
   // Throws ConfigError naming the flag of the first bad value.
   void validate() const;

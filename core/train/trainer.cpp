@@ -11,6 +11,9 @@
 #include <random>
 #include <sstream>
 
+#include "distributed/feature_gather.h"
+#include "distributed/gradient_all_reduce.h"
+#include "distributed/process_group.h"
 #include "fault/fault_point.h"
 #include "loss/hn_contrastive_loss.h"
 #include "loss/token_similarity.h"
@@ -129,6 +132,45 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
 
 Trainer::~Trainer() = default;
 
+void Trainer::set_process_group(std::shared_ptr<ProcessGroup> group) {
+  if (!group) return;
+  if (group->world_size() != config_.world_size) {
+    throw ConfigError("--world-size: the run has " + std::to_string(config_.world_size) +
+                      " process(es), the process group " + std::to_string(group->world_size()));
+  }
+  if (device_.is_cuda() && config_.device.index < 0) {
+    // One GPU per process: cuda:LOCAL_RANK, as torchrun's users set it.
+    device_ = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(group->spec().local_rank));
+    model_->to(device_);
+  }
+  if (!group->joined()) group->join(device_);
+  group_ = std::move(group);
+}
+
+bool Trainer::leader() const { return !group_ || group_->rank() == 0; }
+
+std::vector<BatchRequest> Trainer::rank_shard(std::vector<BatchRequest> global) const {
+  if (!group_) return global;
+  const auto w = static_cast<size_t>(group_->world_size());
+  const auto r = static_cast<size_t>(group_->rank());
+  for (auto& b : global) {
+    const size_t n = b.images.size();
+    const auto lo = static_cast<std::ptrdiff_t>(n * r / w);
+    const auto hi = static_cast<std::ptrdiff_t>(n * (r + 1) / w);
+    b.images = std::vector<int64_t>(b.images.begin() + lo, b.images.begin() + hi);
+    b.captions = std::vector<int64_t>(b.captions.begin() + lo, b.captions.begin() + hi);
+  }
+  return global;
+}
+
+torch::Tensor Trainer::gather(const torch::Tensor& local) const {
+  return group_ ? gather_with_grad(*group_, local) : local;
+}
+
+void Trainer::wait_for_leader() const {
+  if (group_) barrier(*group_);
+}
+
 void Trainer::set_validation(const PairedData& val) {
   if (config_.val_split.empty()) throw ConfigError("--val-split: a validation split needs a name");
   val_ = &val;
@@ -233,23 +275,53 @@ struct Trainer::StepLoss {
   torch::Tensor text_for_g;  // the features Ḡ is built from (live text, or frozen features)
 };
 
+void Trainer::sum_over_ranks(const State& st, std::vector<torch::Tensor>& grads) const {
+  if (!group_) return;
+  std::vector<torch::Tensor> summed;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!grads[i].defined()) grads[i] = torch::zeros_like(st.trainable[i]);
+    if (!st.trainable[i].is_same(model_->logit_scale)) summed.push_back(grads[i]);
+  }
+  all_reduce_sum(*group_, summed, kGradientBucketBytes);
+}
+
+void Trainer::sum_gradients_over_ranks(const State& st) const {
+  if (!group_) return;
+  std::vector<torch::Tensor> params;
+  for (const auto& p : st.trainable) {
+    if (!p.is_same(model_->logit_scale)) params.push_back(p);
+  }
+  all_reduce_gradients(*group_, params);
+}
+
 TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop) {
+  if (config_.world_size > 1 && !group_) {
+    throw ConfigError("--world-size " + std::to_string(config_.world_size) +
+                      ": a data-parallel run needs its process group (hnclip train --world-size "
+                      "--rank --master, or torchrun's variables)");
+  }
   State st(test_, val_, make_loader_, start, config_);
   set_up(st, start);
   emit_status("running", "");
   if (start.completed_epochs == 0) {
-    if (config_.eval_at_start) {
-      test(st, 0, 0);
-      validate(st, 0, 0);
+    if (leader()) {
+      if (config_.eval_at_start) {
+        test(st, 0, 0);
+        validate(st, 0, 0);
+      }
+      snapshot(st, 0);
     }
-    snapshot(st, 0);
+    wait_for_leader();
   }
   for (int epoch = start.completed_epochs + 1; epoch <= config_.epochs; ++epoch) {
     if (!train(st, epoch, stop)) break;
-    const EvalEvent ev = test(st, epoch, st.step);
-    validate(st, epoch, st.step);
-    snapshot(st, epoch);
-    save_epoch(st, epoch, ev);
+    if (leader()) {
+      const EvalEvent ev = test(st, epoch, st.step);
+      validate(st, epoch, st.step);
+      snapshot(st, epoch);
+      save_epoch(st, epoch, ev);
+    }
+    wait_for_leader();
   }
   st.result.steps = st.step;
   st.result.train_seconds = st.train_seconds;
@@ -276,6 +348,14 @@ void Trainer::set_up(State& st, const TrainStart& start) {
   st.optimizer = std::make_unique<torch::optim::AdamW>(std::move(groups), base);
   if (!start.checkpoint.empty())
     load_checkpoint_weights(start.checkpoint, model_, st.optimizer.get());
+  if (group_) {
+    // Every rank starts from rank 0's weights, whatever its own files held. (A resumed run's
+    // optimiser state comes from the checkpoint every rank loaded above.)
+    std::vector<torch::Tensor> state;
+    for (const auto& p : model_->parameters()) state.push_back(p.detach());
+    for (const auto& b : model_->buffers()) state.push_back(b);
+    broadcast(*group_, state, 0);
+  }
 
   const int64_t spe = steps_per_epoch();
   st.steps_per_epoch = spe;
@@ -289,7 +369,7 @@ void Trainer::set_up(State& st, const TrainStart& start) {
   }
 
   // Ḡ snapshots follow the same few batches (the first of epoch 1's order) through the run.
-  st.snapshot_batches = epoch_batches(1);
+  if (leader()) st.snapshot_batches = epoch_batches(1);
   st.snapshot_batches.resize(
       std::min<size_t>(st.snapshot_batches.size(), static_cast<size_t>(c.gbar_snapshots)));
   st.token_term = c.loss_token_weight > 0;
@@ -334,13 +414,15 @@ void Trainer::cluster_families(const torch::Tensor& caption_features) {
 bool Trainer::train(State& st, int epoch, const std::atomic<bool>& stop) {
   model_->train();
   auto loader = make_loader_(train_);
-  loader->schedule(epoch_batches(epoch));
+  loader->schedule(rank_shard(epoch_batches(epoch)));
   Batch batch;
   st.epoch_start = Clock::now();
   st.paused_seconds = 0;
   while (true) {
     if (pause_gate_) st.paused_seconds += pause_gate_->wait_while_paused(stop);
-    if (stop.load()) {
+    // Every rank has the same number of steps, so only a stop needs agreeing on.
+    const bool stopping = group_ ? any_rank(*group_, stop.load()) : stop.load();
+    if (stopping) {
       st.result.status = "stopped";
       st.result.message = "stopped by the user at step " + std::to_string(st.step) + " (epoch " +
                           std::to_string(epoch) + ")";
@@ -375,6 +457,7 @@ bool Trainer::train_step(State& st, const Batch& batch, int epoch) {
     backward_with_probe(st, sl, epoch);
   } else {
     sl.loss.backward();
+    sum_gradients_over_ranks(st);
   }
   const double grad_norm = clip_gradients(st.trainable);
   fault_point("train.step");
@@ -385,7 +468,7 @@ bool Trainer::train_step(State& st, const Batch& batch, int epoch) {
   }
   const double elapsed =
       std::chrono::duration<double>(Clock::now() - st.epoch_start).count() - st.paused_seconds;
-  st.result.images_seen += static_cast<int64_t>(batch.request.images.size());
+  st.result.images_seen += sl.image.size(0);  // the global batch
   const int64_t spe = st.steps_per_epoch;
   StepEvent ev{step,
                epoch,
@@ -420,13 +503,14 @@ Trainer::StepLoss Trainer::step_loss(State& st, const Batch& batch) {
     }
   }
   StepLoss sl;
-  sl.image = l2_normalize(img.pooled);
-  sl.text = l2_normalize(txt.pooled);
+  // Data-parallel: S and Ḡ over the global batch, this rank's rows with their gradients.
+  sl.image = gather(l2_normalize(img.pooled));
+  sl.text = gather(l2_normalize(txt.pooled));
   sl.scale = model_->scale();
   torch::Tensor text_for_g = sl.text;
   if (st.frozen_text.defined()) {
-    text_for_g = st.frozen_text.index_select(
-        0, torch::tensor(batch.request.captions, torch::kLong).to(device_));
+    text_for_g = gather(st.frozen_text.index_select(
+        0, torch::tensor(batch.request.captions, torch::kLong).to(device_)));
   }
   sl.text_for_g = text_for_g;
   auto out = hn_contrastive_loss(sl.image, sl.text, sl.scale, config_.loss_gamma, text_for_g);
@@ -455,15 +539,20 @@ void Trainer::backward_with_probe(State& st, const StepLoss& sl, int epoch) {
   const bool plain = config_.loss_gamma == 0.0;
   ProbeValues pv;
   if (st.token_term) {
+    // (One process only: TrainConfig refuses the token term with world_size > 1.)
     pv = probe_gradients(standard, plain ? standard : sl.boosted, st.trainable);
     seconds += Seconds(Clock::now() - t).count();
     sl.loss.backward();
     t = Clock::now();
   } else {
     std::vector<torch::Tensor> gs;
-    if (!plain) gs = loss_gradients(standard, st.trainable);
+    if (!plain) {
+      gs = loss_gradients(standard, st.trainable);
+      sum_over_ranks(st, gs);
+    }
     seconds += Seconds(Clock::now() - t).count();
     sl.loss.backward();
+    sum_gradients_over_ranks(st);
     t = Clock::now();
     std::vector<torch::Tensor> gb;
     gb.reserve(st.trainable.size());

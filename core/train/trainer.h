@@ -8,6 +8,11 @@
 // Ownership: holds the model (shared holder) and references to the data, which must outlive it.
 // Threading: run() blocks the calling thread (a worker thread in the GUI); `stop` may be set from
 // any thread and is honoured between steps. Observers are called on the calling thread.
+// Data-parallel (set_process_group, config.world_size > 1): every rank trains its shard of the
+// same global batches one process would, the loss is built over the gathered global batch and
+// the gradients are summed over the ranks, so every rank takes the one-process step. Evaluation,
+// Ḡ snapshots and checkpoints happen on rank 0 alone (the others wait at a barrier), and a stop
+// on any rank stops every rank at the same step.
 
 #include <atomic>
 #include <cstdint>
@@ -28,6 +33,8 @@
 #include "train/train_result.h"
 
 namespace hnclip {
+
+class ProcessGroup;
 
 // Where a run starts: fresh (all zero) or after `completed_epochs` of an earlier attempt whose
 // checkpoint (weights + optimiser) is `checkpoint`.
@@ -58,7 +65,15 @@ class Trainer {
   // (right for a fresh run); a resumed run must pass its true starting point.
   void set_frozen_reference(ClipModel reference) { frozen_reference_ = std::move(reference); }
   // Optional: run() waits at this gate before every step; time spent paused is not training time.
+  // In a data-parallel run the other ranks wait in a collective meanwhile, which gives up after
+  // the group's timeout.
   void set_pause_gate(PauseGate* gate) { pause_gate_ = gate; }
+  // This process's place in a data-parallel run of config.world_size ranks, before run(). On
+  // CUDA without an explicit index the model moves to cuda:LOCAL_RANK; the group is joined on
+  // that device when it has not been. Throws ConfigError when the group's world size is not
+  // config.world_size.
+  void set_process_group(std::shared_ptr<ProcessGroup> group);
+  bool leader() const;  // rank 0, or the only process: the one that evaluates and saves
   // Optional: the split config.val_split names, evaluated right after the test split (epoch 0
   // and after every epoch) and reported as its own EvalEvent. It chooses nothing: the best epoch
   // and the checkpoints' scores stay the test split's. Must outlive the trainer, like `test`.
@@ -79,6 +94,9 @@ class Trainer {
   std::vector<BatchRequest> epoch_batches(int epoch) const;
   // The training split's families (batch_sampler families; empty before they are known).
   const std::vector<std::vector<int64_t>>& families() const { return families_; }
+  // This rank's rows of each global batch: [rank·n/W, (rank+1)·n/W) — contiguous, so the gathered
+  // features are in the global batch's order. The batches themselves without a process group.
+  std::vector<BatchRequest> rank_shard(std::vector<BatchRequest> global) const;
 
  private:
   // The steps of run(), in the shape of pytorch/examples' train() / test(): set-up, one epoch of
@@ -98,6 +116,15 @@ class Trainer {
   void backward_with_probe(State& st, const StepLoss& loss, int epoch);
   // The global gradient norm before clipping (what the step event reports).
   double clip_gradients(const std::vector<torch::Tensor>& trainable) const;
+  // Data-parallel: these rows of every rank, in rank order (gather_with_grad); else `local`.
+  torch::Tensor gather(const torch::Tensor& local) const;
+  // Data-parallel: sums gradients aligned with st.trainable over the ranks, in place (undefined
+  // ones become zeros first), except the logit scale's, which the global loss already gives
+  // whole on every rank. No-op in one process.
+  void sum_over_ranks(const State& st, std::vector<torch::Tensor>& grads) const;
+  void sum_gradients_over_ranks(const State& st) const;
+  // Data-parallel: the other ranks wait while rank 0 evaluates or saves. No-op in one process.
+  void wait_for_leader() const;
   EvalEvent test(State& st, int epoch, int64_t step);
   void validate(State& st, int epoch, int64_t step);  // no-op without set_validation
   void snapshot(State& st, int epoch);
@@ -117,6 +144,7 @@ class Trainer {
   int64_t run_id_;
   c10::Device device_;
   std::vector<TrainObserver*> observers_;
+  std::shared_ptr<ProcessGroup> group_;  // null in one process
 };
 
 }  // namespace hnclip

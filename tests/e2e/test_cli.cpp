@@ -256,8 +256,8 @@ TEST_F(Cli, FailuresLoseNothingAlreadyStored) {
   expect_one_line_error(hnclip(small_train() + " --batch 100000" + common()), 2, "--batch 100000");
   expect_one_line_error(hnclip(small_train() + " --init random --context-length 100000000" + common()),
                         2, "--context-length");
-  expect_one_line_error(hnclip(small_train() + " --peft lora --rank 100000" + common()), 2,
-                        "--rank must be in [1, 1024] (got 100000)");
+  expect_one_line_error(hnclip(small_train() + " --peft lora --peft-rank 100000" + common()), 2,
+                        "--peft-rank must be in [1, 1024] (got 100000)");
 
   // Weights with a NaN are refused, naming the file and the tensor, and nothing is printed as a
   // feature. (An exported file of this word-tokenizer model needs a BPE vocabulary for its

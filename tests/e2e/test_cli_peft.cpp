@@ -33,7 +33,7 @@ class CliPeft : public ::testing::Test {
 
 TEST_F(CliPeft, LoraRunStoresItsAdaptersAndEvaluates) {
   auto r =
-      hnclip::test::run_hnclip(small_train() + " --peft lora --rank 4 --alpha 8 --json" + common());
+      hnclip::test::run_hnclip(small_train() + " --peft lora --peft-rank 4 --alpha 8 --json" + common());
   ASSERT_EQ(r.code, 0) << r.err;
   auto j = json::parse(r.out);
   EXPECT_EQ(j["status"], "finished");
@@ -84,7 +84,7 @@ TEST_F(CliPeft, BadAdapterFlagsNameTheFlag) {
   expect_one_line_error(hnclip::test::run_hnclip(small_train() + " --peft qlora" + common()), 2,
                         "--peft");
   expect_one_line_error(
-      hnclip::test::run_hnclip(small_train() + " --peft lora --rank 0" + common()), 2, "--rank");
+      hnclip::test::run_hnclip(small_train() + " --peft lora --peft-rank 0" + common()), 2, "--peft-rank");
   expect_one_line_error(
       hnclip::test::run_hnclip(small_train() + " --peft dora --alpha -1" + common()), 2, "--alpha");
   expect_one_line_error(hnclip::test::run_hnclip(small_train() + " --peft-towers audio" + common()),

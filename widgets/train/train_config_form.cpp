@@ -532,7 +532,7 @@ void TrainConfigForm::revalidate() {
           tr("--device: %1 is not available on this machine").arg(QString::fromStdString(device));
     }
   }
-  if (flag == QLatin1String("--rank") || flag == QLatin1String("--alpha") ||
+  if (flag == QLatin1String("--peft-rank") || flag == QLatin1String("--alpha") ||
       flag == QLatin1String("--peft-towers"))
     flag = QStringLiteral("--peft");  // the adapter row's label
   for (auto& [f, label] : messages_) label->setVisible(false);

@@ -511,7 +511,7 @@ TEST(Peft, ConfigRoundTripsAndNamesTheFlag) {
   expect_word_refused("peft", "qlora", "--peft");
   bad = TrainConfig{};
   bad.peft_rank = 0;
-  expect_flag(bad, "--rank");
+  expect_flag(bad, "--peft-rank");
   bad = TrainConfig{};
   bad.peft_alpha = -1;
   expect_flag(bad, "--alpha");
