@@ -51,8 +51,10 @@ void add_distributed_options(CLI::App* cmd, DistributedFlags& d) {
 }
 
 // The process group of a data-parallel launch, or null for one process. Bad flags or variables
-// are usage errors naming them; a rendezvous that fails names the master's address.
-std::shared_ptr<ProcessGroup> join_rendezvous(const DistributedFlags& flags) {
+// (and, for a new run, a config that could not run with this world size) are usage errors naming
+// them; a rendezvous that fails names the master's address.
+std::shared_ptr<ProcessGroup> join_rendezvous(const DistributedFlags& flags,
+                                              const TrainConfig* new_run) {
   DistributedSpec spec;
   try {
     spec = resolve_distributed_spec(flags);
@@ -63,6 +65,12 @@ std::shared_ptr<ProcessGroup> join_rendezvous(const DistributedFlags& flags) {
     throw ConfigError(message);
   }
   if (!spec.distributed()) return nullptr;
+  if (new_run) {
+    // Every rank checks its own flags before the rendezvous, so a bad one never waits for peers.
+    TrainConfig c = *new_run;
+    c.world_size = spec.world_size;
+    c.validate();
+  }
   return std::make_shared<ProcessGroup>(spec);
 }
 
@@ -248,7 +256,7 @@ CommandAction add_train_command(CLI::App& app) {
                   "continue an interrupted, stopped or failed run (same id) from its last "
                   "checkpoint; a run that failed on a full disk resumes once space exists");
   return [o, cmd]() {
-    const auto group = join_rendezvous(o->dist);
+    const auto group = join_rendezvous(o->dist, o->resume == 0 ? &o->config : nullptr);
     const bool follower = group && group->rank() > 0;
     const std::string who = group ? "rank " + std::to_string(group->rank()) + ": " : "";
     const auto log = [who](const std::string& m) { std::cerr << who << m << std::endl; };

@@ -103,6 +103,10 @@ DistributedSpec resolve_distributed_spec(const DistributedFlags& flags,
   }
 
   if (s.world_size == 1) return s;
+  if (const auto agent = env("TORCHELASTIC_USE_AGENT_STORE"); agent && *agent == "True") {
+    const auto attempt = env("TORCHELASTIC_RESTART_COUNT");
+    s.agent_store_prefix = "/worker/attempt_" + (attempt ? *attempt : std::string("0"));
+  }
   if (flags.master) {
     const auto& m = *flags.master;
     const auto colon = m.rfind(':');

@@ -25,6 +25,11 @@ struct DistributedSpec {
   // Every collective and the rendezvous give up after this: a rank that died or never came makes
   // the others fail with a clear error instead of hanging.
   std::chrono::milliseconds timeout = std::chrono::minutes(5);
+  // Under torchrun (TORCHELASTIC_USE_AGENT_STORE=True) its agent already serves the rendezvous
+  // store at the master address: every rank connects to it as a client, under this key prefix
+  // ("/worker/attempt_<TORCHELASTIC_RESTART_COUNT>", as PyTorch's own ranks do). Empty otherwise:
+  // rank 0 serves the store itself.
+  std::string agent_store_prefix;
 
   bool distributed() const { return world_size > 1; }
   std::string master() const { return master_addr + ":" + std::to_string(master_port); }

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/Backend.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #ifdef USE_C10D_NCCL
@@ -69,12 +70,15 @@ ProcessGroup::ProcessGroup(const DistributedSpec& spec)
   if (!spec.distributed()) {
     throw std::invalid_argument("a process group needs a world size above 1");
   }
+  // Under torchrun its agent serves the store; every rank is a client of it.
+  const bool agent_store = !spec.agent_store_prefix.empty();
   try {
     c10d::TCPStoreOptions opts;
     opts.port = static_cast<uint16_t>(spec.master_port);
-    opts.isServer = spec.rank == 0;
+    opts.isServer = spec.rank == 0 && !agent_store;
     opts.numWorkers = static_cast<size_t>(spec.world_size);
-    opts.waitWorkers = true;
+    // (The agent's store counts its own workers; forming the group waits for every rank anyway.)
+    opts.waitWorkers = !agent_store;
     opts.timeout = spec.timeout;
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 2)
     // The classic socket server: LibTorch 2.4 made its libuv server the default, and a LibTorch
@@ -83,9 +87,13 @@ ProcessGroup::ProcessGroup(const DistributedSpec& spec)
     opts.useLibUV = false;
 #endif
     impl_->store = c10::make_intrusive<c10d::TCPStore>(spec.master_addr, opts);
+    if (agent_store) {
+      impl_->store = c10::make_intrusive<c10d::PrefixStore>(spec.agent_store_prefix, impl_->store);
+    }
   } catch (const std::exception& e) {
     throw DistributedError(
-        (spec.rank == 0 ? "cannot serve the rendezvous on " : "cannot reach the master at ") +
+        (spec.rank == 0 && !agent_store ? "cannot serve the rendezvous on "
+                                        : "cannot reach the master at ") +
         spec.master() + " within " + seconds_of(spec.timeout) + where_of(spec) + ": " + e.what());
   }
 }

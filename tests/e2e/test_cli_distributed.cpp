@@ -1,6 +1,6 @@
 // End-to-end tests of data-parallel `hnclip train` (issue 19) on the built-in benchmark (size
 // small), Gloo, ranks as separate processes on localhost:
-// - two ranks train the one-process run: every step's loss, plain InfoNCE loss and gradient norm
+// - two ranks train the one-process run (launched by hand, and by an unchanged torchrun): every step's loss, plain InfoNCE loss and gradient norm
 //   to 1e-5 (relative), the probes, and the evaluations equal — recomputed Ḡ with even shards,
 //   frozen Ḡ with family batches and uneven shards (a global batch of 31);
 // - only rank 0 writes: the record (world size 2, backend gloo) and the checkpoints; a rank's own
@@ -158,6 +158,27 @@ TEST_F(CliDistributed, TwoRanksTrainTheOneProcessRun) {
   EXPECT_NE(r.err1.find("rank 1: finished, 32 steps"), std::string::npos) << r.err1;
 }
 
+// An unchanged torchrun launch (Debian's python3-torch, --no_python): its agent serves the
+// rendezvous store and sets the env:// variables; the ranks join as its clients. (--redirects 2
+// --tee 2: Debian's torchrun 1.13 under Python 3.11 cannot parse its own default "0" — IntFlag
+// no longer iterates the zero member — so stderr is copied to its log and the console instead.)
+TEST_F(CliDistributed, TorchrunLaunchesTheRanksUnchanged) {
+  const auto one = (dir / "one.db").string(), two = (dir / "two.db").string();
+  one_process("--gamma 0.5 --gbar frozen", one);
+  std::string out, err;
+  const int code = hnclip::test::run_command(
+      std::string(HNCLIP_REFERENCE_PYTHON) +
+          " -m torch.distributed.run --nnodes 1 --nproc_per_node 2 --master_addr 127.0.0.1 "
+          "--master_port " +
+          std::to_string(free_port()) + " --redirects 2 --tee 2 --no_python " +
+          hnclip_command(train("--gamma 0.5 --gbar frozen --dist-timeout 60 --db " + two)),
+      &out, &err);
+  ASSERT_EQ(code, 0) << err;
+  expect_same_run(one, two);
+  hnclip::RunStore store(two);
+  EXPECT_EQ(json::parse(store.find_run(1)->config_json)["world_size"], 2);
+}
+
 TEST_F(CliDistributed, FrozenGbarFamilyBatchesAndUnevenShardsMatchOneProcess) {
   const auto one = (dir / "one.db").string(), two = (dir / "two.db").string();
   const std::string args = "--gamma 0.5 --gbar frozen --batch-sampler families --batch 31";
@@ -212,6 +233,9 @@ TEST_F(CliDistributed, BadFlagsAndAnUnreachableMasterFailWithOneLineAndRecordNot
   expect_one_line_error(
       hnclip::test::run_hnclip(small + " --world-size 2 --rank 1 --master 127.0.0.1:29x" + common),
       2, "--master's port must be an integer");
+  expect_one_line_error(hnclip::test::run_hnclip(small + " --world-size 2 --rank 0 --master " +
+                                                 "127.0.0.1:1 --token-weight 0.1" + common),
+                        2, "--token-weight is not supported with --world-size > 1");
   // Nobody serves this port: rank 1 gives up after its timeout, naming the address.
   const std::string master = "127.0.0.1:" + std::to_string(free_port());
   const auto t0 = std::chrono::steady_clock::now();

@@ -1,5 +1,5 @@
 // Tests core/distributed/distributed_spec: one process without flags or variables; the env://
-// variables torchrun sets; a flag winning over its variable; and one clear error naming the flag
+// variables torchrun sets (and its agent's store); a flag winning over its variable; and one clear error naming the flag
 // or variable for every bad value.
 
 #include "distributed/distributed_spec.h"
@@ -48,6 +48,14 @@ TEST(DistributedSpec, TorchrunVariables) {
   EXPECT_EQ(s.local_rank, 1);
   EXPECT_EQ(s.master(), "10.0.0.2:29500");
   EXPECT_TRUE(s.distributed());
+}
+
+TEST(DistributedSpec, UnderTorchrunEveryRankIsAClientOfItsAgentsStore) {
+  Env env{{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "29500"},
+           {"TORCHELASTIC_USE_AGENT_STORE", "True"}, {"TORCHELASTIC_RESTART_COUNT", "2"}}};
+  EXPECT_EQ(resolve_distributed_spec({}, env.fn()).agent_store_prefix, "/worker/attempt_2");
+  env.vars["TORCHELASTIC_USE_AGENT_STORE"] = "False";
+  EXPECT_EQ(resolve_distributed_spec({}, env.fn()).agent_store_prefix, "");
 }
 
 TEST(DistributedSpec, FlagsWinOverVariablesAndLocalRankDefaultsToRank) {
