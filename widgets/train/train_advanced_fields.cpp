@@ -102,12 +102,22 @@ TrainAdvancedFields::TrainAdvancedFields(
                             "(faster on CPUs with bf16 instructions; README)"));
   form->addRow(tr("Precision"), precision_);
   form->addRow(message_label(QStringLiteral("--precision")));
+  processes_ = new QSpinBox(this);
+  processes_->setRange(1, 64);
+  processes_->setToolTip(
+      tr("Data-parallel processes on this machine (world size): the window's process is rank 0 "
+         "and starts the others as hnclip programs; each trains its share of every global batch "
+         "with the threads above (1 each on a small machine), S and Ḡ are built over the whole "
+         "batch. No pausing such a run. (Across machines: the CLI, README)"));
+  form->addRow(tr("Processes"), processes_);
+  form->addRow(message_label(QStringLiteral("--world-size")));
   eval_at_start_ = new QCheckBox(tr("evaluate the starting model as epoch 0"), this);
   form->addRow(QString(), eval_at_start_);
 
   for (auto* e : {train_split_, test_split_, val_split_})
     connect(e, &QLineEdit::textChanged, this, &TrainAdvancedFields::edited);
-  for (auto* s : {max_image_megapixels_, context_length_, gbar_snapshots_, threads_, loader_workers_})
+  for (auto* s : {max_image_megapixels_, context_length_, gbar_snapshots_, threads_, loader_workers_,
+                 processes_})
     connect(s, &QSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
   for (auto* s : {weight_decay_, warmup_, grad_clip_})
     connect(s, &QDoubleSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
@@ -140,6 +150,8 @@ void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
   threads_->setValue(c.threads);
   loader_workers_->setValue(c.loader_workers);
   precision_->setCurrentText(QString::fromStdString(hnclip::to_string(c.precision)));
+  processes_->setValue(c.world_size);
+  given_backend_ = c.dist_backend;
   eval_at_start_->setChecked(c.eval_at_start);
 }
 
@@ -161,6 +173,8 @@ void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
   c.threads = threads_->value();
   c.loader_workers = loader_workers_->value();
   hnclip::from_string(precision_->currentText().toStdString(), c.precision);
+  c.world_size = processes_->value();
+  c.dist_backend = c.world_size > 1 ? given_backend_ : std::string();
   c.eval_at_start = eval_at_start_->isChecked();
 }
 
@@ -191,6 +205,7 @@ QStringList TrainAdvancedFields::changedFromDefaults() const {
     changed << tr("loader workers %1").arg(c.loader_workers);
   if (c.precision != d.precision)
     changed << tr("precision %1").arg(QString::fromStdString(hnclip::to_string(c.precision)));
+  if (c.world_size != d.world_size) changed << tr("%1 processes").arg(c.world_size);
   if (c.eval_at_start != d.eval_at_start) changed << tr("no start evaluation");
   return changed;
 }

@@ -2,7 +2,7 @@
 // TrainAdvancedFields: the Train form's "Advanced" keys — splits (train, test, validation), the
 // batch sampler, the checks of a data set's image files (pixel limit, paths outside the root,
 // skipping undecodable images), context length, weight decay, warm-up, gradient clipping, Ḡ
-// snapshots, threads, loader workers, precision, start evaluation — so every TrainConfig key the
+// snapshots, threads, loader workers, precision, data-parallel processes, start evaluation — so every TrainConfig key the
 // CLI takes can be seen and edited in the window. write() shows a config's values, read() puts
 // them back; changedFromDefaults() names the keys that differ from TrainConfig's defaults, for the
 // folded section's title. GUI thread only.
@@ -36,6 +36,7 @@ class TrainAdvancedFields : public QGroupBox {
   QStringList changedFromDefaults() const;
 
   QSpinBox* threadsSpin() const { return threads_; }
+  QSpinBox* processesSpin() const { return processes_; }
   QDoubleSpinBox* gradClipSpin() const { return grad_clip_; }
   QCheckBox* skipBadImagesCheck() const { return skip_bad_images_; }
 
@@ -58,6 +59,10 @@ class TrainAdvancedFields : public QGroupBox {
   QSpinBox* threads_ = nullptr;
   QSpinBox* loader_workers_ = nullptr;
   QComboBox* precision_ = nullptr;
+  QSpinBox* processes_ = nullptr;  // world_size: data-parallel processes on this machine
+  // dist_backend is what a stored run used, not a choice made here: carried through unchanged so
+  // that "same as run" keeps every key (a new run records what it used again).
+  std::string given_backend_;
   QCheckBox* eval_at_start_ = nullptr;
   GivenValues given_;
   // --max-image-pixels is exact; the spin box shows megapixels. A given value that is not a whole

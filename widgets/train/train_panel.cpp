@@ -1,5 +1,6 @@
 #include "widgets/train/train_panel.h"
 
+#include <QCoreApplication>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QInputDialog>
@@ -48,7 +49,10 @@ QString duration_text(double seconds) {
 
 TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<std::string>& devices,
                        QWidget* parent)
-    : QWidget(parent), database_(std::move(database)), cache_dir_(std::move(cache_dir)) {
+    : QWidget(parent),
+      database_(std::move(database)),
+      cache_dir_(std::move(cache_dir)),
+      rank_program_(QCoreApplication::applicationDirPath() + QStringLiteral("/hnclip")) {
   auto* outer = new QHBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
   splitter_ = new QSplitter(Qt::Horizontal, this);
@@ -124,6 +128,8 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
                 c.name.empty() ? tr("run %1").arg(id) : QString::fromStdString(c.name);
             plots_->setRunLabel(id, name);
             val_split_ = c.val_split;
+            data_parallel_ = c.world_size > 1;
+            onStateChanged(controller_.state());
             appendLog(tr("run %1 (%2) started").arg(id).arg(name));
             awaiting_history_ = true;
             loadHistories({id});
@@ -235,6 +241,8 @@ void TrainPanel::start(const TrainingRequest& base) {
   TrainingRequest request = base;
   request.database = database_;
   request.cache_dir = cache_dir_;
+  request.rank_program = rank_program_;
+  data_parallel_ = false;  // until runCreated says
   first_step_ = -1;
   steps_seen_ = 0;
   awaiting_history_ = false;
@@ -272,7 +280,10 @@ void TrainPanel::onStateChanged(TrainingController::State state) {
   using S = TrainingController::State;
   start_->setEnabled(state == S::Idle && form_->isValid());
   start_->setToolTip(form_->isValid() ? tr("Start training (Ctrl+R)") : form_->problem());
-  pause_->setEnabled(state == S::Running || state == S::Paused);
+  pause_->setEnabled((state == S::Running || state == S::Paused) && !data_parallel_);
+  pause_->setToolTip(data_parallel_ ? tr("A data-parallel run cannot pause: its other processes "
+                                         "would give up waiting")
+                                    : QString());
   pause_->setText(state == S::Paused ? tr("Resume") : tr("Pause"));
   stop_->setEnabled(state != S::Idle && state != S::Stopping);
   form_->setEnabled(state == S::Idle);

@@ -54,6 +54,11 @@ class TrainPanel : public QWidget, public WorkbenchTab {
   QString configProblem() const;  // why Start is disabled ("" when the form is valid)
   qint64 trainingRunId();
 
+  // The hnclip program a data-parallel run starts its other ranks as (default: the one next to
+  // this program, as built and as installed).
+  void setRankProgram(const QString& path) { rank_program_ = path; }
+  QString rankProgram() const { return rank_program_; }
+
   TrainConfigForm* form() const { return form_; }
   TrainingPlotsPanel* plots() const { return plots_; }
   TrainingController* controller() { return &controller_; }
@@ -95,6 +100,8 @@ class TrainPanel : public QWidget, public WorkbenchTab {
   void loadHistories(const QList<int64_t>& runs);
 
   QString database_, cache_dir_;
+  QString rank_program_;
+  bool data_parallel_ = false;  // the current run has world_size > 1: no pausing
   TrainingController controller_;
   TrainConfigForm* form_ = nullptr;
   TrainingPlotsPanel* plots_ = nullptr;

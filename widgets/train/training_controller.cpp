@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "job/local_ranks.h"
 #include "job/training_job.h"
 #include "train/train_observer.h"
 
@@ -32,15 +33,45 @@ void TrainingWorker::run(const TrainingRequest& request) {
     hnclip::JobLog job_log = [this](const std::string& line) {
       emit log(QString::fromStdString(line));
     };
+    const bool resume = request.resume_run_id > 0;
+    const int world = resume ? hnclip::stored_world_size(paths.database, request.resume_run_id)
+                             : request.config.world_size;
+    // Declared before the job, so destroyed after it: the other ranks outlive rank 0's run.
+    std::unique_ptr<hnclip::LocalRanks> ranks;
+    if (world > 1) {
+      emit log(tr("data-parallel: starting ranks 1-%1 as %2").arg(world - 1).arg(request.rank_program));
+      ranks = std::make_unique<hnclip::LocalRanks>(world, request.rank_program.toStdString(), paths,
+                                                   std::chrono::minutes(5));
+    }
+    const auto group = ranks ? ranks->group() : nullptr;
     std::unique_ptr<hnclip::TrainingJob> job;
-    if (request.resume_run_id > 0) {
-      job = hnclip::TrainingJob::resume(request.resume_run_id, paths, job_log);
+    if (resume) {
+      job = hnclip::TrainingJob::resume(request.resume_run_id, paths, job_log, group);
     } else {
-      job = std::make_unique<hnclip::TrainingJob>(request.config, paths, job_log);
+      job = std::make_unique<hnclip::TrainingJob>(request.config, paths, job_log, group);
+    }
+    if (ranks) {
+      const auto b = job->config().batch_size;
+      emit log(tr("data-parallel: %1 processes (%2), global batch %3, %4-%5 rows per rank")
+                   .arg(world)
+                   .arg(QString::fromStdString(job->config().dist_backend))
+                   .arg(b)
+                   .arg(b / world)
+                   .arg((b + world - 1) / world));
     }
     emit runCreated(job->run_id(), job->config());
     SignalObserver observer(this);
-    const auto result = job->run(*stop_, {&observer}, pause_);
+    // No pausing a data-parallel run: the other ranks would wait in a collective meanwhile and
+    // give up after the timeout (the panel disables the button).
+    const auto result = job->run(*stop_, {&observer}, ranks ? nullptr : pause_);
+    if (ranks) {
+      const double ips = result.train_seconds > 0 ? result.images_seen / result.train_seconds : 0;
+      emit log(tr("rank 0: %1, %2 steps, %3 images/s of the global batch")
+                   .arg(QString::fromStdString(result.status))
+                   .arg(result.steps)
+                   .arg(ips, 0, 'f', 1));
+      for (const auto& line : ranks->finish()) emit log(QString::fromStdString(line));
+    }
     emit finished(result);
   } catch (const std::exception& e) {
     emit failed(QString::fromStdString(e.what()));

@@ -25,11 +25,15 @@
 namespace hnclip::gui {
 
 // What to run: a new run from `config`, or (resume_run_id > 0) an interrupted/stopped run.
+// A run of world_size > 1 (new, or resumed from one) is data-parallel on this machine: the worker
+// is rank 0 and starts the other ranks as `rank_program` (the hnclip CLI) processes
+// (job/local_ranks.h); they are reaped, and their throughput logged, when the run ends.
 struct TrainingRequest {
   hnclip::TrainConfig config;
   int64_t resume_run_id = 0;
   QString database;   // RunStore file
   QString cache_dir;  // generated benchmarks
+  QString rank_program;  // the hnclip executable; needed for world_size > 1 only
 };
 
 class TrainingWorker : public QObject {

@@ -116,6 +116,8 @@ class TestTrainConfigForm : public QObject {
     c.precision = hnclip::Precision::kFp32;
     c.eval_at_start = false;
     c.name = "every key";
+    c.world_size = 2;
+    c.dist_backend = "gloo";
     const nlohmann::json given = c, defaults = hnclip::TrainConfig{};
     for (const auto& [key, value] : defaults.items())
       QVERIFY2(given.at(key) != value, ("the test leaves " + key + " at its default").c_str());

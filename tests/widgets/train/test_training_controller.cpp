@@ -1,6 +1,10 @@
 // TrainingController: a real tiny run on the built-in benchmark, driven from the GUI thread —
 // progress arrives as queued signals, pause holds the steps, stop ends the run, and the store
-// says `stopped`.
+// says `stopped`. A data-parallel run of two processes on this machine (the worker is rank 0 and
+// starts rank 1 as the hnclip program): it trains, stops within seconds on both ranks, logs each
+// rank's throughput, and its record says world size 2 and Gloo.
+#include <filesystem>
+
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QtTest>
@@ -16,6 +20,8 @@ class TestTrainingController : public QObject {
  private slots:
   void start_pause_stop_leaves_a_stopped_run();
   void a_bad_config_fails_without_creating_a_run();
+  void a_two_process_run_trains_stops_and_reports_both_ranks();
+  void a_two_process_run_without_the_program_fails_naming_it();
 };
 
 namespace {
@@ -150,6 +156,77 @@ void TestTrainingController::a_bad_config_fails_without_creating_a_run() {
   QCOMPARE(controller.state(), TrainingController::State::Idle);
   hnclip::RunStore store((dir / "runs.db").string());
   QVERIFY(store.list_runs().empty());
+}
+
+void TestTrainingController::a_two_process_run_trains_stops_and_reports_both_ranks() {
+  hnclip::test::ScratchDir dir;
+  TrainingController controller;
+  QSignalSpy steps(&controller, &TrainingController::step);
+  QSignalSpy created(&controller, &TrainingController::runCreated);
+  QSignalSpy finished(&controller, &TrainingController::finished);
+  QSignalSpy failed(&controller, &TrainingController::failed);
+  QStringList log;
+  connect(&controller, &TrainingController::log, this, [&](const QString& l) { log << l; });
+  hnclip::gui::TrainingRequest request;
+  request.config = tiny_config();
+  request.config.world_size = 2;
+  request.database = QString::fromStdString((dir / "runs.db").string());
+  request.cache_dir = QString::fromStdString((dir / "cache").string());
+  request.rank_program = QStringLiteral(HNCLIP_CLI_PATH);
+  QVERIFY(controller.start(request));
+  QVERIFY2(wait_until([&] { return steps.count() >= 3 || !failed.isEmpty(); }, 300000),
+           "no progress from the worker");
+  QVERIFY2(failed.isEmpty(),
+           qPrintable(failed.isEmpty() ? QString() : failed.first().first().toString()));
+  // Steps of the global batch: 16 images each.
+  const auto e = steps.last().first().value<hnclip::StepEvent>();
+  QVERIFY(e.step >= 3);
+  QElapsedTimer stop_timer;
+  stop_timer.start();
+  controller.stop();
+  QVERIFY(wait_until([&] { return !finished.isEmpty() || !failed.isEmpty(); }, 60000));
+  QVERIFY2(failed.isEmpty(),
+           qPrintable(failed.isEmpty() ? QString() : failed.first().first().toString()));
+  qInfo("two processes: stop -> finished signal %lld ms", static_cast<long long>(stop_timer.elapsed()));
+  const auto result = finished.first().first().value<hnclip::TrainResult>();
+  QCOMPARE(QString::fromStdString(result.status), QStringLiteral("stopped"));
+  QCOMPARE(result.images_seen, result.steps * 16);
+  const QString joined = log.join(QLatin1Char('\n'));
+  QVERIFY2(joined.contains(QStringLiteral("2 processes (gloo), global batch 16, 8-8 rows per rank")),
+           qPrintable(joined));
+  QVERIFY2(joined.contains(QStringLiteral("rank 0: stopped")), qPrintable(joined));
+  // Rank 1 stopped at the same step, agreed with rank 0, and exited cleanly (no "(exit N)").
+  const QString rank1 = QStringLiteral("rank 1: stopped, %1 steps").arg(result.steps);
+  QVERIFY2(joined.contains(rank1) && !joined.contains(QStringLiteral("(exit")), qPrintable(joined));
+
+  hnclip::RunStore store((dir / "runs.db").string());
+  const auto run = store.find_run(created.first().first().toLongLong());
+  QVERIFY(run.has_value());
+  QCOMPARE(run->status, hnclip::RunStatus::Stopped);
+  const auto config = hnclip::parse_train_config(run->config_json);
+  QCOMPARE(config.world_size, 2);
+  QCOMPARE(QString::fromStdString(config.dist_backend), QStringLiteral("gloo"));
+  QCOMPARE(static_cast<int>(store.list_runs().size()), 1);
+}
+
+void TestTrainingController::a_two_process_run_without_the_program_fails_naming_it() {
+  hnclip::test::ScratchDir dir;
+  TrainingController controller;
+  QSignalSpy failed(&controller, &TrainingController::failed);
+  QSignalSpy created(&controller, &TrainingController::runCreated);
+  hnclip::gui::TrainingRequest request;
+  request.config = tiny_config();
+  request.config.world_size = 2;
+  request.database = QString::fromStdString((dir / "runs.db").string());
+  request.cache_dir = QString::fromStdString((dir / "cache").string());
+  request.rank_program = QString::fromStdString((dir / "no-such-hnclip").string());
+  QVERIFY(controller.start(request));
+  QVERIFY(wait_until([&] { return !failed.isEmpty(); }, 60000));
+  QVERIFY2(failed.first().first().toString().contains(QStringLiteral("no-such-hnclip")),
+           qPrintable(failed.first().first().toString()));
+  QCOMPARE(created.count(), 0);
+  QVERIFY(!std::filesystem::exists(dir / "runs.db") ||
+          hnclip::RunStore((dir / "runs.db").string()).list_runs().empty());
 }
 
 QTEST_MAIN(TestTrainingController)
