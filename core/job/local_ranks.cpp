@@ -1,11 +1,8 @@
 #include "job/local_ranks.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +13,7 @@
 #include <thread>
 
 #include "distributed/distributed_spec.h"
+#include "distributed/loopback_port.h"
 #include "distributed/process_group.h"
 #include "store/run_store.h"
 #include "train/train_config.h"
@@ -26,23 +24,6 @@ namespace hnclip {
 
 namespace {
 namespace fs = std::filesystem;
-
-// A loopback port no one listens on right now (bound to 0, read back, closed). Another program
-// could take it before rank 0 does; the rendezvous then fails naming it.
-int free_loopback_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw DistributedError(std::string("cannot open a socket: ") + std::strerror(errno));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof a;
-  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
-  ::close(fd);
-  if (!ok) throw DistributedError("cannot find a free loopback port for the rendezvous");
-  return ntohs(a.sin_port);
-}
 
 std::string last_line(const std::string& path) {
   std::ifstream in(path);

@@ -10,11 +10,6 @@
 // - bad flags, a refused run and an unreachable master end every rank with one clear line,
 //   recording nothing.
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -23,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "distributed/loopback_port.h"
 #include "store/run_store.h"
 #include "support/cli_runner.h"
 #include "support/test_dirs.h"
@@ -35,18 +31,6 @@ using hnclip::test::expect_one_line_error;
 
 constexpr double kTolerance = 1e-5;  // relative to max(1, |value|)
 
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 bool close(double a, double b) { return std::abs(a - b) <= kTolerance * std::max(1.0, std::abs(a)); }
 
@@ -84,7 +68,7 @@ class CliDistributed : public ::testing::Test {
   // `args1`, rank 1's environment prefixed with `env1`.
   Ranks two_ranks(const std::string& args, const std::string& args0, const std::string& args1,
                   const std::string& env1 = "") const {
-    const std::string master = "127.0.0.1:" + std::to_string(free_port());
+    const std::string master = "127.0.0.1:" + std::to_string(hnclip::free_loopback_port());
     const auto dist = " --world-size 2 --master " + master + " --dist-timeout 60";
     const auto e0 = dir / "rank0.err", e1 = dir / "rank1.err", c0 = dir / "rank0.code",
                c1 = dir / "rank1.code";
@@ -170,7 +154,7 @@ TEST_F(CliDistributed, TorchrunLaunchesTheRanksUnchanged) {
       std::string(HNCLIP_REFERENCE_PYTHON) +
           " -m torch.distributed.run --nnodes 1 --nproc_per_node 2 --master_addr 127.0.0.1 "
           "--master_port " +
-          std::to_string(free_port()) + " --redirects 2 --tee 2 --no_python " +
+          std::to_string(hnclip::free_loopback_port()) + " --redirects 2 --tee 2 --no_python " +
           hnclip_command(train("--gamma 0.5 --gbar frozen --dist-timeout 60 --db " + two)),
       &out, &err);
   ASSERT_EQ(code, 0) << err;
@@ -237,7 +221,7 @@ TEST_F(CliDistributed, BadFlagsAndAnUnreachableMasterFailWithOneLineAndRecordNot
                                                  "127.0.0.1:1 --token-weight 0.1" + common),
                         2, "--token-weight is not supported with --world-size > 1");
   // Nobody serves this port: rank 1 gives up after its timeout, naming the address.
-  const std::string master = "127.0.0.1:" + std::to_string(free_port());
+  const std::string master = "127.0.0.1:" + std::to_string(hnclip::free_loopback_port());
   const auto t0 = std::chrono::steady_clock::now();
   const auto r = hnclip::test::run_hnclip(small + " --world-size 2 --rank 1 --master " + master +
                                           " --dist-timeout 3" + common);

@@ -6,11 +6,6 @@
 // the master fails within its timeout, naming the address.
 // The ranks are tests/core/distributed/distributed_step_worker.cpp, run as separate processes.
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -20,25 +15,13 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "distributed/loopback_port.h"
 #include "support/test_dirs.h"
 
 namespace {
 
 constexpr double kTolerance = 1e-5;
 
-// A port no one listens on right now (bound to 0, read back, closed).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 struct Saved {
   torch::Tensor loss;
@@ -83,7 +66,7 @@ class DistributedTraining : public ::testing::Test {
 
   // Two ranks, launched as torchrun would: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT.
   std::pair<Saved, Saved> two_ranks(const std::string& args) {
-    const int port = free_port();
+    const int port = hnclip::free_loopback_port();
     std::string script;
     for (int r = 0; r < 2; ++r) {
       const auto d = dir.path().string();
@@ -187,7 +170,7 @@ TEST_F(DistributedTraining, UnevenShardsEqualOneProcess) {
 }
 
 TEST_F(DistributedTraining, ARankThatCannotReachTheMasterNamesTheAddress) {
-  const int port = free_port();  // nobody serves it
+  const int port = hnclip::free_loopback_port();  // nobody serves it
   std::string err;
   const int code = hnclip::test::run_command(
       "env RANK=1 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(port) + " " +

@@ -42,6 +42,15 @@ hnclip::TrainConfig tiny_config() {
   return c;
 }
 
+// tiny_config() in a database and cache of `dir`.
+hnclip::gui::TrainingRequest tiny_request(const hnclip::test::ScratchDir& dir) {
+  hnclip::gui::TrainingRequest r;
+  r.config = tiny_config();
+  r.database = QString::fromStdString((dir / "runs.db").string());
+  r.cache_dir = QString::fromStdString((dir / "cache").string());
+  return r;
+}
+
 // Waits (processing events) until `done` holds or the timeout passes.
 template <typename F>
 bool wait_until(F done, int timeout_ms) {
@@ -68,10 +77,7 @@ void TestTrainingController::start_pause_stop_leaves_a_stopped_run() {
   connect(&controller, &TrainingController::step, this,
           [&] { every_step_on_gui_thread &= QThread::currentThread() == gui_thread; });
 
-  hnclip::gui::TrainingRequest request;
-  request.config = tiny_config();
-  request.database = QString::fromStdString((dir / "runs.db").string());
-  request.cache_dir = QString::fromStdString((dir / "cache").string());
+  hnclip::gui::TrainingRequest request = tiny_request(dir);
   QVERIFY(controller.start(request));
   QVERIFY(!controller.start(request));  // one run at a time
   QCOMPARE(controller.state(), TrainingController::State::Preparing);
@@ -143,11 +149,8 @@ void TestTrainingController::a_bad_config_fails_without_creating_a_run() {
   TrainingController controller;
   QSignalSpy failed(&controller, &TrainingController::failed);
   QSignalSpy created(&controller, &TrainingController::runCreated);
-  hnclip::gui::TrainingRequest request;
-  request.config = tiny_config();
+  hnclip::gui::TrainingRequest request = tiny_request(dir);
   request.config.gbar_snapshots = -1;  // an unknown --gbar word cannot be held by the enum
-  request.database = QString::fromStdString((dir / "runs.db").string());
-  request.cache_dir = QString::fromStdString((dir / "cache").string());
   QVERIFY(controller.start(request));
   QVERIFY(wait_until([&] { return !failed.isEmpty(); }, 60000));
   QVERIFY2(failed.first().first().toString().contains(QStringLiteral("gbar")),
@@ -167,11 +170,8 @@ void TestTrainingController::a_two_process_run_trains_stops_and_reports_both_ran
   QSignalSpy failed(&controller, &TrainingController::failed);
   QStringList log;
   connect(&controller, &TrainingController::log, this, [&](const QString& l) { log << l; });
-  hnclip::gui::TrainingRequest request;
-  request.config = tiny_config();
+  hnclip::gui::TrainingRequest request = tiny_request(dir);
   request.config.world_size = 2;
-  request.database = QString::fromStdString((dir / "runs.db").string());
-  request.cache_dir = QString::fromStdString((dir / "cache").string());
   request.rank_program = QStringLiteral(HNCLIP_CLI_PATH);
   QVERIFY(controller.start(request));
   QVERIFY2(wait_until([&] { return steps.count() >= 3 || !failed.isEmpty(); }, 300000),
@@ -214,11 +214,8 @@ void TestTrainingController::a_two_process_run_without_the_program_fails_naming_
   TrainingController controller;
   QSignalSpy failed(&controller, &TrainingController::failed);
   QSignalSpy created(&controller, &TrainingController::runCreated);
-  hnclip::gui::TrainingRequest request;
-  request.config = tiny_config();
+  hnclip::gui::TrainingRequest request = tiny_request(dir);
   request.config.world_size = 2;
-  request.database = QString::fromStdString((dir / "runs.db").string());
-  request.cache_dir = QString::fromStdString((dir / "cache").string());
   request.rank_program = QString::fromStdString((dir / "no-such-hnclip").string());
   QVERIFY(controller.start(request));
   QVERIFY(wait_until([&] { return !failed.isEmpty(); }, 60000));
