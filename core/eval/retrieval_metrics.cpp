@@ -89,7 +89,23 @@ void top_candidates(const float* row, int64_t n, int64_t keep, std::vector<int64
 RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& candidates,
                                const std::vector<std::vector<int64_t>>& positives,
                                const std::string& direction, const RetrievalOptions& options) {
-  const int64_t nq = queries.size(0), nc = candidates.size(0);
+  torch::NoGradGuard no_grad;
+  const auto cand_t = candidates.detach().to(torch::kFloat).t().contiguous();  // [d, C]
+  const auto q_all = queries.detach().to(torch::kFloat);
+  // Refused, never ranked: a NaN score compares false with everything, so its ground truth would
+  // count as first and garbage would score R@1 = 100%.
+  refuse_non_finite(q_all, direction, "query");
+  refuse_non_finite(candidates.detach().to(torch::kFloat), direction, "candidate");
+  const bool on_cpu = q_all.device().is_cpu() && cand_t.device().is_cpu();
+  return rank_scores(
+      queries.size(0), candidates.size(0),
+      [&](int64_t from, int64_t to) { return torch::matmul(q_all.slice(0, from, to), cand_t); },
+      on_cpu ? torch::Device(torch::kCPU) : q_all.device(), positives, direction, options);
+}
+
+RetrievalResult rank_scores(int64_t nq, int64_t nc, const ScoreRows& scores,
+                            c10::Device device, const std::vector<std::vector<int64_t>>& positives,
+                            const std::string& direction, const RetrievalOptions& options) {
   if (static_cast<int64_t>(positives.size()) != nq) {
     throw std::invalid_argument("rank_retrieval: one positive list per query is required");
   }
@@ -101,12 +117,6 @@ RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& cand
     }
   }
   torch::NoGradGuard no_grad;
-  const auto cand_t = candidates.detach().to(torch::kFloat).t().contiguous();  // [d, C]
-  const auto q_all = queries.detach().to(torch::kFloat);
-  // Refused, never ranked: a NaN score compares false with everything, so its ground truth would
-  // count as first and garbage would score R@1 = 100%.
-  refuse_non_finite(q_all, direction, "query");
-  refuse_non_finite(candidates.detach().to(torch::kFloat), direction, "candidate");
   const int64_t chunk = std::max<int64_t>(1, options.max_chunk_elements / nc);
   const int64_t keep = std::min<int64_t>(options.topk, nc);
 
@@ -115,15 +125,15 @@ RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& cand
   result.ranks.resize(nq);
   result.topk.resize(nq);
   std::vector<int64_t> bad(static_cast<size_t>(std::min(chunk, nq)));
-  // On the CPU each thread multiplies its own rows of the chunk (one BLAS call per thread: the
+  // On the CPU each thread computes its own rows of the chunk (one BLAS call per thread: the
   // workbench keeps OpenBLAS single-threaded under LibTorch's threads, compute_setup.h, so one
   // large product would use one core) and scans them while they are in its cache. Elsewhere (CUDA)
   // the chunk's scores are computed on the device and scanned here.
-  const bool on_cpu = q_all.device().is_cpu() && cand_t.device().is_cpu();
+  const bool on_cpu = device.is_cpu();
   for (int64_t start = 0; start < nq; start += chunk) {
     const int64_t end = std::min(nq, start + chunk);
     torch::Tensor device_scores;
-    if (!on_cpu) device_scores = torch::matmul(q_all.slice(0, start, end), cand_t).cpu().contiguous();
+    if (!on_cpu) device_scores = scores(start, end).to(torch::kFloat).cpu().contiguous();
     // Per query row, the rank count, the finiteness check and the top-k selection: one pass and a
     // second over a row still in cache (400 KB at 100k candidates) instead of three passes over
     // the whole chunk (a scan for non-finite values, torch::topk, the rank loop).
@@ -135,7 +145,7 @@ RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& cand
         torch::Tensor block;
         const float* base;
         if (on_cpu) {
-          block = torch::matmul(q_all.slice(0, b0, b1), cand_t).contiguous();  // [b1 - b0, C]
+          block = scores(b0, b1).to(torch::kFloat).contiguous();  // [b1 - b0, C]
           base = block.data_ptr<float>();
         } else {
           base = device_scores.data_ptr<float>() + (b0 - start) * nc;

@@ -7,10 +7,12 @@
 // truths (an image with several captions) hits at K if any of them is within the top K.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
 
 #include "eval/retrieval_result.h"
 
@@ -29,5 +31,15 @@ struct RetrievalOptions {
 RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& candidates,
                                const std::vector<std::vector<int64_t>>& positives,
                                const std::string& direction, const RetrievalOptions& options = {});
+
+// The scores of queries [from, to) against every candidate: a [to - from, C] tensor.
+using ScoreRows = std::function<at::Tensor(int64_t from, int64_t to)>;
+
+// The same ranking for any score, not only a dot product (caption consensus fuses two). On the
+// CPU `scores` is called from LibTorch's threads for blocks of 64 queries; on another device once
+// per chunk. A non-finite score is refused with NonFiniteError naming the query and candidate.
+RetrievalResult rank_scores(int64_t num_queries, int64_t num_candidates, const ScoreRows& scores,
+                            c10::Device device, const std::vector<std::vector<int64_t>>& positives,
+                            const std::string& direction, const RetrievalOptions& options = {});
 
 }  // namespace hnclip

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "data/batch_loader.h"
+#include "eval/caption_consensus.h"
 #include "job/run_assets.h"
 #include "job/run_benchmark_spec.h"
 #include "job/run_checkpoint.h"
@@ -39,7 +40,12 @@ TrainConfig target_config(TrainConfig config, const EvalTarget& t) {
 
 StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
                                      const JobPaths& paths, const JobLog& log,
-                                     const EvalTarget& target) {
+                                     const EvalTarget& target, double consensus_alpha) {
+  try {
+    check_consensus_alpha(consensus_alpha);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(std::string("--consensus-alpha: ") + e.what());
+  }
   RunStore store(paths.database);
   const auto [run, chosen] = choose_run_checkpoint(store, paths.database, run_id, which);
   TrainConfig own;
@@ -62,7 +68,21 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
   StoredEvaluation out;
   out.run_id = run_id;
   out.checkpoint = chosen.path;
-  out.eval = evaluator.evaluate(assets.model, device);
+  const auto encoded = evaluator.encode(assets.model, device);
+  out.eval = evaluator.rank(encoded);
+  if (consensus_alpha > 0) {
+    std::vector<int64_t> caption_image(static_cast<size_t>(assets.test->num_captions()));
+    for (size_t c = 0; c < caption_image.size(); ++c) {
+      caption_image[c] = assets.test->caption_image(static_cast<int64_t>(c));
+    }
+    StoredEvaluation::Consensus consensus;
+    consensus.alpha = consensus_alpha;
+    consensus.t2i = rank_with_caption_consensus(encoded.captions, encoded.images, caption_image,
+                                                consensus_alpha);
+    consensus.captions_without_siblings =
+        captions_without_siblings(caption_image, assets.test->num_images());
+    out.consensus = std::move(consensus);
+  }
   out.eval.epoch = chosen.epoch;
   out.eval.step = chosen.step;
   out.eval.split = config.test_split;

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "eval/retrieval_result.h"
+
 #include "job/training_job.h"
 #include "train/train_events.h"
 
@@ -34,12 +36,21 @@ struct StoredEvaluation {
   int64_t test_captions = 0;
   std::string benchmark;    // benchmark_data_key of the evaluated data
   bool transfer = false;    // stored as a transfer evaluation (not the run's own test split)
+  // Text→image with caption consensus (eval/caption_consensus.h), asked for with α > 0: shown
+  // beside the plain ranking, not stored (the stored evaluation stays the model's own).
+  struct Consensus {
+    double alpha = 0;
+    RetrievalResult t2i;
+    int64_t captions_without_siblings = 0;  // their own image has no consensus term
+  };
+  std::optional<Consensus> consensus;
 };
 
 // `which`: "best" (the run's best epoch, else its last), "last", or an epoch number. Throws
-// ConfigError for an unknown run, a missing checkpoint or a bad target, naming them, before
-// anything is stored.
+// ConfigError for an unknown run, a missing checkpoint, a bad target or a consensus weight
+// outside [0, 1], naming them, before anything is stored.
 StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which, const JobPaths& paths,
-                                     const JobLog& log = {}, const EvalTarget& target = {});
+                                     const JobLog& log = {}, const EvalTarget& target = {},
+                                     double consensus_alpha = 0);
 
 }  // namespace hnclip

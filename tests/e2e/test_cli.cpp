@@ -135,6 +135,35 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   EXPECT_EQ(e["t2i"], j["t2i"]);  // same checkpoint, same data: identical recall
   EXPECT_EQ(e["i2t"], j["i2t"]);
   EXPECT_FALSE(e["transfer"].get<bool>());
+  EXPECT_FALSE(e.contains("t2i_consensus"));
+
+  // Caption consensus: the fused text→image recall beside the plain one, which it leaves as it
+  // was; nothing more is stored. The built-in benchmark has one caption per image, so every query's
+  // own image keeps its plain score (leave-one-out).
+  const std::string run_flag = " --run " + std::to_string(j["run_id"].get<int>());
+  size_t rows_before = 0;
+  {
+    hnclip::RunStore store(db());
+    rows_before = store.epoch_evals(j["run_id"].get<int64_t>()).size();
+  }
+  auto co = hnclip("eval" + run_flag + " --consensus-alpha 0.25 --json" + common());
+  ASSERT_EQ(co.code, 0) << co.err;
+  const auto c = json::parse(co.out);
+  EXPECT_EQ(c["t2i"], j["t2i"]);
+  EXPECT_EQ(c["i2t"], j["i2t"]);
+  EXPECT_DOUBLE_EQ(c["consensus_alpha"].get<double>(), 0.25);
+  EXPECT_EQ(c["t2i_consensus"].size(), c["t2i"].size());
+  EXPECT_EQ(c["captions_without_siblings"], c["n_test_captions"]);
+  auto table = hnclip("eval" + run_flag + " --consensus-alpha 0.25" + common());
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("caption consensus, alpha 0.25"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("leave-one-out"), std::string::npos) << table.out;
+  expect_one_line_error(hnclip("eval" + run_flag + " --consensus-alpha 1.5" + common()), 2,
+                        "--consensus-alpha");
+  {
+    hnclip::RunStore store(db());
+    EXPECT_EQ(store.epoch_evals(j["run_id"].get<int64_t>()).size(), rows_before);
+  }
 
   // Cross-domain: the shifted test set and another data seed are transfer evaluations, stored
   // per (run, epoch, benchmark, split) beside — never among — the run's own evaluations.
