@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/json_matrix.h"
+#include "support/reference_script.h"
 #include "support/test_dirs.h"
 
 namespace hnclip {
@@ -17,23 +19,8 @@ using nlohmann::json;
 
 torch::Tensor normalized(torch::Tensor x) { return x / x.norm(2, 1, true); }
 
-json to_json_matrix(const torch::Tensor& t) {
-  json rows = json::array();
-  auto a = t.contiguous();
-  for (int64_t i = 0; i < a.size(0); ++i) {
-    json row = json::array();
-    for (int64_t j = 0; j < a.size(1); ++j) row.push_back(a[i][j].item<double>());
-    rows.push_back(row);
-  }
-  return rows;
-}
-
-torch::Tensor from_json_matrix(const json& rows) {
-  std::vector<double> flat;
-  for (const auto& r : rows)
-    for (const auto& v : r) flat.push_back(v.get<double>());
-  return torch::tensor(flat, torch::kDouble).view({static_cast<int64_t>(rows.size()), -1});
-}
+using test::from_json_matrix;
+using test::to_json_matrix;
 
 struct Case {
   torch::Tensor V, T, T0;  // T0 undefined = recomputed Ḡ
@@ -66,13 +53,7 @@ TEST(HnContrastiveLoss, MatchesIndependentPythonReference) {
                            {"s", c.s},
                            {"gamma", c.gamma}});
   }
-  test::write_text_file(dir / "in.json", in.dump());
-  std::string out, err;
-  const std::string cmd = std::string(HNCLIP_REFERENCE_PYTHON) + " " + HNCLIP_TEST_SOURCE_DIR +
-                          "/core/reference/hn_loss_reference.py " + (dir / "in.json").string() +
-                          " " + (dir / "out.json").string();
-  ASSERT_EQ(test::run_command(cmd, &out, &err), 0) << "reference script failed: " << err;
-  const auto ref = json::parse(test::read_text_file(dir / "out.json"))["results"];
+  const auto ref = test::run_reference_script("hn_loss_reference.py", in, dir)["results"];
   ASSERT_EQ(ref.size(), cases.size());
 
   for (size_t i = 0; i < cases.size(); ++i) {
