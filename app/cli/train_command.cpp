@@ -113,8 +113,23 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
   cmd->add_option("--logit-scale", c.logit_scale,
                   "starting logit scale s (<= 100); 0 = keep the checkpoint's")
       ->capture_default_str();
-  cmd->add_flag("--fixed-scale", c.fixed_scale,
-                "do not learn s (Long-CLIP fine-tuning fixes s = 100)");
+  cmd->add_flag("--fixed-scale", c.fixed_scale, "do not learn s");
+  add_choice_option(cmd, "--framework", c.framework, {"plain", "longclip"},
+                    "fine-tuning framework: plain (the global term alone) or longclip "
+                    "(Long-CLIP: + short caption vs batch-PCA image features, label smoothing, "
+                    "s restarted at 100)");
+  cmd->add_option_function<std::string>(
+         "--hn", [&c](const std::string& v) { c.hn = v == "on"; },
+         "on: the framework's global term is the HN loss (--gamma, --gbar); off: its own "
+         "(refuses --gamma > 0)")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->default_str("on");
+  cmd->add_option("--longclip-pca", c.longclip_pca_components,
+                  "Long-CLIP: principal components kept of the batch's image features")
+      ->capture_default_str();
+  cmd->add_option("--longclip-smoothing", c.longclip_label_smoothing,
+                  "Long-CLIP: label smoothing of its cross-entropies")
+      ->capture_default_str();
   cmd->add_option("--epochs", c.epochs, "epochs")->capture_default_str();
   cmd->add_option("--batch", c.batch_size, "batch size (>= 2)")->capture_default_str();
   cmd->add_option("--lr", c.lr, "peak learning rate (AdamW)")->capture_default_str();

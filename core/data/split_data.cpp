@@ -79,11 +79,18 @@ at::Tensor SplitData::load_images(const std::vector<int64_t>& images) const {
 
 at::Tensor SplitData::load_tokens(const std::vector<int64_t>& captions) const {
   for (int64_t c : captions) check_index(c, caption_image_.size(), "caption");
+  std::vector<std::string> texts;
+  texts.reserve(captions.size());
+  for (int64_t c : captions) texts.push_back(caption_text(c));
+  return tokenize_texts(texts);
+}
+
+at::Tensor SplitData::tokenize_texts(const std::vector<std::string>& texts) const {
   const int64_t length = tokenizer_->context_length();
-  at::Tensor out = torch::empty({static_cast<int64_t>(captions.size()), length}, torch::kInt64);
+  at::Tensor out = torch::empty({static_cast<int64_t>(texts.size()), length}, torch::kInt64);
   int64_t* data = out.data_ptr<int64_t>();
-  for (size_t k = 0; k < captions.size(); ++k) {
-    const std::vector<int64_t> ids = tokenizer_->encode(caption_text(captions[k]));
+  for (size_t k = 0; k < texts.size(); ++k) {
+    const std::vector<int64_t> ids = tokenizer_->encode(texts[k]);
     if (static_cast<int64_t>(ids.size()) != length) {
       throw std::logic_error("SplitData: tokenizer returned " + std::to_string(ids.size()) +
                              " ids instead of its context length " + std::to_string(length));

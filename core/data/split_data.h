@@ -35,6 +35,7 @@ class SplitData : public PairedData {
   at::Tensor load_images(const std::vector<int64_t>& images) const override;
   // [n, context_length] int64.
   at::Tensor load_tokens(const std::vector<int64_t>& captions) const override;
+  at::Tensor tokenize_texts(const std::vector<std::string>& texts) const override;
 
   // The sample image `image` was made from. Indices out of range throw std::out_of_range (as do
   // those passed to any method above).

@@ -13,8 +13,9 @@ namespace {
 
 // The keys that make a γ = 0 run a control rather than another configuration: what the margins
 // and the temperature set. Everything else must match for a comparison to be paired.
+// `hn`: a framework's control is its own global term (--hn off), its method the HN loss in it.
 const std::vector<std::string> kLossScaleKeys{"loss_gamma", "loss_gbar", "logit_scale",
-                                              "fixed_scale"};
+                                              "fixed_scale", "hn"};
 // Keys that only say how a run is executed or called, not what it computes, left out when a
 // finished run is matched for reuse (thread counts reorder float sums in the last bits at most).
 const std::vector<std::string> kExecutionOnlyKeys{"name", "threads", "loader_workers"};
@@ -60,6 +61,8 @@ TrainConfig config_with(const nlohmann::json& base, const nlohmann::json& settin
   // γ = 0 ignores Ḡ: one spelling, so a paired control and an axis's γ = 0 cell are one cell and
   // no run pays for frozen caption features it never uses.
   if (c.loss_gamma == 0) c.loss_gbar = GbarMode::kRecomputed;
+  // Likewise plain InfoNCE is the plain framework's global term with or without "HN at γ 0".
+  if (c.loss_gamma == 0 && c.framework == Framework::kPlain) c.hn = true;
   return c;
 }
 
@@ -72,7 +75,7 @@ std::string settings_text(const nlohmann::json& settings) {
 }
 
 std::string gamma_label(const TrainConfig& c) {
-  if (c.loss_gamma == 0) return "InfoNCE";
+  if (c.loss_gamma == 0) return c.hn ? "InfoNCE" : to_string(c.framework) + "'s own loss";
   return "HN γ " + number_text(c.loss_gamma) +
          (c.loss_gbar == GbarMode::kFrozen ? " Ḡ frozen" : "");
 }
@@ -318,9 +321,12 @@ ExperimentPlan expand_experiment(const ExperimentSpec& spec, bool confirmed) {
       const auto method_cells = methods[ctx];
       nlohmann::json common = plan.cells[method_cells.front()].settings;
       for (const auto& k : kLossScaleKeys) common.erase(k);
+      // A framework's control is the framework as published: its own global term.
+      const bool own_term = plan.cells[method_cells.front()].config.framework != Framework::kPlain;
       auto control = [&](bool fixed, double scale) {
         nlohmann::json s = common;
         s["loss_gamma"] = 0.0;
+        if (own_term) s["hn"] = false;
         s["fixed_scale"] = fixed;
         s["logit_scale"] = scale;
         add_cell(s, "control " + settings_text(s));

@@ -26,6 +26,7 @@
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
 #include "train/family_batches.h"
+#include "train/framework.h"
 #include "train/trainer.h"
 
 namespace hnclip {
@@ -218,6 +219,15 @@ void TrainingJob::construct(const TrainConfig& config, const JobPaths& paths, Jo
   s.paths = paths;
   s.log = std::move(log);
   config.validate();
+  // A framework's own starting logit scale is recorded as the run's, and said.
+  if (s.config.logit_scale == 0 && framework_start_logit_scale(s.config.framework) > 0) {
+    s.config.logit_scale = framework_start_logit_scale(s.config.framework);
+    if (s.log) {
+      s.log("--framework " + to_string(s.config.framework) + ": the logit scale restarts at " +
+            std::to_string(static_cast<int>(s.config.logit_scale)) +
+            " as in its training code (--logit-scale N to choose another)");
+    }
+  }
   // An unavailable --device (or --precision it cannot run) fails here, before any record exists.
   try {
     const auto device = resolve_device(to_string(config.device));

@@ -4,6 +4,7 @@
 // Implemented in core/data (OpenCV decoding); declared here so train/ and eval/ need LibTorch only.
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,12 @@ class PairedData {
   virtual at::Tensor load_images(const std::vector<int64_t>& images) const = 0;
   // [n, context_length] int64 token ids. Thread-safe.
   virtual at::Tensor load_tokens(const std::vector<int64_t>& captions) const = 0;
+  // Token ids of free text, one row per text as load_tokens gives them: how a framework's derived
+  // captions (Long-CLIP's short caption) are tokenized. Thread-safe. Data that cannot tokenize
+  // free text keeps this default, which throws std::logic_error.
+  virtual at::Tensor tokenize_texts(const std::vector<std::string>& /*texts*/) const {
+    throw std::logic_error("this data cannot tokenize free text (no framework captions)");
+  }
 };
 
 }  // namespace hnclip

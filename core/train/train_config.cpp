@@ -20,6 +20,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Precision, {{Precision::kAuto, "auto"},
                                          {Precision::kBf16, "bf16"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(BatchSampler, {{BatchSampler::kRandom, "random"},
                                             {BatchSampler::kFamilies, "families"}})
+NLOHMANN_JSON_SERIALIZE_ENUM(Framework, {{Framework::kPlain, "plain"},
+                                         {Framework::kLongClip, "longclip"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(DeviceKind, {{DeviceKind::kAuto, "auto"},
                                           {DeviceKind::kCpu, "cpu"},
                                           {DeviceKind::kCuda, "cuda"}})
@@ -76,6 +78,7 @@ std::string to_string(GbarMode v) { return enum_word(v); }
 std::string to_string(PeftMethod v) { return enum_word(v); }
 std::string to_string(Precision v) { return enum_word(v); }
 std::string to_string(BatchSampler v) { return enum_word(v); }
+std::string to_string(Framework v) { return enum_word(v); }
 std::string to_string(const DeviceSpec& v) {
   const std::string kind = enum_word(v.kind);
   return v.kind == DeviceKind::kCuda && v.index >= 0 ? kind + ":" + std::to_string(v.index) : kind;
@@ -95,6 +98,9 @@ void from_string(const std::string& s, Precision& out) {
 }
 void from_string(const std::string& s, BatchSampler& out) {
   enum_from_word(s, out, "--batch-sampler must be 'random' or 'families'");
+}
+void from_string(const std::string& s, Framework& out) {
+  enum_from_word(s, out, "--framework must be 'plain' or 'longclip'");
 }
 void from_string(const std::string& s, DeviceSpec& out) {
   const std::string refusal = "--device must be auto, cpu or cuda[:N] (got '" + s + "')";
@@ -164,6 +170,21 @@ void TrainConfig::validate() const {
   require(world_size == 1 || batch_size >= world_size,
           "--batch " + std::to_string(batch_size) + " is smaller than --world-size " +
               std::to_string(world_size) + ": every rank needs a row of the global batch");
+  require(hn || loss_gamma == 0,
+          "--hn off trains the framework's own global term, which has no margins: --gamma " +
+              std::to_string(loss_gamma) + " would be unused (set --gamma 0, or --hn on)");
+  require(longclip_pca_components >= 1,
+          "--longclip-pca must be >= 1 (got " + std::to_string(longclip_pca_components) + ")");
+  require(std::isfinite(longclip_label_smoothing) && longclip_label_smoothing >= 0 &&
+              longclip_label_smoothing < 1,
+          "--longclip-smoothing must be in [0, 1)");
+  require(framework == Framework::kPlain || loss_token_weight == 0,
+          "--token-weight belongs to the plain framework; --framework " + to_string(framework) +
+              " has its own terms");
+  // A framework's probe gradients are taken in passes of their own, which are not summed over
+  // ranks (and Long-CLIP's batch PCA would have to choose between the shard and the global batch).
+  require(world_size == 1 || framework == Framework::kPlain,
+          "--framework " + to_string(framework) + " is not supported with --world-size > 1 yet");
   // The token-level term compares every image's patches with every caption's tokens; over the
   // global batch that needs those gathered too, which is not built.
   require(world_size == 1 || loss_token_weight == 0,
@@ -216,6 +237,10 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
   j["precision"] = c.precision;
   j["world_size"] = c.world_size;
   j["dist_backend"] = c.dist_backend;
+  j["framework"] = c.framework;
+  j["hn"] = c.hn;
+  j["longclip_pca_components"] = c.longclip_pca_components;
+  j["longclip_label_smoothing"] = c.longclip_label_smoothing;
 }
 
 TrainConfig parse_train_config(const std::string& json_text) {
@@ -272,6 +297,10 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   read_choice(j, "precision", c.precision);
   read_key(j, "world_size", c.world_size);
   read_key(j, "dist_backend", c.dist_backend);
+  read_choice(j, "framework", c.framework);
+  read_key(j, "hn", c.hn);
+  read_key(j, "longclip_pca_components", c.longclip_pca_components);
+  read_key(j, "longclip_label_smoothing", c.longclip_label_smoothing);
 }
 
 }  // namespace hnclip

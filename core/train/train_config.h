@@ -31,6 +31,7 @@ enum class PeftMethod { kNone, kLora, kDora };          // none | lora | dora
 enum class Precision { kAuto, kFp32, kBf16 };           // auto | fp32 | bf16
 enum class DeviceKind { kAuto, kCpu, kCuda };           // auto | cpu | cuda
 enum class BatchSampler { kRandom, kFamilies };         // random | families
+enum class Framework { kPlain, kLongClip };             // plain | longclip
 
 // --device: auto | cpu | cuda | cuda:N; `index` -1 is plain "cuda" (the first GPU).
 struct DeviceSpec {
@@ -46,12 +47,14 @@ std::string to_string(PeftMethod v);
 std::string to_string(Precision v);
 std::string to_string(const DeviceSpec& v);
 std::string to_string(BatchSampler v);
+std::string to_string(Framework v);
 void from_string(const std::string& s, BenchmarkSize& out);
 void from_string(const std::string& s, GbarMode& out);
 void from_string(const std::string& s, PeftMethod& out);
 void from_string(const std::string& s, Precision& out);
 void from_string(const std::string& s, DeviceSpec& out);
 void from_string(const std::string& s, BatchSampler& out);
+void from_string(const std::string& s, Framework& out);
 
 struct TrainConfig {
   // Data.
@@ -86,6 +89,16 @@ struct TrainConfig {
   double loss_token_weight = 0.0;  // λtok, weight of the token-level term
   double logit_scale = 0.0;        // starting s; 0 = keep the checkpoint's (or 1/0.07)
   bool fixed_scale = false;        // true: s is not learned
+
+  // Fine-tuning framework (train/framework.h): its extra inputs and loss terms around the global
+  // image–caption term. hn: that global term is the HN loss (γ and Ḡ above); off: the
+  // framework's own (plain: InfoNCE, i.e. γ 0), which refuses γ > 0 rather than ignore it.
+  Framework framework = Framework::kPlain;
+  bool hn = true;
+  // Long-CLIP (loss/long_clip_loss.h), its published settings. It also restarts the logit scale
+  // at 100 unless logit_scale is given (TrainingJob records the value used).
+  int64_t longclip_pca_components = 32;
+  double longclip_label_smoothing = 0.1;
 
   // Parameter-efficient fine-tuning (core/model/peft.h): only the adapters (and s, unless
   // --fixed-scale) train; every base weight is frozen.

@@ -16,6 +16,7 @@
 #include "distributed/process_group.h"
 #include "fault/fault_point.h"
 #include "loss/hn_contrastive_loss.h"
+#include "loss/long_clip_loss.h"
 #include "loss/token_similarity.h"
 #include "model/peft.h"
 #include "train/autocast_guard.h"
@@ -23,6 +24,7 @@
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
 #include "train/family_batches.h"
+#include "train/framework.h"
 #include "train/gradient_probe.h"
 #include "train/lr_schedule.h"
 
@@ -91,6 +93,15 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
                       " is larger than the training split (" + std::to_string(subset) +
                       " images after --data-fraction " + fmt(config_.data_fraction) + ")");
   }
+  if (needs_short_captions(config_.framework)) {
+    // Refused now, not at the first step: the data must tokenize the derived captions.
+    try {
+      train_.tokenize_texts({long_clip_short_caption(train_.caption_text(0))});
+    } catch (const std::logic_error& e) {
+      throw ConfigError("--framework " + to_string(config_.framework) +
+                        " needs data that can tokenize its short captions: " + e.what());
+    }
+  }
   if (config_.batch_sampler == BatchSampler::kFamilies) {
     std::vector<std::string> groups(static_cast<size_t>(train_.num_images()));
     bool any = false;
@@ -126,7 +137,10 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
   }
   model_->to(device_);
   torch::NoGradGuard no_grad;
-  if (config_.logit_scale > 0) model_->logit_scale.fill_(std::log(config_.logit_scale));
+  // A framework's own starting scale (Long-CLIP: 100) unless --logit-scale says otherwise.
+  const double start_scale = config_.logit_scale > 0 ? config_.logit_scale
+                                                     : framework_start_logit_scale(config_.framework);
+  if (start_scale > 0) model_->logit_scale.fill_(std::log(start_scale));
   model_->logit_scale.set_requires_grad(!config_.fixed_scale);
 }
 
@@ -257,6 +271,9 @@ struct Trainer::State {
   std::vector<BatchRequest> snapshot_batches;
   bool bf16 = false;
   bool token_term = false;
+  // The loss has terms besides the global one (token term, a framework's): the probe then takes
+  // passes of its own instead of reusing the training backward's gradients.
+  bool extra_terms = false;
   TrainResult result;
   BestEpochSelector best;
   int64_t step;
@@ -268,7 +285,7 @@ struct Trainer::State {
 
 // One step's loss and the pieces of it that the probe and the step event need again.
 struct Trainer::StepLoss {
-  torch::Tensor loss;      // what is minimised (HN-CLIP, plus the token term when asked for)
+  torch::Tensor loss;      // what is minimised (HN-CLIP, plus the token or framework terms)
   torch::Tensor boosted;   // the HN-CLIP term alone
   torch::Tensor standard;  // plain InfoNCE on the same features
   torch::Tensor image, text, scale;
@@ -373,6 +390,7 @@ void Trainer::set_up(State& st, const TrainStart& start) {
   st.snapshot_batches.resize(
       std::min<size_t>(st.snapshot_batches.size(), static_cast<size_t>(c.gbar_snapshots)));
   st.token_term = c.loss_token_weight > 0;
+  st.extra_terms = st.token_term || c.framework != Framework::kPlain;
   // Mixed precision: the encoders run under bf16 autocast (by default on CUDA only), the loss in
   // fp32.
   st.bf16 = use_bf16_autocast(c.precision, device_.type());
@@ -522,15 +540,37 @@ Trainer::StepLoss Trainer::step_loss(State& st, const Batch& batch) {
                                                                      l2_normalize(txt.tokens),
                                                                      txt.mask, sl.scale);
   }
+  if (config_.framework == Framework::kLongClip) {
+    // The short captions are tokenized here, on the training thread (a few hundred short texts:
+    // small beside the encoders' step).
+    std::vector<std::string> short_texts;
+    short_texts.reserve(batch.request.captions.size());
+    for (int64_t c : batch.request.captions) {
+      short_texts.push_back(long_clip_short_caption(train_.caption_text(c)));
+    }
+    const auto short_tokens = train_.tokenize_texts(short_texts).to(device_);
+    torch::Tensor short_pooled;
+    {
+      AutocastGuard autocast(device_.type(), st.bf16);
+      short_pooled = model_->encode_text(short_tokens).pooled;
+    }
+    const auto short_text = gather(l2_normalize(short_pooled.to(torch::kFloat)));
+    LongClipOptions lo;
+    lo.pca_components = config_.longclip_pca_components;
+    lo.label_smoothing = config_.longclip_label_smoothing;
+    const auto lc = long_clip_loss(sl.image, sl.text, short_text, sl.scale, config_.hn,
+                                   config_.loss_gamma, text_for_g, lo);
+    sl.loss = lc.loss;
+  }
   return sl;
 }
 
 void Trainer::backward_with_probe(State& st, const StepLoss& sl, int epoch) {
   // Standard vs boosted gradients on this very batch, before the update. Without the token term
-  // the training loss *is* the boosted loss, so the training backward's own .grad (read before
+  // or a framework's terms the training loss *is* the boosted loss, so the training backward's own .grad (read before
   // clipping) is the boosted gradient, and for γ = 0 the standard one too: a probe then costs one
   // extra backward pass (autograd::grad of the standard loss, graph retained) for γ > 0 and none
-  // for γ = 0. With the token term both probe gradients take passes of their own first. Either
+  // for γ = 0. With other terms both probe gradients take passes of their own first. Either
   // way the training backward is the same call on the same graph, so probing changes nothing.
   using Seconds = std::chrono::duration<double>;
   auto t = Clock::now();
@@ -538,11 +578,13 @@ void Trainer::backward_with_probe(State& st, const StepLoss& sl, int epoch) {
   const auto standard = info_nce_loss(sl.image, sl.text, sl.scale);
   const bool plain = config_.loss_gamma == 0.0;
   ProbeValues pv;
-  if (st.token_term) {
-    // (One process only: TrainConfig refuses the token term with world_size > 1.)
+  if (st.extra_terms) {
+    // (One process only: TrainConfig refuses the token term and the frameworks' terms with
+    // world_size > 1, so these probe gradients are the global batch's.)
     pv = probe_gradients(standard, plain ? standard : sl.boosted, st.trainable);
     seconds += Seconds(Clock::now() - t).count();
     sl.loss.backward();
+    sum_gradients_over_ranks(st);
     t = Clock::now();
   } else {
     std::vector<torch::Tensor> gs;

@@ -40,6 +40,41 @@ TrainAdvancedFields::TrainAdvancedFields(
          "data set's groups, else clusters of each caption's nearest neighbours under the "
          "starting model) — the hard negatives the margins single out"));
   form->addRow(tr("Batches"), batch_sampler_);
+  framework_ = new QComboBox(this);
+  framework_->addItems({QStringLiteral("plain"), QStringLiteral("longclip")});
+  framework_->setToolTip(
+      tr("--framework: plain (the global image–caption term alone) or longclip (Long-CLIP: also "
+         "the short caption — the caption up to its first \". \" — against the batch-PCA image "
+         "features, label smoothing, the logit scale restarted at 100 unless set)"));
+  form->addRow(tr("Framework"), framework_);
+  form->addRow(message_label(QStringLiteral("--framework")));
+  hn_ = new QCheckBox(tr("HN margins in the framework's global term (γ, Ḡ)"), this);
+  hn_->setToolTip(
+      tr("--hn on: the framework's global InfoNCE term is the HN loss with the γ and Ḡ above; "
+         "off: the framework's own term (then γ must be 0)"));
+  form->addRow(QString(), hn_);
+  form->addRow(message_label(QStringLiteral("--hn")));
+  longclip_pca_ = new QSpinBox(this);
+  longclip_pca_->setRange(1, 100000);
+  longclip_pca_->setToolTip(tr("--longclip-pca: principal components kept of the batch's image "
+                               "features for the short-caption branch (Long-CLIP: 32)"));
+  form->addRow(tr("Long-CLIP PCA components"), longclip_pca_);
+  longclip_smoothing_ = new QDoubleSpinBox(this);
+  longclip_smoothing_->setRange(0.0, 0.999);
+  longclip_smoothing_->setDecimals(3);
+  longclip_smoothing_->setSingleStep(0.05);
+  longclip_smoothing_->setToolTip(
+      tr("--longclip-smoothing: label smoothing of Long-CLIP's cross-entropies (its code: 0.1)"));
+  form->addRow(tr("Long-CLIP label smoothing"), longclip_smoothing_);
+  form->addRow(message_label(QStringLiteral("--longclip-smoothing")));
+  // Long-CLIP's own settings mean something only with Long-CLIP.
+  auto follow_framework = [this] {
+    const bool longclip = framework_->currentText() == QStringLiteral("longclip");
+    longclip_pca_->setEnabled(longclip);
+    longclip_smoothing_->setEnabled(longclip);
+  };
+  connect(framework_, &QComboBox::currentIndexChanged, this, follow_framework);
+  follow_framework();
   max_image_megapixels_ = new QSpinBox(this);
   max_image_megapixels_->setRange(0, std::numeric_limits<int>::max() / 1000000);
   max_image_megapixels_->setSuffix(tr(" megapixels"));
@@ -117,13 +152,13 @@ TrainAdvancedFields::TrainAdvancedFields(
   for (auto* e : {train_split_, test_split_, val_split_})
     connect(e, &QLineEdit::textChanged, this, &TrainAdvancedFields::edited);
   for (auto* s : {max_image_megapixels_, context_length_, gbar_snapshots_, threads_, loader_workers_,
-                 processes_})
+                 processes_, longclip_pca_})
     connect(s, &QSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
-  for (auto* s : {weight_decay_, warmup_, grad_clip_})
+  for (auto* s : {weight_decay_, warmup_, grad_clip_, longclip_smoothing_})
     connect(s, &QDoubleSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
-  for (auto* c : {precision_, batch_sampler_})
+  for (auto* c : {precision_, batch_sampler_, framework_})
     connect(c, &QComboBox::currentIndexChanged, this, &TrainAdvancedFields::edited);
-  for (auto* b : {allow_outside_root_, skip_bad_images_, eval_at_start_})
+  for (auto* b : {allow_outside_root_, skip_bad_images_, eval_at_start_, hn_})
     connect(b, &QCheckBox::toggled, this, &TrainAdvancedFields::edited);
 }
 
@@ -132,6 +167,9 @@ void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
   test_split_->setText(QString::fromStdString(c.test_split));
   val_split_->setText(QString::fromStdString(c.val_split));
   batch_sampler_->setCurrentText(QString::fromStdString(hnclip::to_string(c.batch_sampler)));
+  framework_->setCurrentText(QString::fromStdString(hnclip::to_string(c.framework)));
+  hn_->setChecked(c.hn);
+  longclip_pca_->setValue(static_cast<int>(c.longclip_pca_components));
   given_max_pixels_ = c.max_image_pixels;
   max_image_megapixels_->setValue(static_cast<int>(
       std::min<int64_t>(c.max_image_pixels / 1000000, max_image_megapixels_->maximum())));
@@ -142,7 +180,7 @@ void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
   given_.clear();
   for (auto [spin, v] :
        {std::pair{weight_decay_, c.weight_decay}, std::pair{warmup_, c.warmup_fraction},
-        std::pair{grad_clip_, c.grad_clip}}) {
+        std::pair{grad_clip_, c.grad_clip}, std::pair{longclip_smoothing_, c.longclip_label_smoothing}}) {
     spin->setValue(v);
     given_.remember(spin, v, spin->value());
   }
@@ -160,6 +198,10 @@ void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
   c.test_split = test_split_->text().trimmed().toStdString();
   c.val_split = val_split_->text().trimmed().toStdString();
   hnclip::from_string(batch_sampler_->currentText().toStdString(), c.batch_sampler);
+  hnclip::from_string(framework_->currentText().toStdString(), c.framework);
+  c.hn = hn_->isChecked();
+  c.longclip_pca_components = longclip_pca_->value();
+  c.longclip_label_smoothing = given_.value(longclip_smoothing_, longclip_smoothing_->value());
   const int megapixels = max_image_megapixels_->value();
   c.max_image_pixels =
       megapixels == shown_megapixels_ ? given_max_pixels_ : int64_t{megapixels} * 1000000;
@@ -191,6 +233,13 @@ QStringList TrainAdvancedFields::changedFromDefaults() const {
     changed << tr("validation split %1").arg(QString::fromStdString(c.val_split));
   if (c.batch_sampler != d.batch_sampler)
     changed << tr("%1 batches").arg(QString::fromStdString(hnclip::to_string(c.batch_sampler)));
+  if (c.framework != d.framework)
+    changed << tr("framework %1").arg(QString::fromStdString(hnclip::to_string(c.framework)));
+  if (c.hn != d.hn) changed << tr("no HN margins");
+  if (c.longclip_pca_components != d.longclip_pca_components)
+    changed << tr("Long-CLIP PCA %1").arg(c.longclip_pca_components);
+  if (c.longclip_label_smoothing != d.longclip_label_smoothing)
+    changed << tr("Long-CLIP smoothing %1").arg(c.longclip_label_smoothing);
   if (c.max_image_pixels != d.max_image_pixels)
     changed << tr("largest image %L1 pixels").arg(static_cast<qlonglong>(c.max_image_pixels));
   if (c.allow_outside_root != d.allow_outside_root) changed << tr("paths outside the root");

@@ -1,6 +1,7 @@
 #pragma once
 // TrainAdvancedFields: the Train form's "Advanced" keys — splits (train, test, validation), the
-// batch sampler, the checks of a data set's image files (pixel limit, paths outside the root,
+// batch sampler, the fine-tuning framework (with whether its global term carries the HN margins,
+// and its own settings), the checks of a data set's image files (pixel limit, paths outside the root,
 // skipping undecodable images), context length, weight decay, warm-up, gradient clipping, Ḡ
 // snapshots, threads, loader workers, precision, data-parallel processes, start evaluation — so every TrainConfig key the
 // CLI takes can be seen and edited in the window. write() shows a config's values, read() puts
@@ -48,6 +49,10 @@ class TrainAdvancedFields : public QGroupBox {
   QLineEdit* test_split_ = nullptr;
   QLineEdit* val_split_ = nullptr;
   QComboBox* batch_sampler_ = nullptr;
+  QComboBox* framework_ = nullptr;
+  QCheckBox* hn_ = nullptr;
+  QSpinBox* longclip_pca_ = nullptr;
+  QDoubleSpinBox* longclip_smoothing_ = nullptr;
   QSpinBox* max_image_megapixels_ = nullptr;  // whole megapixels; 0 = the default limit
   QCheckBox* allow_outside_root_ = nullptr;
   QCheckBox* skip_bad_images_ = nullptr;

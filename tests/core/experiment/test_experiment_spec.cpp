@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "experiment/experiment_presets.h"
@@ -125,6 +126,34 @@ TEST(ExperimentSpec, FrozenGbarMatchesOnlyWhereGammaIsPositive) {
   ASSERT_EQ(plan.cells.size(), 4u) << plan.cells.back().label;
   EXPECT_EQ(plan.cells[1].label, "HN γ 0.5 Ḡ frozen · s 100 fixed");
   EXPECT_EQ(plan.cells[2].config.loss_gbar, GbarMode::kRecomputed);
+}
+
+// A framework axis: each framework's method (the HN loss in its global term) is paired with the
+// framework as published (--hn off, γ 0) — Table A4's "+ LHN" row against its framework's row —
+// while plain's control stays plain InfoNCE (one spelling with or without "HN at γ 0").
+TEST(ExperimentSpec, AFrameworksControlIsItsOwnLossWithoutTheMargins) {
+  ExperimentSpec s = gamma_spec({0.5});
+  s.axes.push_back({"framework", {"plain", "longclip"}});
+  s.control_scales = {};
+  const auto plan = expand_experiment(s, false);
+  // Per framework: method, paired (s 100 fixed), learnt.
+  ASSERT_EQ(plan.cells.size(), 6u);
+  std::map<std::string, const ExperimentCell*> paired;
+  for (const auto& c : plan.cells) {
+    if (c.role == kRolePaired) paired[to_string(c.config.framework)] = &c;
+  }
+  ASSERT_EQ(paired.size(), 2u);
+  EXPECT_TRUE(paired["plain"]->config.hn);
+  EXPECT_FALSE(paired["longclip"]->config.hn);
+  EXPECT_EQ(paired["longclip"]->config.loss_gamma, 0.0);
+  EXPECT_NE(paired["longclip"]->label.find("longclip's own loss"), std::string::npos)
+      << paired["longclip"]->label;
+  for (const auto& c : plan.cells) {
+    if (c.config.framework == Framework::kLongClip && c.config.loss_gamma > 0) {
+      EXPECT_TRUE(c.config.hn) << c.label;
+      EXPECT_EQ(control_context(c.config), control_context(paired["longclip"]->config));
+    }
+  }
 }
 
 TEST(ExperimentSpec, ParallelSplitsTheThreads) {

@@ -1,6 +1,6 @@
 // Tests core/train/train_config: the validation split key (--val-split) is stored with the run,
 // read back (absent in an older run's config: none) and refused where it would be the test or
-// training split itself.
+// training split itself; the framework keys likewise, and the combinations they refuse.
 
 #include "train/train_config.h"
 
@@ -56,6 +56,61 @@ TEST(TrainConfig, ValSplitMustDifferFromTheTestAndTrainingSplits) {
   EXPECT_NO_THROW(c.validate());
   c.val_split = "all";
   EXPECT_THROW(c.validate(), ConfigError);
+}
+
+TEST(TrainConfig, FrameworkKeysRoundTripAndOlderRunsArePlainWithMargins) {
+  TrainConfig c;
+  c.framework = Framework::kLongClip;
+  c.hn = false;
+  c.longclip_pca_components = 16;
+  c.longclip_label_smoothing = 0.2;
+  const nlohmann::json j = c;
+  EXPECT_EQ(j.at("framework"), "longclip");
+  EXPECT_EQ(j.at("hn"), false);
+  const auto back = parse_train_config(j.dump());
+  EXPECT_EQ(back.framework, Framework::kLongClip);
+  EXPECT_FALSE(back.hn);
+  EXPECT_EQ(back.longclip_pca_components, 16);
+  EXPECT_DOUBLE_EQ(back.longclip_label_smoothing, 0.2);
+  nlohmann::json older = TrainConfig{};
+  for (const char* key : {"framework", "hn", "longclip_pca_components", "longclip_label_smoothing"})
+    older.erase(key);
+  const auto plain = parse_train_config(older.dump());
+  EXPECT_EQ(plain.framework, Framework::kPlain);
+  EXPECT_TRUE(plain.hn);
+  older["framework"] = "goal";  // not built: refused by name, never read as plain
+  EXPECT_THROW(parse_train_config(older.dump()), ConfigError);
+}
+
+void expect_refused(const TrainConfig& c, const std::string& flag) {
+  try {
+    c.validate();
+    FAIL() << "expected ConfigError naming " << flag;
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(flag, 0), 0u) << e.what();
+  }
+}
+
+TEST(TrainConfig, FrameworkCombinationsThatCannotHoldAreRefusedByFlag) {
+  TrainConfig c;
+  c.framework = Framework::kLongClip;
+  c.loss_gamma = 0.5;
+  EXPECT_NO_THROW(c.validate());
+  c.hn = false;  // its own global term has no margins: γ would be silently unused
+  expect_refused(c, "--hn off");
+  c.loss_gamma = 0;
+  EXPECT_NO_THROW(c.validate());
+  c.longclip_pca_components = 0;
+  expect_refused(c, "--longclip-pca");
+  c.longclip_pca_components = 32;
+  c.longclip_label_smoothing = 1.0;
+  expect_refused(c, "--longclip-smoothing");
+  c.longclip_label_smoothing = 0.1;
+  c.loss_token_weight = 0.5;
+  expect_refused(c, "--token-weight");
+  c.loss_token_weight = 0;
+  c.world_size = 2;
+  expect_refused(c, "--framework longclip");
 }
 
 }  // namespace

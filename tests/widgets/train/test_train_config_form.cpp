@@ -118,6 +118,10 @@ class TestTrainConfigForm : public QObject {
     c.name = "every key";
     c.world_size = 2;
     c.dist_backend = "gloo";
+    c.framework = hnclip::Framework::kLongClip;
+    c.hn = false;
+    c.longclip_pca_components = 7;
+    c.longclip_label_smoothing = 0.123456;
     const nlohmann::json given = c, defaults = hnclip::TrainConfig{};
     for (const auto& [key, value] : defaults.items())
       QVERIFY2(given.at(key) != value, ("the test leaves " + key + " at its default").c_str());
