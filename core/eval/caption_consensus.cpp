@@ -20,7 +20,8 @@ namespace {
 void check_shapes(const at::Tensor& captions, const at::Tensor& images,
                   const std::vector<int64_t>& caption_image) {
   if (captions.dim() != 2 || images.dim() != 2 || captions.size(1) != images.size(1)) {
-    throw std::invalid_argument("caption consensus: captions and images must be [N, d] with the same d");
+    throw std::invalid_argument(
+        "caption consensus: captions and images must be [N, d] with the same d");
   }
   if (static_cast<int64_t>(caption_image.size()) != captions.size(0)) {
     throw std::invalid_argument("caption consensus: one image id per caption is required");
@@ -38,8 +39,8 @@ torch::Tensor image_ids(const std::vector<int64_t>& caption_image, const torch::
 
 // Captions per image, as floats (the divisor of the mean).
 torch::Tensor caption_counts(const torch::Tensor& ids, int64_t num_images) {
-  return torch::zeros({num_images}, torch::TensorOptions().dtype(torch::kFloat).device(ids.device()))
-      .index_add_(0, ids, torch::ones({ids.size(0)}, torch::TensorOptions().device(ids.device())));
+  const auto floats = torch::TensorOptions().dtype(torch::kFloat).device(ids.device());
+  return torch::zeros({num_images}, floats).index_add_(0, ids, torch::ones({ids.size(0)}, floats));
 }
 
 torch::Tensor fused_rows(const torch::Tensor& captions, const torch::Tensor& images,

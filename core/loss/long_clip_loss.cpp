@@ -36,7 +36,8 @@ at::Tensor smoothed_clip_loss(const at::Tensor& image, const at::Tensor& text,
   }
   namespace F = torch::nn::functional;
   const auto logits = scale * torch::matmul(image, text.t());
-  const auto targets = torch::arange(image.size(0), torch::TensorOptions().dtype(torch::kLong).device(image.device()));
+  const auto targets =
+      torch::arange(image.size(0), torch::TensorOptions().dtype(torch::kLong).device(image.device()));
   const auto options = F::CrossEntropyFuncOptions().label_smoothing(label_smoothing);
   return 0.5 * (F::cross_entropy(logits, targets, options) +
                 F::cross_entropy(logits.t(), targets, options));

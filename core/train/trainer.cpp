@@ -138,8 +138,9 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
   model_->to(device_);
   torch::NoGradGuard no_grad;
   // A framework's own starting scale (Long-CLIP: 100) unless --logit-scale says otherwise.
-  const double start_scale = config_.logit_scale > 0 ? config_.logit_scale
-                                                     : framework_start_logit_scale(config_.framework);
+  const double start_scale = config_.logit_scale > 0
+                                 ? config_.logit_scale
+                                 : framework_start_logit_scale(config_.framework);
   if (start_scale > 0) model_->logit_scale.fill_(std::log(start_scale));
   model_->logit_scale.set_requires_grad(!config_.fixed_scale);
 }
@@ -567,11 +568,12 @@ Trainer::StepLoss Trainer::step_loss(State& st, const Batch& batch) {
 
 void Trainer::backward_with_probe(State& st, const StepLoss& sl, int epoch) {
   // Standard vs boosted gradients on this very batch, before the update. Without the token term
-  // or a framework's terms the training loss *is* the boosted loss, so the training backward's own .grad (read before
-  // clipping) is the boosted gradient, and for γ = 0 the standard one too: a probe then costs one
-  // extra backward pass (autograd::grad of the standard loss, graph retained) for γ > 0 and none
-  // for γ = 0. With other terms both probe gradients take passes of their own first. Either
-  // way the training backward is the same call on the same graph, so probing changes nothing.
+  // or a framework's terms the training loss *is* the boosted loss, so the training backward's
+  // own .grad (read before clipping) is the boosted gradient, and for γ = 0 the standard one too:
+  // a probe then costs one extra backward pass (autograd::grad of the standard loss, graph
+  // retained) for γ > 0 and none for γ = 0. With other terms both probe gradients take passes of
+  // their own first. Either way the training backward is the same call on the same graph, so
+  // probing changes nothing.
   using Seconds = std::chrono::duration<double>;
   auto t = Clock::now();
   double seconds = 0;
