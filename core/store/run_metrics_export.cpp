@@ -75,6 +75,9 @@ std::vector<MetricsExportRow> run_metrics_rows(const RunStore& store, int64_t ru
     add(kKindStep, s.epoch, s.step, s.wall_time_s, "lr", s.lr);
     add(kKindStep, s.epoch, s.step, s.wall_time_s, "logit_scale", s.logit_scale);
     add(kKindStep, s.epoch, s.step, s.wall_time_s, "grad_norm", s.grad_norm);
+    for (const auto& t : s.loss_terms) {
+      add(kKindStep, s.epoch, s.step, s.wall_time_s, "loss_term_" + t.name, t.value);
+    }
   }
   for (const auto& p : store.probes(run)) {
     const double wall = wall_at(p.step);

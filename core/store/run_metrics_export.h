@@ -3,7 +3,8 @@
 // one row per (record, metric), so a run loads into pandas with one read_csv / read_json call.
 //
 // Columns: kind, run_id, epoch, step, wall_time_s, metric, value.
-//   kind "step":  every optimiser step; metrics loss, loss_standard, lr, logit_scale, grad_norm.
+//   kind "step":  every optimiser step; metrics loss, loss_standard, lr, logit_scale, grad_norm,
+//                 and loss_term_<name> per recorded loss term (train/loss_term.h; unweighted).
 //   kind "probe": every gradient probe; loss_standard, loss_boosted, grad_norm_standard,
 //                 grad_norm_boosted, grad_ratio, grad_cosine, and where recorded the gradient-mass
 //                 shares mass_share_plain_<b> / mass_share_boosted_<b> (b = the Ḡ bucket's index,

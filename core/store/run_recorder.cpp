@@ -33,7 +33,8 @@ void RunRecorder::on_step(const StepEvent& e) {
   row.lr = e.lr;
   row.logit_scale = e.logit_scale;
   row.grad_norm = e.grad_norm;
-  buffer_.push_back(row);
+  row.loss_terms = e.loss_terms;
+  buffer_.push_back(std::move(row));
   if (buffer_.size() >= batch_rows_ ||
       std::chrono::steady_clock::now() - oldest_buffered_ >= max_delay_) {
     flush();

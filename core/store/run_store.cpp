@@ -471,9 +471,22 @@ void RunStore::append_step_metrics(int64_t run, const std::vector<StepMetricRow>
   Transaction tx(db_, path_, op);
   Statement st(db_, path_,
                insert_sql("INSERT INTO step_metrics", {"run_id"}, kStepMetricColumns).c_str(), op);
+  Statement terms(db_, path_,
+                  "INSERT INTO step_loss_terms (run_id, step, term, weight, value) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5)",
+                  op);
   for (const auto& r : rows) {
     bind_row(st.bind_int64(1, run), 2, kStepMetricColumns, r).run();
     st.reset();
+    for (const auto& t : r.loss_terms) {
+      terms.bind_int64(1, run)
+          .bind_int64(2, r.step)
+          .bind_text(3, t.name)
+          .bind_double(4, t.weight)
+          .bind_double(5, t.value)
+          .run();
+      terms.reset();
+    }
   }
   fault_point("metrics.transaction");
   tx.commit();
@@ -488,6 +501,30 @@ std::vector<StepMetricRow> RunStore::step_metrics(int64_t run) const {
   st.bind_int64(1, run);
   std::vector<StepMetricRow> rows;
   while (st.step()) rows.push_back(read_row(st, kStepMetricColumns));
+  // Both queries are ordered by step: one pass joins the terms to their steps (in the order
+  // loss_term_names() lists them, which the rowid-less primary key does not keep).
+  Statement terms(db_, path_,
+                  "SELECT step, term, weight, value FROM step_loss_terms WHERE run_id = ?1 "
+                  "ORDER BY step",
+                  "read loss terms of run " + std::to_string(run));
+  terms.bind_int64(1, run);
+  auto row = rows.begin();
+  while (terms.step()) {
+    const int64_t step = terms.column_int64(0);
+    while (row != rows.end() && row->step < step) ++row;
+    if (row == rows.end()) break;  // cannot happen: each term row references its step
+    if (row->step != step) continue;
+    row->loss_terms.push_back(
+        LossTerm{terms.column_text(1), terms.column_double(2), terms.column_double(3)});
+  }
+  const auto& names = loss_term_names();
+  const auto rank = [&](const LossTerm& t) {
+    return std::find(names.begin(), names.end(), t.name) - names.begin();
+  };
+  for (auto& r : rows) {
+    std::stable_sort(r.loss_terms.begin(), r.loss_terms.end(),
+                     [&](const LossTerm& a, const LossTerm& b) { return rank(a) < rank(b); });
+  }
   return rows;
 }
 

@@ -18,6 +18,7 @@
 #include "store/experiment_record.h"
 #include "store/transfer_eval_record.h"
 #include "store/store_error.h"
+#include "train/loss_term.h"
 
 struct sqlite3;
 
@@ -59,6 +60,9 @@ struct StepMetricRow {
   double lr = 0;
   double logit_scale = 0;
   double grad_norm = 0;
+  // The step's loss terms (train/loss_term.h; schema v9, table step_loss_terms): empty when the
+  // loss was the global term alone, and for steps written before version 9.
+  std::vector<LossTerm> loss_terms;
 };
 
 // One epoch's count of steps with a recorded plain InfoNCE loss, and how many of them were

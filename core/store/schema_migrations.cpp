@@ -245,6 +245,21 @@ CREATE TABLE transfer_evals (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 9: a step's loss terms (issue 18) — what a framework's loss is made of (train/
+// loss_term.h), one row per term, Σ weight · value = step_metrics.loss. Rows hang off their step,
+// so a resume's delete_step_metrics_after and a deleted run delete them too.
+constexpr const char* kV9StepLossTerms = R"sql(
+CREATE TABLE step_loss_terms (
+  run_id INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  term TEXT NOT NULL,
+  weight REAL NOT NULL,
+  value REAL,
+  PRIMARY KEY (run_id, step, term),
+  FOREIGN KEY (run_id, step) REFERENCES step_metrics(run_id, step) ON DELETE CASCADE
+) WITHOUT ROWID;
+)sql";
+
 }  // namespace
 
 const std::vector<MigrationStep>& schema_migrations() {
@@ -259,6 +274,7 @@ const std::vector<MigrationStep>& schema_migrations() {
       {6, "add the probe_gradient_mass table", kV6ProbeGradientMass},
       {7, "add the experiments, experiment_cells and experiment_runs tables", kV7Experiments},
       {8, "add the transfer_evals table (cross-domain evaluations)", kV8TransferEvals},
+      {9, "add the step_loss_terms table (a framework's loss terms per step)", kV9StepLossTerms},
   };
   return steps;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "eval/retrieval_result.h"
+#include "train/loss_term.h"
 
 namespace hnclip {
 
@@ -21,6 +22,9 @@ struct StepEvent {
   double lr = 0;
   double logit_scale = 0;  // s = exp(logit_scale), after clamping
   double grad_norm = 0;    // full-parameter L2 norm before clipping
+  // What `loss` is made of when it has more than the global term (a framework's terms, the token
+  // term): Σ weight · value = loss. Empty for plain HN-CLIP.
+  std::vector<LossTerm> loss_terms;
 };
 
 // One gradient probe (every --probe-every optimiser steps; see train/gradient_probe.h).

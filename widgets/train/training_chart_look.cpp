@@ -70,6 +70,22 @@ const std::vector<TrainingChartLook>& training_chart_looks() {
        "The same split under the boosted logits the run optimises: the margins \u03b3\u1e20 move "
        "the gradient towards near-twin negatives (high \u1e20). Equal to the plain chart for "
        "\u03b3 = 0."},
+      {"Loss terms (framework runs)",
+       "term (nats, unweighted)",
+       true,
+       {{"global", Qt::SolidLine, SS::ssNone},
+        {"token", Qt::DashDotLine, SS::ssNone},
+        {"short", Qt::DashLine, SS::ssNone},
+        {"augmented", Qt::DotLine, SS::ssNone},
+        {"fine", Qt::DashDotDotLine, SS::ssNone}},
+       false,
+       false,
+       0,
+       "What the optimised loss is made of when it has more than the global term: each term "
+       "before its weight. global: the term the HN margins replace (Long-CLIP's long-caption "
+       "branch); token: the token-level term; short: Long-CLIP's short-caption branch; "
+       "augmented: DeBias-CLIP's augmented-caption branch; fine: FineLIP's fine-grained triplet "
+       "loss (summed over the batch). Shown once a run records terms."},
   };
   return kLooks;
 }

@@ -88,6 +88,7 @@ const std::vector<CurveChartSpec>& TrainingCurves::charts() {
        false},
       {"gradient_mass_plain", S::Probes, false, false, kMassSeries, true},
       {"gradient_mass_boosted", S::Probes, false, false, kMassSeries, true},
+      {"loss_terms", S::Steps, true, false, loss_term_names(), false},
   };
   return kCharts;
 }
@@ -157,6 +158,12 @@ void TrainingCurves::addStep(int64_t run, const StepMetricRow& row) {
   addPoint(kLoss, run, 0, step, row.loss);
   addPoint(kLoss, run, 1, step, row.loss_standard);
   addPoint(kLr, run, 0, step, row.lr);
+  const auto& term_names = loss_term_names();
+  for (const auto& t : row.loss_terms) {
+    const auto at = std::find(term_names.begin(), term_names.end(), t.name);
+    if (at != term_names.end())  // a name this build does not know has no series to go to
+      addPoint(kLossTerms, run, static_cast<int>(at - term_names.begin()), step, t.value);
+  }
   const bool known = std::isfinite(row.loss_standard);
   const StepFlag flag{row.step, row.epoch, known, known && row.loss_standard < kSolvedLoss};
   data.steps.push_back(flag);

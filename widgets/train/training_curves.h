@@ -87,6 +87,7 @@ class TrainingCurves {
     kRecall,
     kGradientMassPlain,    // per epoch, per Ḡ bucket: mean share of the negatives' softmax mass
     kGradientMassBoosted,  // the same under the boosted logits
+    kLossTerms,            // a framework's loss terms (train/loss_term.h), unweighted
   };
   static constexpr int kMassBuckets = 5;  // the Ḡ hardness buckets of core/eval/caption_geometry
   static const std::vector<CurveChartSpec>& charts();

@@ -29,6 +29,7 @@ constexpr int kTwoColumnWidth = 2 * TrainingChart::kMinWidth + kGridSpacing;
 // boosted) — then the probes' gradient norms, ratio and cosine, the learning rate, and the recall
 // chart, whose legend of six series per run wants the full width.
 const int kLayoutOrder[] = {TrainingCurves::kLoss,
+                            TrainingCurves::kLossTerms,  // laid out only once a run has terms
                             TrainingCurves::kProbeFractions,
                             TrainingCurves::kGradientMassPlain,
                             TrainingCurves::kGradientMassBoosted,
@@ -106,8 +107,14 @@ void TrainingPlotsPanel::layoutCharts(int columns) {
   columns_ = columns;
   for (TrainingChart* chart : charts_) grid_->removeWidget(chart);
   int cell = 0;
+  lossTermsShown_ = !curves_.seriesOf(TrainingCurves::kLossTerms).empty();
   for (const int index : kLayoutOrder) {
     TrainingChart* chart = charts_[static_cast<size_t>(index)];
+    if (index == TrainingCurves::kLossTerms && !lossTermsShown_) {
+      chart->hide();
+      continue;
+    }
+    chart->show();
     const bool full = columns == 2 && index == TrainingCurves::kRecall;
     if (full && cell % 2 == 1) ++cell;  // a full-width chart starts a row
     grid_->addWidget(chart, cell / columns, cell % columns, 1, full ? 2 : 1);
@@ -198,6 +205,9 @@ QString TrainingPlotsPanel::labelOf(int64_t run_id) const {
 
 // Mirrors every chart the model changed since the last call.
 void TrainingPlotsPanel::mirrorChanges() {
+  // The loss-terms chart comes and goes with the runs that record terms.
+  if (lossTermsShown_ == curves_.seriesOf(TrainingCurves::kLossTerms).empty())
+    layoutCharts(columns_);
   for (TrainingChart* chart : charts_) {
     if (chart->mirror()) markDirty(*chart);
   }
@@ -207,7 +217,7 @@ void TrainingPlotsPanel::mirrorChanges() {
 
 void TrainingPlotsPanel::appendStep(int64_t run_id, const hnclip::StepEvent& e) {
   curves_.addStep(run_id, StepMetricRow{e.step, e.epoch, e.wall_time_s, e.loss, e.loss_standard,
-                                        e.lr, e.logit_scale, e.grad_norm});
+                                        e.lr, e.logit_scale, e.grad_norm, e.loss_terms});
   mirrorChanges();
 }
 

@@ -131,6 +131,7 @@ class TrainingPlotsPanel : public QWidget {
   QScrollArea* scroll_ = nullptr;
   QGridLayout* grid_ = nullptr;
   int columns_ = 0;
+  bool lossTermsShown_ = false;  // laid out: some run has recorded loss terms
 };
 
 }  // namespace hnclip::gui

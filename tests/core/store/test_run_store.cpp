@@ -670,6 +670,52 @@ TEST(RunStoreMetrics, DeleteAfterStepKeepsEarlierStepsAndOtherRuns) {
   EXPECT_EQ(store.step_metrics(id).size(), 25u);
 }
 
+TEST(RunStoreMetrics, LossTermsRoundTripInTermOrderAndGoWithTheirStep) {
+  ScratchDir dir;
+  const std::string path = (dir / "runs.db").string();
+  RunStore store(path);
+  const int64_t id = store.create_run(sample_run("terms", 1000));
+  const int64_t other = store.create_run(sample_run("plain", 1000));
+  auto rows = metrics(1, 4);
+  // Written in another order than loss_term_names() lists them: read back in that order.
+  rows[0].loss_terms = {{"short", 1.0, 2.5}, {"global", 1.0, 0.125}};
+  rows[2].loss_terms = {{"token", 0.25, std::nan("")}, {"global", 1.0, 1e-7}};
+  store.append_step_metrics(id, rows);
+  store.append_step_metrics(other, metrics(1, 4));
+  auto back = store.step_metrics(id);
+  ASSERT_EQ(back.size(), 4u);
+  ASSERT_EQ(back[0].loss_terms.size(), 2u);
+  EXPECT_EQ(back[0].loss_terms[0].name, "global");
+  EXPECT_EQ(back[0].loss_terms[0].value, 0.125);
+  EXPECT_EQ(back[0].loss_terms[1].name, "short");
+  EXPECT_EQ(back[0].loss_terms[1].value, 2.5);
+  EXPECT_TRUE(back[1].loss_terms.empty());
+  ASSERT_EQ(back[2].loss_terms.size(), 2u);
+  EXPECT_EQ(back[2].loss_terms[1].name, "token");
+  EXPECT_EQ(back[2].loss_terms[1].weight, 0.25);
+  EXPECT_TRUE(std::isnan(back[2].loss_terms[1].value));
+  EXPECT_EQ(back[2].loss_terms[0].value, 1e-7);
+  for (const auto& r : store.step_metrics(other)) EXPECT_TRUE(r.loss_terms.empty());
+
+  // A step naming one term twice is refused with its whole batch.
+  auto dup = metrics(5, 2);
+  dup[1].loss_terms = {{"global", 1.0, 1.0}, {"global", 1.0, 2.0}};
+  EXPECT_THROW(store.append_step_metrics(id, dup), StoreError);
+  EXPECT_EQ(store.step_metrics(id).size(), 4u);
+
+  // A resume drops the terms of the steps it drops; a deleted run takes its terms along.
+  store.delete_step_metrics_after(id, 1);
+  RawDb raw(path);
+  EXPECT_EQ(raw.text("SELECT count(*) FROM step_loss_terms WHERE run_id = " + std::to_string(id)),
+            "2");
+  auto again = metrics(2, 2);
+  again[1].loss_terms = rows[2].loss_terms;
+  store.append_step_metrics(id, again);
+  EXPECT_EQ(store.step_metrics(id)[2].loss_terms.size(), 2u);
+  EXPECT_TRUE(store.delete_run(id));
+  EXPECT_EQ(raw.text("SELECT count(*) FROM step_loss_terms"), "0");
+}
+
 // ---- evaluations ----
 
 TEST(RunStoreProbes, RoundTripWithInfAndNanAndDeleteAfter) {

@@ -416,6 +416,41 @@ class TestTrainingCurves : public QObject {
     QVERIFY(std::isnan(r2[8]));
     QVERIFY(std::isnan(r2[9]));
   }
+
+  // A framework's loss terms go to their own chart, one series per term name (train/
+  // loss_term.h), smoothed like the loss; a step without terms adds nothing there, and a name
+  // this build does not know is dropped rather than drawn as another term.
+  void lossTermsGoToTheirSeries() {
+    TrainingCurves c;
+    c.setSmoothing(0.0);
+    StepMetricRow a = step(1, 3.0, 1.0, 0.1);
+    a.loss_terms = {{"global", 1.0, 1.25}, {"short", 1.0, 1.75}};
+    StepMetricRow b = step(2, 2.0, 0.5, 0.2);
+    b.loss_terms = {{"global", 1.0, 0.75}, {"short", 1.0, 1.25}, {"future_term", 1.0, 9.0}};
+    c.addStep(4, a);
+    c.addStep(4, b);
+    c.addStep(5, step(1, 1.0, 1.0, 0.1));  // plain: no terms
+    QVERIFY(c.seriesOf(TrainingCurves::kLossTerms).count(5) == 0);
+    const CurveSeries* global = series(c, TrainingCurves::kLossTerms, 4, 0);
+    const CurveSeries* shrt = series(c, TrainingCurves::kLossTerms, 4, 2);
+    QVERIFY(global && shrt);
+    QVERIFY(global->present && shrt->present);
+    QVERIFY(!series(c, TrainingCurves::kLossTerms, 4, 1)->present);  // token
+    QVERIFY(!series(c, TrainingCurves::kLossTerms, 4, 3)->present);  // augmented
+    QCOMPARE(global->raw.size(), size_t(2));
+    QCOMPARE(global->raw[1].value, 0.75);
+    QCOMPARE(shrt->raw[0].value, 1.75);
+    QCOMPARE(shrt->smoothed.size(), size_t(2));
+    QCOMPARE(c.bounds(TrainingCurves::kLossTerms).val_max, 1.75);  // 9.0 was not drawn
+    // A resumed run's repeated step truncates the terms with the rest of the step stream.
+    StepMetricRow again = step(2, 2.5, 0.5, 0.2);
+    again.loss_terms = {{"global", 1.0, 0.5}, {"short", 1.0, 2.0}};
+    c.addStep(4, again);
+    QCOMPARE(global->raw.size(), size_t(2));
+    QCOMPARE(global->raw[1].value, 0.5);
+    QCOMPARE(std::string(TrainingCurves::charts()[TrainingCurves::kLossTerms].name),
+             std::string("loss_terms"));
+  }
 };
 
 QTEST_APPLESS_MAIN(TestTrainingCurves)

@@ -361,7 +361,9 @@ class TestTrainingPlotsPanel : public QObject {
   void remove_run_removes_its_graphs_everywhere() {
     TrainingPlotsPanel panel;
     for (int64_t run : {1, 2}) {
-      panel.appendStep(run, step(1, 1, 1));
+      auto with_terms = step(1, 1, 1);  // so that the loss-terms chart has graphs too
+      with_terms.loss_terms = {{"global", 1.0, 0.5}, {"short", 1.0, 0.5}};
+      panel.appendStep(run, with_terms);
       panel.appendProbe(run, probe(1, 1, 0.1, 0.0, 1));
       auto with_mass = probe(2, 1, 0.1, 0.5, 1);
       with_mass.mass_share_plain = with_mass.mass_share_boosted = {0.2, 0.2, 0.2, 0.2, 0.2};
@@ -504,6 +506,39 @@ class TestTrainingPlotsPanel : public QObject {
     QTRY_COMPARE(panel.columnCount(), 1);
     QCOMPARE(panel.columnOf("probe_fractions"), 0);
     QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+  }
+
+  // The loss-terms chart is laid out only while some run records terms: beside the loss chart,
+  // pushing the others one place on; it goes again with the last such run.
+  void loss_terms_chart_comes_and_goes_with_runs_that_record_terms() {
+    TrainingPlotsPanel panel;
+    panel.resize(1000, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QTRY_COMPARE(panel.columnCount(), 2);
+    hnclip::StepEvent plain;
+    plain.step = 1;
+    plain.epoch = 1;
+    plain.loss = 2.0;
+    plain.loss_standard = 2.0;
+    panel.appendStep(1, plain);
+    QVERIFY(!panel.chart("loss_terms")->isVisible());
+    QCOMPARE(panel.columnOf("probe_fractions"), 1);
+    hnclip::StepEvent framework = plain;
+    framework.loss = 3.0;
+    framework.loss_terms = {{"global", 1.0, 1.0}, {"augmented", 1.0, 2.0}};
+    panel.appendStep(2, framework);
+    QTRY_VERIFY(panel.chart("loss_terms")->isVisible());
+    QCOMPARE(panel.columnOf("loss"), 0);
+    QCOMPARE(panel.columnOf("loss_terms"), 1);
+    QCOMPARE(panel.columnOf("probe_fractions"), 0);
+    panel.replotNow();
+    QVERIFY(panel.graph("loss_terms", 2, "augmented"));
+    QVERIFY(!panel.graph("loss_terms", 2, "short"));
+    QVERIFY(!panel.graph("loss_terms", 1, "global"));
+    panel.removeRun(2);
+    QTRY_VERIFY(!panel.chart("loss_terms")->isVisible());
+    QCOMPARE(panel.columnOf("probe_fractions"), 1);
   }
 
   void gradient_mass_charts_get_stacked_data_from_probes() {
