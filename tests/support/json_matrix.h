@@ -29,4 +29,20 @@ inline torch::Tensor from_json_matrix(const nlohmann::json& rows) {
   return torch::tensor(flat, torch::kDouble).view({static_cast<int64_t>(rows.size()), -1});
 }
 
+// Any rank: nested arrays (a 0-d tensor is a number).
+inline nlohmann::json to_json_array(const torch::Tensor& t) {
+  const auto a = t.detach().to(torch::kDouble).contiguous();
+  if (a.dim() == 0) return a.item<double>();
+  nlohmann::json out = nlohmann::json::array();
+  for (int64_t i = 0; i < a.size(0); ++i) out.push_back(to_json_array(a[i]));
+  return out;
+}
+
+inline torch::Tensor from_json_array(const nlohmann::json& j) {
+  if (j.is_number()) return torch::tensor(j.get<double>(), torch::kDouble);
+  std::vector<torch::Tensor> parts;
+  for (const auto& e : j) parts.push_back(from_json_array(e));
+  return torch::stack(parts);
+}
+
 }  // namespace hnclip::test
