@@ -114,10 +114,13 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
                   "starting logit scale s (<= 100); 0 = keep the checkpoint's")
       ->capture_default_str();
   cmd->add_flag("--fixed-scale", c.fixed_scale, "do not learn s");
-  add_choice_option(cmd, "--framework", c.framework, {"plain", "longclip"},
-                    "fine-tuning framework: plain (the global term alone) or longclip "
+  add_choice_option(cmd, "--framework", c.framework, {"plain", "longclip", "debias", "finelip"},
+                    "fine-tuning framework: plain (the global term alone), longclip "
                     "(Long-CLIP: + short caption vs batch-PCA image features, label smoothing, "
-                    "s restarted at 100)");
+                    "s restarted at 100) or debias (DeBias-CLIP on Long-CLIP's code: + an "
+                    "augmented caption without its summary sentence, sub-sampled and padded) or "
+                    "finelip (FineLIP: aggregated patch and word tokens, a triplet hinge on their "
+                    "late-interaction similarity; with --hn on plus the global HN term)");
   cmd->add_option_function<std::string>(
          "--hn", [&c](const std::string& v) { c.hn = v == "on"; },
          "on: the framework's global term is the HN loss (--gamma, --gbar); off: its own "
@@ -128,7 +131,21 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
                   "Long-CLIP: principal components kept of the batch's image features")
       ->capture_default_str();
   cmd->add_option("--longclip-smoothing", c.longclip_label_smoothing,
-                  "Long-CLIP: label smoothing of its cross-entropies")
+                  "Long-CLIP and DeBias-CLIP: label smoothing of their cross-entropies")
+      ->capture_default_str();
+  cmd->add_option("--finelip-margin", c.finelip_margin, "FineLIP: the triplet hinge's margin")
+      ->capture_default_str();
+  cmd->add_flag("--finelip-hardest", c.finelip_hardest_negative,
+                "FineLIP: each query's hardest negative only (VSE++'s max violation)");
+  cmd->add_option("--finelip-lr", c.finelip_aggregation_lr,
+                  "FineLIP: peak learning rate of its token-aggregation nets")
+      ->capture_default_str();
+  cmd->add_option("--debias-keep", c.debias_keep_ratio,
+                  "DeBias-CLIP: share of the non-summary sentences its augmented caption keeps")
+      ->capture_default_str();
+  cmd->add_option("--debias-pad", c.debias_pad_tokens,
+                  "DeBias-CLIP: padding tokens before the augmented caption's sentences; -1 = as "
+                  "many as it lost (it ends where the full caption ends)")
       ->capture_default_str();
   cmd->add_option("--epochs", c.epochs, "epochs")->capture_default_str();
   cmd->add_option("--batch", c.batch_size, "batch size (>= 2)")->capture_default_str();

@@ -322,6 +322,13 @@ std::unique_ptr<TrainingJob> TrainingJob::resume_recorded(int64_t run_id, const 
   from_json(nlohmann::json::parse(run->config_json), s.config);
   s.run_id = run_id;
   check_world_size("--resume " + std::to_string(run_id), s.config.world_size, group);
+  // Refused before the run is touched (Trainer refuses it too, for any other caller).
+  if (s.config.framework == Framework::kFinelip) {
+    throw ConfigError("--resume " + std::to_string(run_id) +
+                      ": a FineLIP run's aggregation nets are not kept in its checkpoints yet; "
+                      "train it again with its settings (hnclip show " + std::to_string(run_id) +
+                      "; the Train tab's \"same as run\")");
+  }
 
   // The last checkpoint whose file still exists is where training continues.
   std::optional<CheckpointRow> last;

@@ -7,11 +7,14 @@ std::string long_clip_short_caption(const std::string& caption) {
   return end == std::string::npos ? caption : caption.substr(0, end);
 }
 
-bool needs_short_captions(Framework framework) { return framework == Framework::kLongClip; }
+bool needs_derived_captions(Framework framework) {
+  return framework == Framework::kLongClip || framework == Framework::kDebias;
+}
 
 double framework_start_logit_scale(Framework framework) {
-  // Long-CLIP's train.py sets logit_scale to log(100) before fine-tuning.
-  return framework == Framework::kLongClip ? 100.0 : 0.0;
+  // Long-CLIP's train.py sets logit_scale to log(100) before fine-tuning; DeBias-CLIP trains
+  // with Long-CLIP's code.
+  return framework == Framework::kLongClip || framework == Framework::kDebias ? 100.0 : 0.0;
 }
 
 }  // namespace hnclip

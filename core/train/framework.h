@@ -3,8 +3,10 @@
 // besides image and caption, and which loss terms a step adds. `plain` is HN-CLIP itself (the
 // global term alone, with its margins unless --hn off). `longclip` adds Long-CLIP's short-caption
 // branch: the short caption is the long one up to its first ". ", matched to the image's
-// batch-PCA features (loss/long_clip_loss.h), and restarts the logit scale at 100.
-// What is not built yet (FineLIP, GOAL, StructXLIP, DeBias-CLIP) is refused by the flag's words.
+// batch-PCA features (loss/long_clip_loss.h), and restarts the logit scale at 100. `debias` is
+// DeBias-CLIP, built on Long-CLIP's code: its augmented caption (train/debias_caption.h) takes
+// the short branch's place, matched to the image's own features (loss/debias_clip_loss.h).
+// What is not built yet (FineLIP, GOAL, StructXLIP) is refused by the flag's words.
 
 #include <string>
 
@@ -15,8 +17,9 @@ namespace hnclip {
 // Long-CLIP's short caption: the caption up to (not including) its first ". ", else all of it.
 std::string long_clip_short_caption(const std::string& caption);
 
-// Whether a step of this framework encodes a second, derived caption per pair.
-bool needs_short_captions(Framework framework);
+// Whether a step of this framework encodes a second caption per pair derived from the first
+// (Long-CLIP's short caption, DeBias-CLIP's augmented one), which the data must tokenize.
+bool needs_derived_captions(Framework framework);
 
 // The starting logit scale the framework's own training code uses, 0 when it keeps the
 // checkpoint's (plain).

@@ -21,7 +21,9 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Precision, {{Precision::kAuto, "auto"},
 NLOHMANN_JSON_SERIALIZE_ENUM(BatchSampler, {{BatchSampler::kRandom, "random"},
                                             {BatchSampler::kFamilies, "families"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(Framework, {{Framework::kPlain, "plain"},
-                                         {Framework::kLongClip, "longclip"}})
+                                         {Framework::kLongClip, "longclip"},
+                                         {Framework::kDebias, "debias"},
+                                         {Framework::kFinelip, "finelip"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(DeviceKind, {{DeviceKind::kAuto, "auto"},
                                           {DeviceKind::kCpu, "cpu"},
                                           {DeviceKind::kCuda, "cuda"}})
@@ -100,7 +102,7 @@ void from_string(const std::string& s, BatchSampler& out) {
   enum_from_word(s, out, "--batch-sampler must be 'random' or 'families'");
 }
 void from_string(const std::string& s, Framework& out) {
-  enum_from_word(s, out, "--framework must be 'plain' or 'longclip'");
+  enum_from_word(s, out, "--framework must be 'plain', 'longclip', 'debias' or 'finelip'");
 }
 void from_string(const std::string& s, DeviceSpec& out) {
   const std::string refusal = "--device must be auto, cpu or cuda[:N] (got '" + s + "')";
@@ -178,6 +180,16 @@ void TrainConfig::validate() const {
   require(std::isfinite(longclip_label_smoothing) && longclip_label_smoothing >= 0 &&
               longclip_label_smoothing < 1,
           "--longclip-smoothing must be in [0, 1)");
+  require(std::isfinite(debias_keep_ratio) && debias_keep_ratio > 0 && debias_keep_ratio <= 1,
+          "--debias-keep must be in (0, 1] (got " + std::to_string(debias_keep_ratio) + ")");
+  require(std::isfinite(finelip_margin) && finelip_margin >= 0,
+          "--finelip-margin must be finite and >= 0 (got " + std::to_string(finelip_margin) + ")");
+  require(std::isfinite(finelip_aggregation_lr) && finelip_aggregation_lr > 0,
+          "--finelip-lr must be finite and > 0 (got " + std::to_string(finelip_aggregation_lr) +
+              ")");
+  require(debias_pad_tokens >= -1,
+          "--debias-pad must be -1 (match the full caption) or >= 0 (got " +
+              std::to_string(debias_pad_tokens) + ")");
   require(framework == Framework::kPlain || loss_token_weight == 0,
           "--token-weight belongs to the plain framework; --framework " + to_string(framework) +
               " has its own terms");
@@ -241,6 +253,11 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
   j["hn"] = c.hn;
   j["longclip_pca_components"] = c.longclip_pca_components;
   j["longclip_label_smoothing"] = c.longclip_label_smoothing;
+  j["debias_keep_ratio"] = c.debias_keep_ratio;
+  j["debias_pad_tokens"] = c.debias_pad_tokens;
+  j["finelip_margin"] = c.finelip_margin;
+  j["finelip_hardest_negative"] = c.finelip_hardest_negative;
+  j["finelip_aggregation_lr"] = c.finelip_aggregation_lr;
 }
 
 TrainConfig parse_train_config(const std::string& json_text) {
@@ -301,6 +318,11 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   read_key(j, "hn", c.hn);
   read_key(j, "longclip_pca_components", c.longclip_pca_components);
   read_key(j, "longclip_label_smoothing", c.longclip_label_smoothing);
+  read_key(j, "debias_keep_ratio", c.debias_keep_ratio);
+  read_key(j, "debias_pad_tokens", c.debias_pad_tokens);
+  read_key(j, "finelip_margin", c.finelip_margin);
+  read_key(j, "finelip_hardest_negative", c.finelip_hardest_negative);
+  read_key(j, "finelip_aggregation_lr", c.finelip_aggregation_lr);
 }
 
 }  // namespace hnclip

@@ -31,7 +31,7 @@ enum class PeftMethod { kNone, kLora, kDora };          // none | lora | dora
 enum class Precision { kAuto, kFp32, kBf16 };           // auto | fp32 | bf16
 enum class DeviceKind { kAuto, kCpu, kCuda };           // auto | cpu | cuda
 enum class BatchSampler { kRandom, kFamilies };         // random | families
-enum class Framework { kPlain, kLongClip };             // plain | longclip
+enum class Framework { kPlain, kLongClip, kDebias, kFinelip };  // plain|longclip|debias|finelip
 
 // --device: auto | cpu | cuda | cuda:N; `index` -1 is plain "cuda" (the first GPU).
 struct DeviceSpec {
@@ -98,7 +98,18 @@ struct TrainConfig {
   // Long-CLIP (loss/long_clip_loss.h), its published settings. It also restarts the logit scale
   // at 100 unless logit_scale is given (TrainingJob records the value used).
   int64_t longclip_pca_components = 32;
-  double longclip_label_smoothing = 0.1;
+  double longclip_label_smoothing = 0.1;  // also DeBias-CLIP's, which is built on Long-CLIP's code
+  // DeBias-CLIP (train/debias_caption.h): the share of the non-summary sentences its augmented
+  // caption keeps, and the padding tokens put before them; -1 = as many as the caption loses, so
+  // the augmented caption ends where the full one does.
+  double debias_keep_ratio = 0.5;
+  int64_t debias_pad_tokens = -1;
+  // FineLIP (loss/finelip_loss.h): the triplet hinge's margin and hardest-negative switch (its
+  // code: 0.2, off), and the peak learning rate of its two new aggregation nets (our choice: 2×
+  // the default lr of the encoders; FineLIP's own value was not available here).
+  double finelip_margin = 0.2;
+  bool finelip_hardest_negative = false;
+  double finelip_aggregation_lr = 1e-4;
 
   // Parameter-efficient fine-tuning (core/model/peft.h): only the adapters (and s, unless
   // --fixed-scale) train; every base weight is frozen.

@@ -16,14 +16,18 @@
 #include "distributed/process_group.h"
 #include "fault/fault_point.h"
 #include "loss/hn_contrastive_loss.h"
+#include "loss/debias_clip_loss.h"
+#include "loss/finelip_loss.h"
 #include "loss/long_clip_loss.h"
 #include "loss/token_similarity.h"
 #include "model/peft.h"
+#include "model/token_aggregator.h"
 #include "train/autocast_guard.h"
 #include "train/best_epoch.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
 #include "train/family_batches.h"
+#include "train/debias_caption.h"
 #include "train/framework.h"
 #include "train/gradient_probe.h"
 #include "train/lr_schedule.h"
@@ -37,6 +41,10 @@ constexpr double kAdamEps = 1e-6;
 constexpr int64_t kEvalBatch = 256;  // encoding batch for evaluation and frozen features
 constexpr uint64_t kSubsetStream = 0x5eed5b5e7ULL;  // separates the subset RNG from epoch RNGs
 constexpr uint64_t kAdapterStream = 0xada97e45ULL;  // seeds the adapters' initial A matrices
+// DeBias-CLIP's sentence subsets: step t draws from stream kDebiasStream + t.
+constexpr uint64_t kFinelipStream = 0xf1e11bULL;  // seeds FineLIP's aggregation nets
+constexpr size_t kAggregatorGroup = 2;  // the optimiser group of FineLIP's aggregation nets
+constexpr uint64_t kDebiasStream = 0xdeb1a5ULL << 32;
 // Families of data without groups: each image's 3 nearest captions, clusters of at most 4 images —
 // the built-in benchmark's family sizes (2-4), so both kinds of data get batches alike.
 constexpr int64_t kClusterNeighbours = 3;
@@ -93,7 +101,7 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
                       " is larger than the training split (" + std::to_string(subset) +
                       " images after --data-fraction " + fmt(config_.data_fraction) + ")");
   }
-  if (needs_short_captions(config_.framework)) {
+  if (needs_derived_captions(config_.framework)) {
     // Refused now, not at the first step: the data must tokenize the derived captions.
     try {
       train_.tokenize_texts({long_clip_short_caption(train_.caption_text(0))});
@@ -272,6 +280,10 @@ struct Trainer::State {
   std::vector<BatchRequest> snapshot_batches;
   bool bf16 = false;
   bool token_term = false;
+  // FineLIP: its aggregation nets (image patches, caption words), trained in an optimiser group
+  // of their own at --finelip-lr; undefined for other frameworks.
+  TokenAggregator image_aggregator{nullptr}, text_aggregator{nullptr};
+  bool token_features = false;  // the encoders return patch / word tokens (token term, FineLIP)
   // The loss has terms besides the global one (token term, a framework's): the probe then takes
   // passes of its own instead of reusing the training backward's gradients.
   bool extra_terms = false;
@@ -291,6 +303,13 @@ struct Trainer::StepLoss {
   torch::Tensor standard;  // plain InfoNCE on the same features
   torch::Tensor image, text, scale;
   torch::Tensor text_for_g;  // the features Ḡ is built from (live text, or frozen features)
+  // What `loss` is made of when it has more than the global term: Σ weight · value = loss.
+  struct Term {
+    const char* name;  // train/loss_term.h
+    double weight;
+    torch::Tensor value;
+  };
+  std::vector<Term> terms;
 };
 
 void Trainer::sum_over_ranks(const State& st, std::vector<torch::Tensor>& grads) const {
@@ -363,6 +382,31 @@ void Trainer::set_up(State& st, const TrainStart& start) {
                                  torch::optim::AdamWOptions(base).weight_decay(c.weight_decay)));
   groups.emplace_back(no_decay, std::make_unique<torch::optim::AdamWOptions>(
                                     torch::optim::AdamWOptions(base).weight_decay(0.0)));
+  if (c.framework == Framework::kFinelip) {
+    // The aggregation nets' weights are not in the run's checkpoints yet, so a resumed FineLIP
+    // run would restart them from scratch under a half-trained encoder: refused.
+    if (!start.checkpoint.empty()) {
+      throw ConfigError("--resume: a FineLIP run's aggregation nets are not kept in its "
+                        "checkpoints yet; train the run again instead");
+    }
+    // FineLIP's two aggregation nets, new per run: K = 20% of the patches / the text context.
+    torch::manual_seed(mix_seed(c.seed, kFinelipStream));
+    const auto& mc = model_->config();
+    st.image_aggregator =
+        TokenAggregator(mc.embed_dim, finelip_kept_tokens(mc.grid() * mc.grid()));
+    st.text_aggregator = TokenAggregator(mc.embed_dim, finelip_kept_tokens(mc.context_length));
+    st.image_aggregator->to(device_);
+    st.text_aggregator->to(device_);
+    std::vector<torch::Tensor> aggregators;
+    for (auto* a : {&st.image_aggregator, &st.text_aggregator}) {
+      for (const auto& p : (*a)->parameters()) aggregators.push_back(p);
+    }
+    st.trainable.insert(st.trainable.end(), aggregators.begin(), aggregators.end());
+    groups.emplace_back(aggregators, std::make_unique<torch::optim::AdamWOptions>(
+                                         torch::optim::AdamWOptions(base)
+                                             .lr(c.finelip_aggregation_lr)
+                                             .weight_decay(c.weight_decay)));
+  }
   st.optimizer = std::make_unique<torch::optim::AdamW>(std::move(groups), base);
   if (!start.checkpoint.empty())
     load_checkpoint_weights(start.checkpoint, model_, st.optimizer.get());
@@ -391,6 +435,7 @@ void Trainer::set_up(State& st, const TrainStart& start) {
   st.snapshot_batches.resize(
       std::min<size_t>(st.snapshot_batches.size(), static_cast<size_t>(c.gbar_snapshots)));
   st.token_term = c.loss_token_weight > 0;
+  st.token_features = st.token_term || c.framework == Framework::kFinelip;
   st.extra_terms = st.token_term || c.framework != Framework::kPlain;
   // Mixed precision: the encoders run under bf16 autocast (by default on CUDA only), the loss in
   // fp32.
@@ -459,8 +504,11 @@ bool Trainer::train(State& st, int epoch, const std::atomic<bool>& stop) {
 bool Trainer::train_step(State& st, const Batch& batch, int epoch) {
   const auto& c = config_;
   const double lr = st.schedule.at(st.step);
-  for (auto& g : st.optimizer->param_groups()) {
-    static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
+  // Every group follows the one schedule, scaled to its own peak (FineLIP's aggregation nets).
+  auto& groups = st.optimizer->param_groups();
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const double peak = g == kAggregatorGroup ? c.finelip_aggregation_lr : c.lr;
+    static_cast<torch::optim::AdamWOptions&>(groups[g].options()).lr(lr * peak / c.lr);
   }
   const StepLoss sl = step_loss(st, batch);
   const double loss_value = sl.loss.item<double>();
@@ -498,7 +546,9 @@ bool Trainer::train_step(State& st, const Batch& batch, int epoch) {
                sl.standard.item<double>(),
                lr,
                sl.scale.item<double>(),
-               grad_norm};
+               grad_norm,
+               {}};
+  for (const auto& t : sl.terms) ev.loss_terms.push_back({t.name, t.weight, t.value.item<double>()});
   for (auto* o : observers_) o->on_step(ev);
   return true;
 }
@@ -510,13 +560,13 @@ Trainer::StepLoss Trainer::step_loss(State& st, const Batch& batch) {
   TextFeatures txt;
   {
     AutocastGuard autocast(device_.type(), st.bf16);
-    img = model_->encode_image(images, st.token_term);
-    txt = model_->encode_text(tokens, st.token_term);
+    img = model_->encode_image(images, st.token_features);
+    txt = model_->encode_text(tokens, st.token_features);
   }
   if (st.bf16) {
     img.pooled = img.pooled.to(torch::kFloat);
     txt.pooled = txt.pooled.to(torch::kFloat);
-    if (st.token_term) {
+    if (st.token_features) {
       img.patches = img.patches.to(torch::kFloat);
       txt.tokens = txt.tokens.to(torch::kFloat);
     }
@@ -537,31 +587,73 @@ Trainer::StepLoss Trainer::step_loss(State& st, const Batch& batch) {
   sl.standard = out.loss_standard;
   sl.loss = out.loss;
   if (st.token_term) {
-    sl.loss = sl.loss + config_.loss_token_weight * token_level_loss(l2_normalize(img.patches),
-                                                                     l2_normalize(txt.tokens),
-                                                                     txt.mask, sl.scale);
+    const auto token = token_level_loss(l2_normalize(img.patches), l2_normalize(txt.tokens),
+                                        txt.mask, sl.scale);
+    sl.loss = sl.loss + config_.loss_token_weight * token;
+    sl.terms = {{"global", 1.0, out.loss}, {"token", config_.loss_token_weight, token}};
   }
-  if (config_.framework == Framework::kLongClip) {
-    // The short captions are tokenized here, on the training thread (a few hundred short texts:
-    // small beside the encoders' step).
-    std::vector<std::string> short_texts;
-    short_texts.reserve(batch.request.captions.size());
-    for (int64_t c : batch.request.captions) {
-      short_texts.push_back(long_clip_short_caption(train_.caption_text(c)));
+  if (config_.framework == Framework::kFinelip) {
+    // FineLIP trains its fine-grained loss alone (its code); "+ LHN" adds the HN global term.
+    FinelipOptions fo;
+    fo.margin = config_.finelip_margin;
+    fo.hardest_negative = config_.finelip_hardest_negative;
+    const auto fine =
+        finelip_loss(finelip_token_set(st.image_aggregator, img.patches, {}, img.pooled),
+                     finelip_token_set(st.text_aggregator, txt.tokens, txt.mask, txt.pooled), fo);
+    if (config_.hn) {
+      sl.loss = out.loss + fine;
+      sl.terms = {{"global", 1.0, out.loss}, {"fine", 1.0, fine}};
+    } else {
+      sl.loss = fine;
+      sl.terms = {{"fine", 1.0, fine}};
     }
-    const auto short_tokens = train_.tokenize_texts(short_texts).to(device_);
-    torch::Tensor short_pooled;
+  }
+  if (needs_derived_captions(config_.framework)) {
+    // The derived captions are tokenized here, on the training thread (a few hundred short texts:
+    // small beside the encoders' step).
+    std::vector<std::string> texts;
+    texts.reserve(batch.request.captions.size());
+    auto tokens = [&] {
+      if (config_.framework == Framework::kLongClip) {
+        for (int64_t c : batch.request.captions)
+          texts.push_back(long_clip_short_caption(train_.caption_text(c)));
+        return train_.tokenize_texts(texts);
+      }
+      // DeBias-CLIP: a fresh subset of sentences each step, the same for a seed and step.
+      std::mt19937_64 rng(mix_seed(config_.seed, kDebiasStream + static_cast<uint64_t>(st.step)));
+      for (int64_t c : batch.request.captions) {
+        texts.push_back(debias_caption_text(train_.caption_text(c), config_.debias_keep_ratio, rng));
+      }
+      const auto augmented = train_.tokenize_texts(texts);
+      const auto full = token_lengths(batch.tokens), kept = token_lengths(augmented);
+      std::vector<int64_t> pad(full.size());
+      for (size_t i = 0; i < pad.size(); ++i) {
+        pad[i] = config_.debias_pad_tokens >= 0 ? config_.debias_pad_tokens
+                                                : std::max<int64_t>(0, full[i] - kept[i]);
+      }
+      return prepend_padding(augmented, pad);
+    }();
+    torch::Tensor pooled;
     {
       AutocastGuard autocast(device_.type(), st.bf16);
-      short_pooled = model_->encode_text(short_tokens).pooled;
+      pooled = model_->encode_text(tokens.to(device_)).pooled;
     }
-    const auto short_text = gather(l2_normalize(short_pooled.to(torch::kFloat)));
-    LongClipOptions lo;
-    lo.pca_components = config_.longclip_pca_components;
-    lo.label_smoothing = config_.longclip_label_smoothing;
-    const auto lc = long_clip_loss(sl.image, sl.text, short_text, sl.scale, config_.hn,
-                                   config_.loss_gamma, text_for_g, lo);
-    sl.loss = lc.loss;
+    const auto derived = gather(l2_normalize(pooled.to(torch::kFloat)));
+    if (config_.framework == Framework::kLongClip) {
+      LongClipOptions lo;
+      lo.pca_components = config_.longclip_pca_components;
+      lo.label_smoothing = config_.longclip_label_smoothing;
+      const auto lc = long_clip_loss(sl.image, sl.text, derived, sl.scale, config_.hn,
+                                     config_.loss_gamma, text_for_g, lo);
+      sl.loss = lc.loss;
+      sl.terms = {{"global", 1.0, lc.long_term}, {"short", 1.0, lc.short_term}};
+    } else {
+      const auto db = debias_clip_loss(sl.image, sl.text, derived, sl.scale, config_.hn,
+                                       config_.loss_gamma, text_for_g,
+                                       config_.longclip_label_smoothing);
+      sl.loss = db.loss;
+      sl.terms = {{"global", 1.0, db.global_term}, {"augmented", 1.0, db.augmented_term}};
+    }
   }
   return sl;
 }

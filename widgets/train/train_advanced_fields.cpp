@@ -41,11 +41,18 @@ TrainAdvancedFields::TrainAdvancedFields(
          "starting model) — the hard negatives the margins single out"));
   form->addRow(tr("Batches"), batch_sampler_);
   framework_ = new QComboBox(this);
-  framework_->addItems({QStringLiteral("plain"), QStringLiteral("longclip")});
+  framework_->addItems(
+      {QStringLiteral("plain"), QStringLiteral("longclip"), QStringLiteral("debias"),
+       QStringLiteral("finelip")});
   framework_->setToolTip(
-      tr("--framework: plain (the global image–caption term alone) or longclip (Long-CLIP: also "
+      tr("--framework: plain (the global image–caption term alone); longclip (Long-CLIP: also "
          "the short caption — the caption up to its first \". \" — against the batch-PCA image "
-         "features, label smoothing, the logit scale restarted at 100 unless set)"));
+         "features, label smoothing, the logit scale restarted at 100 unless set); debias "
+         "(DeBias-CLIP on Long-CLIP's code: instead of the short caption, an augmented one "
+         "without the summary sentence, a random share of the others, padded to later token "
+         "positions) — these two need data that can tokenize new captions (every built-in "
+         "reader); finelip (FineLIP: aggregated patch and word tokens, a triplet hinge on their "
+         "late-interaction similarity, the HN global term added when the margins are on)."));
   form->addRow(tr("Framework"), framework_);
   form->addRow(message_label(QStringLiteral("--framework")));
   hn_ = new QCheckBox(tr("HN margins in the framework's global term (γ, Ḡ)"), this);
@@ -64,14 +71,57 @@ TrainAdvancedFields::TrainAdvancedFields(
   longclip_smoothing_->setDecimals(3);
   longclip_smoothing_->setSingleStep(0.05);
   longclip_smoothing_->setToolTip(
-      tr("--longclip-smoothing: label smoothing of Long-CLIP's cross-entropies (its code: 0.1)"));
-  form->addRow(tr("Long-CLIP label smoothing"), longclip_smoothing_);
+      tr("--longclip-smoothing: label smoothing of Long-CLIP's and DeBias-CLIP's "
+         "cross-entropies (Long-CLIP's code: 0.1)"));
+  form->addRow(tr("Label smoothing (Long-CLIP, DeBias)"), longclip_smoothing_);
   form->addRow(message_label(QStringLiteral("--longclip-smoothing")));
-  // Long-CLIP's own settings mean something only with Long-CLIP.
+  debias_keep_ = new QDoubleSpinBox(this);
+  debias_keep_->setRange(0.01, 1.0);
+  debias_keep_->setDecimals(2);
+  debias_keep_->setSingleStep(0.1);
+  debias_keep_->setToolTip(tr("--debias-keep: the share of the non-summary sentences DeBias-CLIP's "
+                              "augmented caption keeps (a new random subset every step)"));
+  form->addRow(tr("DeBias sentences kept"), debias_keep_);
+  form->addRow(message_label(QStringLiteral("--debias-keep")));
+  debias_pad_ = new QSpinBox(this);
+  debias_pad_->setRange(-1, 1000);
+  debias_pad_->setSpecialValueText(tr("match the full caption"));
+  debias_pad_->setToolTip(tr("--debias-pad: padding tokens put before the augmented caption's "
+                             "sentences; -1: as many as it lost, so it ends where the full "
+                             "caption ends"));
+  form->addRow(tr("DeBias padding tokens"), debias_pad_);
+  form->addRow(message_label(QStringLiteral("--debias-pad")));
+  finelip_margin_ = new QDoubleSpinBox(this);
+  finelip_margin_->setRange(0.0, 10.0);
+  finelip_margin_->setDecimals(3);
+  finelip_margin_->setSingleStep(0.05);
+  finelip_margin_->setToolTip(tr("--finelip-margin: the triplet hinge's margin (FineLIP: 0.2)"));
+  form->addRow(tr("FineLIP margin"), finelip_margin_);
+  form->addRow(message_label(QStringLiteral("--finelip-margin")));
+  finelip_hardest_ = new QCheckBox(tr("FineLIP: hardest negative only"), this);
+  finelip_hardest_->setToolTip(tr("--finelip-hardest: each query's largest violation only "
+                                  "(VSE++'s max violation) instead of the sum over negatives"));
+  form->addRow(QString(), finelip_hardest_);
+  finelip_lr_ = new QDoubleSpinBox(this);
+  finelip_lr_->setRange(1e-7, 1.0);
+  finelip_lr_->setDecimals(7);
+  finelip_lr_->setSingleStep(1e-5);
+  finelip_lr_->setToolTip(tr("--finelip-lr: peak learning rate of FineLIP's two new "
+                             "token-aggregation nets (on the encoders' schedule)"));
+  form->addRow(tr("FineLIP aggregation lr"), finelip_lr_);
+  form->addRow(message_label(QStringLiteral("--finelip-lr")));
+  // A framework's own settings mean something only with that framework.
   auto follow_framework = [this] {
-    const bool longclip = framework_->currentText() == QStringLiteral("longclip");
+    const QString f = framework_->currentText();
+    const bool longclip = f == QStringLiteral("longclip"), debias = f == QStringLiteral("debias");
     longclip_pca_->setEnabled(longclip);
-    longclip_smoothing_->setEnabled(longclip);
+    longclip_smoothing_->setEnabled(longclip || debias);
+    debias_keep_->setEnabled(debias);
+    debias_pad_->setEnabled(debias);
+    const bool finelip = f == QStringLiteral("finelip");
+    finelip_margin_->setEnabled(finelip);
+    finelip_hardest_->setEnabled(finelip);
+    finelip_lr_->setEnabled(finelip);
   };
   connect(framework_, &QComboBox::currentIndexChanged, this, follow_framework);
   follow_framework();
@@ -152,13 +202,14 @@ TrainAdvancedFields::TrainAdvancedFields(
   for (auto* e : {train_split_, test_split_, val_split_})
     connect(e, &QLineEdit::textChanged, this, &TrainAdvancedFields::edited);
   for (auto* s : {max_image_megapixels_, context_length_, gbar_snapshots_, threads_, loader_workers_,
-                 processes_, longclip_pca_})
+                 processes_, longclip_pca_, debias_pad_})
     connect(s, &QSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
-  for (auto* s : {weight_decay_, warmup_, grad_clip_, longclip_smoothing_})
+  for (auto* s : {weight_decay_, warmup_, grad_clip_, longclip_smoothing_, debias_keep_,
+                 finelip_margin_, finelip_lr_})
     connect(s, &QDoubleSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
   for (auto* c : {precision_, batch_sampler_, framework_})
     connect(c, &QComboBox::currentIndexChanged, this, &TrainAdvancedFields::edited);
-  for (auto* b : {allow_outside_root_, skip_bad_images_, eval_at_start_, hn_})
+  for (auto* b : {allow_outside_root_, skip_bad_images_, eval_at_start_, hn_, finelip_hardest_})
     connect(b, &QCheckBox::toggled, this, &TrainAdvancedFields::edited);
 }
 
@@ -170,6 +221,8 @@ void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
   framework_->setCurrentText(QString::fromStdString(hnclip::to_string(c.framework)));
   hn_->setChecked(c.hn);
   longclip_pca_->setValue(static_cast<int>(c.longclip_pca_components));
+  debias_pad_->setValue(static_cast<int>(c.debias_pad_tokens));
+  finelip_hardest_->setChecked(c.finelip_hardest_negative);
   given_max_pixels_ = c.max_image_pixels;
   max_image_megapixels_->setValue(static_cast<int>(
       std::min<int64_t>(c.max_image_pixels / 1000000, max_image_megapixels_->maximum())));
@@ -180,7 +233,11 @@ void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
   given_.clear();
   for (auto [spin, v] :
        {std::pair{weight_decay_, c.weight_decay}, std::pair{warmup_, c.warmup_fraction},
-        std::pair{grad_clip_, c.grad_clip}, std::pair{longclip_smoothing_, c.longclip_label_smoothing}}) {
+        std::pair{grad_clip_, c.grad_clip},
+        std::pair{longclip_smoothing_, c.longclip_label_smoothing},
+        std::pair{debias_keep_, c.debias_keep_ratio},
+        std::pair{finelip_margin_, c.finelip_margin},
+        std::pair{finelip_lr_, c.finelip_aggregation_lr}}) {
     spin->setValue(v);
     given_.remember(spin, v, spin->value());
   }
@@ -202,6 +259,11 @@ void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
   c.hn = hn_->isChecked();
   c.longclip_pca_components = longclip_pca_->value();
   c.longclip_label_smoothing = given_.value(longclip_smoothing_, longclip_smoothing_->value());
+  c.debias_keep_ratio = given_.value(debias_keep_, debias_keep_->value());
+  c.debias_pad_tokens = debias_pad_->value();
+  c.finelip_margin = given_.value(finelip_margin_, finelip_margin_->value());
+  c.finelip_hardest_negative = finelip_hardest_->isChecked();
+  c.finelip_aggregation_lr = given_.value(finelip_lr_, finelip_lr_->value());
   const int megapixels = max_image_megapixels_->value();
   c.max_image_pixels =
       megapixels == shown_megapixels_ ? given_max_pixels_ : int64_t{megapixels} * 1000000;
@@ -239,7 +301,17 @@ QStringList TrainAdvancedFields::changedFromDefaults() const {
   if (c.longclip_pca_components != d.longclip_pca_components)
     changed << tr("Long-CLIP PCA %1").arg(c.longclip_pca_components);
   if (c.longclip_label_smoothing != d.longclip_label_smoothing)
-    changed << tr("Long-CLIP smoothing %1").arg(c.longclip_label_smoothing);
+    changed << tr("label smoothing %1").arg(c.longclip_label_smoothing);
+  if (c.debias_keep_ratio != d.debias_keep_ratio)
+    changed << tr("DeBias keeps %1").arg(c.debias_keep_ratio);
+  if (c.debias_pad_tokens != d.debias_pad_tokens)
+    changed << tr("DeBias padding %1").arg(c.debias_pad_tokens);
+  if (c.finelip_margin != d.finelip_margin)
+    changed << tr("FineLIP margin %1").arg(c.finelip_margin);
+  if (c.finelip_hardest_negative != d.finelip_hardest_negative)
+    changed << tr("FineLIP hardest negatives");
+  if (c.finelip_aggregation_lr != d.finelip_aggregation_lr)
+    changed << tr("FineLIP aggregation lr %1").arg(c.finelip_aggregation_lr);
   if (c.max_image_pixels != d.max_image_pixels)
     changed << tr("largest image %L1 pixels").arg(static_cast<qlonglong>(c.max_image_pixels));
   if (c.allow_outside_root != d.allow_outside_root) changed << tr("paths outside the root");

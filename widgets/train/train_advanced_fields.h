@@ -53,6 +53,11 @@ class TrainAdvancedFields : public QGroupBox {
   QCheckBox* hn_ = nullptr;
   QSpinBox* longclip_pca_ = nullptr;
   QDoubleSpinBox* longclip_smoothing_ = nullptr;
+  QDoubleSpinBox* debias_keep_ = nullptr;
+  QSpinBox* debias_pad_ = nullptr;
+  QDoubleSpinBox* finelip_margin_ = nullptr;
+  QCheckBox* finelip_hardest_ = nullptr;
+  QDoubleSpinBox* finelip_lr_ = nullptr;
   QSpinBox* max_image_megapixels_ = nullptr;  // whole megapixels; 0 = the default limit
   QCheckBox* allow_outside_root_ = nullptr;
   QCheckBox* skip_bad_images_ = nullptr;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -111,6 +112,55 @@ TEST(TrainConfig, FrameworkCombinationsThatCannotHoldAreRefusedByFlag) {
   c.loss_token_weight = 0;
   c.world_size = 2;
   expect_refused(c, "--framework longclip");
+}
+
+TEST(TrainConfig, DebiasKeysRoundTripAndBadValuesAreRefusedByFlag) {
+  TrainConfig c;
+  c.framework = Framework::kDebias;
+  c.debias_keep_ratio = 0.25;
+  c.debias_pad_tokens = 7;
+  const auto back = parse_train_config(nlohmann::json(c).dump());
+  EXPECT_EQ(back.framework, Framework::kDebias);
+  EXPECT_EQ(nlohmann::json(c).at("framework"), "debias");
+  EXPECT_DOUBLE_EQ(back.debias_keep_ratio, 0.25);
+  EXPECT_EQ(back.debias_pad_tokens, 7);
+  EXPECT_EQ(TrainConfig{}.debias_pad_tokens, -1);  // default: pad to the full caption's end
+  for (double bad : {0.0, 1.5, std::nan("")}) {
+    c.debias_keep_ratio = bad;
+    expect_refused(c, "--debias-keep");
+  }
+  c.debias_keep_ratio = 1.0;
+  EXPECT_NO_THROW(c.validate());
+  c.debias_pad_tokens = -2;
+  expect_refused(c, "--debias-pad");
+  c.debias_pad_tokens = -1;
+  c.world_size = 2;
+  expect_refused(c, "--framework debias");
+}
+
+TEST(TrainConfig, FinelipKeysRoundTripAndBadValuesAreRefusedByFlag) {
+  TrainConfig c;
+  c.framework = Framework::kFinelip;
+  c.finelip_margin = 0.3;
+  c.finelip_hardest_negative = true;
+  c.finelip_aggregation_lr = 5e-4;
+  const auto back = parse_train_config(nlohmann::json(c).dump());
+  EXPECT_EQ(back.framework, Framework::kFinelip);
+  EXPECT_DOUBLE_EQ(back.finelip_margin, 0.3);
+  EXPECT_TRUE(back.finelip_hardest_negative);
+  EXPECT_DOUBLE_EQ(back.finelip_aggregation_lr, 5e-4);
+  EXPECT_DOUBLE_EQ(TrainConfig{}.finelip_margin, 0.2);  // FineLIP's code
+  c.finelip_margin = -0.1;
+  expect_refused(c, "--finelip-margin");
+  c.finelip_margin = 0.2;
+  c.finelip_aggregation_lr = 0;
+  expect_refused(c, "--finelip-lr");
+  c.finelip_aggregation_lr = 1e-4;
+  c.loss_gamma = 0.5;
+  c.hn = false;  // FineLIP's own loss: no global term, so no margins to set
+  expect_refused(c, "--hn off");
+  c.loss_gamma = 0;
+  EXPECT_NO_THROW(c.validate());
 }
 
 }  // namespace

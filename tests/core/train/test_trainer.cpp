@@ -105,6 +105,8 @@ TEST(Trainer, LossFallsAndRecallRises) {
   EXPECT_EQ(r.events.statuses.front().status, "running");
   EXPECT_EQ(r.events.statuses.back().status, "finished");
   EXPECT_EQ(r.events.checkpoints.size(), 8u);
+  // Plain HN-CLIP's loss is the global term alone: no terms are recorded.
+  for (const auto& e : r.events.steps) EXPECT_TRUE(e.loss_terms.empty()) << "step " << e.step;
   for (const auto& c : r.events.checkpoints) EXPECT_TRUE(std::filesystem::exists(c.path)) << c.path;
   for (const auto& e : std::filesystem::directory_iterator(dir.path()))
     EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos)
@@ -395,6 +397,19 @@ class TwoSentenceData : public test::InMemoryPairedData {
   mutable std::map<int64_t, std::string> texts_;
 };
 
+// A fresh model (the same initial weights every time) trained from scratch on the given data.
+::hnclip::Run train_on(const PairedData& train_data, const PairedData& test_data,
+                       const TrainConfig& cfg, const std::string& dir) {
+  ::hnclip::Run r;
+  r.model = make_clip_model(test::tiny_test_config(), 42);
+  Trainer trainer(r.model, cfg, train_data, test_data, sync_loader(), dir,
+                  nlohmann::json{{"kind", "test"}});
+  trainer.add_observer(&r.events);
+  std::atomic<bool> stop{false};
+  r.result = trainer.run({}, stop);
+  return r;
+}
+
 // --framework longclip: the loss (long + short branch) falls, the logit scale restarts at 100,
 // the short captions are the first sentences, and --hn on changes the global term only (so the
 // first step's loss differs from --hn off by the long branch alone, which is smaller here).
@@ -410,14 +425,7 @@ TEST(Trainer, LongClipTrainsBothBranchesFromARestartedScale) {
     cfg.hn = hn;
     cfg.loss_gamma = gamma;
     cfg.probe_every = 2;
-    ::hnclip::Run r;
-    r.model = make_clip_model(test::tiny_test_config(), 42);
-    Trainer trainer(r.model, cfg, train_data, test_data, sync_loader(), dir,
-                    nlohmann::json{{"kind", "test"}});
-    trainer.add_observer(&r.events);
-    std::atomic<bool> stop{false};
-    r.result = trainer.run({}, stop);
-    return r;
+    return train_on(train_data, test_data, cfg, dir);
   };
   test::ScratchDir a, b, d;
   // Without --logit-scale the scale restarts at Long-CLIP's 100 (then learned). At s = 100 this
@@ -438,6 +446,23 @@ TEST(Trainer, LongClipTrainsBothBranchesFromARestartedScale) {
   EXPECT_EQ(on.events.steps.front().loss_standard, off.events.steps.front().loss_standard);
   // The loss is long + short: above the global term alone.
   EXPECT_GT(off.events.steps.front().loss, off.events.steps.front().loss_standard);
+  // Every step records its two terms, which sum to the optimised loss; the short branch is the
+  // same at step 1 with and without the margins.
+  for (const auto* r : {&on, &off}) {
+    for (const auto& e : r->events.steps) {
+      ASSERT_EQ(e.loss_terms.size(), 2u) << "step " << e.step;
+      EXPECT_EQ(e.loss_terms[0].name, "global");
+      EXPECT_EQ(e.loss_terms[1].name, "short");
+      EXPECT_NEAR(e.loss_terms[0].weight * e.loss_terms[0].value +
+                      e.loss_terms[1].weight * e.loss_terms[1].value,
+                  e.loss, 1e-5 * e.loss)
+          << "step " << e.step;
+    }
+  }
+  EXPECT_NEAR(on.events.steps.front().loss_terms[1].value,
+              off.events.steps.front().loss_terms[1].value, 1e-6);
+  EXPECT_NE(on.events.steps.front().loss_terms[0].value,
+            off.events.steps.front().loss_terms[0].value);
   auto bad = base_config();
   bad.framework = Framework::kLongClip;
   bad.hn = false;  // γ 0.5 kept: refused before anything runs
@@ -445,6 +470,101 @@ TEST(Trainer, LongClipTrainsBothBranchesFromARestartedScale) {
   EXPECT_THROW(Trainer(make_clip_model(test::tiny_test_config(), 42), bad, train_data, test_data,
                        sync_loader(), c.path().string(), nlohmann::json{}),
                ConfigError);
+}
+
+// --framework debias: the augmented caption (here the second sentence: the summary dropped, the
+// one detail sentence kept) trains beside the full one; both terms are recorded and sum to the
+// loss, which falls; the scale restarts at Long-CLIP's 100.
+TEST(Trainer, DebiasTrainsTheFullAndTheAugmentedCaption) {
+  static TwoSentenceData train_data(32, 1), test_data(14, 2);
+  auto run = [&](double scale, const std::string& dir) {
+    auto cfg = base_config();
+    cfg.logit_scale = scale;
+    cfg.framework = Framework::kDebias;
+    cfg.loss_gamma = 0.5;
+    cfg.probe_every = 3;
+    return train_on(train_data, test_data, cfg, dir);
+  };
+  test::ScratchDir a, b;
+  const auto restarted = run(0.0, a.path().string());
+  ASSERT_EQ(restarted.result.status, "finished") << restarted.result.message;
+  EXPECT_NEAR(restarted.events.steps.front().logit_scale, 100.0, 1.0);
+  const auto r = run(1 / 0.07, b.path().string());
+  ASSERT_EQ(r.result.status, "finished") << r.result.message;
+  EXPECT_LT(mean_loss(r.events.steps, 6), 0.8 * mean_loss(r.events.steps, 1));
+  for (const auto& e : r.events.steps) {
+    ASSERT_EQ(e.loss_terms.size(), 2u) << "step " << e.step;
+    EXPECT_EQ(e.loss_terms[0].name, "global");
+    EXPECT_EQ(e.loss_terms[1].name, "augmented");
+    EXPECT_NEAR(e.loss_terms[0].value + e.loss_terms[1].value, e.loss, 1e-5 * e.loss);
+  }
+  EXPECT_FALSE(r.events.probes.empty());
+}
+
+// --framework finelip: its fine-grained loss alone trains with --hn off (γ 0), the global HN term
+// is added with --hn on; the terms are recorded as such and the loss falls; the aggregation nets
+// train (the run's result differs from a run whose nets cannot learn); a resume is refused.
+TEST(Trainer, FinelipTrainsItsFineGrainedLossAndAddsTheGlobalTermWithTheMargins) {
+  auto run = [&](bool hn, double gamma, double aggregation_lr, const std::string& dir) {
+    auto cfg = base_config();
+    cfg.framework = Framework::kFinelip;
+    cfg.hn = hn;
+    cfg.loss_gamma = gamma;
+    cfg.probe_every = 3;
+    cfg.finelip_aggregation_lr = aggregation_lr;
+    return train(cfg, dir);
+  };
+  test::ScratchDir a, b, d;
+  const auto off = run(false, 0.0, 1e-3, a.path().string());
+  ASSERT_EQ(off.result.status, "finished") << off.result.message;
+  for (const auto& e : off.events.steps) {
+    ASSERT_EQ(e.loss_terms.size(), 1u) << "step " << e.step;
+    EXPECT_EQ(e.loss_terms[0].name, "fine");
+    EXPECT_NEAR(e.loss_terms[0].value, e.loss, 1e-6 * e.loss);
+  }
+  EXPECT_LT(mean_loss(off.events.steps, 6), 0.8 * mean_loss(off.events.steps, 1));
+  EXPECT_FALSE(off.events.probes.empty());
+  const auto on = run(true, 0.5, 1e-3, b.path().string());
+  ASSERT_EQ(on.result.status, "finished") << on.result.message;
+  for (const auto& e : on.events.steps) {
+    ASSERT_EQ(e.loss_terms.size(), 2u) << "step " << e.step;
+    EXPECT_EQ(e.loss_terms[0].name, "global");
+    EXPECT_EQ(e.loss_terms[1].name, "fine");
+    EXPECT_NEAR(e.loss_terms[0].value + e.loss_terms[1].value, e.loss, 1e-5 * e.loss);
+  }
+  // Step 1 sees the same weights and batch: the fine term is the same with and without margins.
+  EXPECT_NEAR(on.events.steps.front().loss_terms[1].value, off.events.steps.front().loss,
+              1e-5 * off.events.steps.front().loss);
+  // The aggregation nets' learning rate matters from step 2 on: they are in the optimiser.
+  const auto slow = run(false, 0.0, 1e-7, d.path().string());
+  ASSERT_EQ(slow.result.status, "finished") << slow.result.message;
+  EXPECT_NE(slow.events.steps[3].loss, off.events.steps[3].loss);
+
+  auto cfg = base_config();
+  cfg.framework = Framework::kFinelip;
+  test::ScratchDir r;
+  TrainStart start;
+  start.checkpoint = off.events.checkpoints.front().path;
+  start.completed_epochs = 1;
+  EXPECT_THROW(train(cfg, r.path().string(), start), ConfigError);
+}
+
+// Data that cannot tokenize free text cannot feed Long-CLIP's short captions: refused when the
+// trainer is made, naming the flag, not at the first step.
+TEST(Trainer, LongClipRefusesDataThatCannotTokenizeShortCaptions) {
+  test::InMemoryPairedData data(16, 1), test_data(4, 2);
+  auto cfg = base_config();
+  cfg.framework = Framework::kLongClip;
+  test::ScratchDir dir;
+  try {
+    Trainer t(make_clip_model(test::tiny_test_config(), 1), cfg, data, test_data, sync_loader(),
+              dir.path().string(), nlohmann::json());
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--framework longclip"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tokenize"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
 TEST(Trainer, NonFiniteLossFailsWithTheStep) {

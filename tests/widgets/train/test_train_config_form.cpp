@@ -122,6 +122,11 @@ class TestTrainConfigForm : public QObject {
     c.hn = false;
     c.longclip_pca_components = 7;
     c.longclip_label_smoothing = 0.123456;
+    c.debias_keep_ratio = 0.37;
+    c.debias_pad_tokens = 5;
+    c.finelip_margin = 0.31;
+    c.finelip_hardest_negative = true;
+    c.finelip_aggregation_lr = 2.5e-4;
     const nlohmann::json given = c, defaults = hnclip::TrainConfig{};
     for (const auto& [key, value] : defaults.items())
       QVERIFY2(given.at(key) != value, ("the test leaves " + key + " at its default").c_str());
