@@ -65,6 +65,8 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
                    {"started", iso_time(r.started_at_ms)},
                    {"finished", iso_time(r.finished_at_ms)},
                    {"best_epoch", r.best_epoch},
+                   {"framework", to_string(config.framework)},
+                   {"hn", config.hn},
                    {"gamma", config.loss_gamma},
                    {"gbar", to_string(config.loss_gbar)},
                    {"epochs", config.epochs}};
@@ -130,8 +132,9 @@ CommandAction add_runs_command(CLI::App& app) {
       return kExitOk;
     }
     // "start" is epoch 0 (the starting checkpoint); "best" is the best fine-tuned epoch.
-    std::printf("%5s  %-20s %-11s %6s %-10s %6s %14s %5s %14s  %s\n", "id", "name", "status",
-                "gamma", "gbar", "epochs", "start t2i/i2t", "best", "best t2i/i2t", "created");
+    std::printf("%5s  %-20s %-11s %-17s %6s %-10s %6s %14s %5s %14s  %s\n", "id", "name",
+                "status", "framework", "gamma", "gbar", "epochs", "start t2i/i2t", "best",
+                "best t2i/i2t", "created");
     auto r1_pair = [](const nlohmann::json& j, const char* key) {
       if (!j.contains(key)) return std::string("-");
       auto one = [&](const char* dir) {
@@ -143,9 +146,11 @@ CommandAction add_runs_command(CLI::App& app) {
     };
     for (const auto& r : runs) {
       const auto j = run_json(store, r, false);
-      std::printf("%5lld  %-20.20s %-11s %6s %-10s %6d %14s %5s %14s  %s\n",
+      const std::string framework =
+          j["framework"].get<std::string>() + (j["hn"].get<bool>() ? "" : " (HN off)");
+      std::printf("%5lld  %-20.20s %-11s %-17s %6s %-10s %6d %14s %5s %14s  %s\n",
                   static_cast<long long>(r.id), r.name.c_str(), to_string(r.status).c_str(),
-                  fixed(j["gamma"].get<double>()).c_str(), j["gbar"].get<std::string>().c_str(),
+                  framework.c_str(), fixed(j["gamma"].get<double>()).c_str(), j["gbar"].get<std::string>().c_str(),
                   j["epochs"].get<int>(), r1_pair(j, "start").c_str(),
                   r.best_epoch > kStartEpoch ? std::to_string(r.best_epoch).c_str() : "-",
                   r1_pair(j, "best").c_str(), j["created"].get<std::string>().c_str());

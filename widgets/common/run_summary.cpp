@@ -38,6 +38,7 @@ double RunSummary::recall(int epoch, const std::string& direction, int k) const 
 
 bool operator==(const RunSummary& a, const RunSummary& b) {
   if (!same_record(a.record, b.record) || a.benchmark != b.benchmark ||
+      a.framework != b.framework ||
       !same_double(a.gamma, b.gamma) || a.gbar != b.gbar || a.epochs != b.epochs ||
       a.config_readable != b.config_readable || !same_double(a.best_r1_t2i, b.best_r1_t2i) ||
       !same_double(a.best_r1_i2t, b.best_r1_i2t) || !same_double(a.start_r1_t2i, b.start_r1_t2i) ||
@@ -69,6 +70,7 @@ RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> e
     s.config_readable = false;
   }
   s.benchmark = config.benchmark;
+  s.framework = to_string(config.framework) + (config.hn ? "" : " (HN off)");
   s.gamma = config.loss_gamma;
   s.gbar = to_string(config.loss_gbar);
   s.epochs = config.epochs;

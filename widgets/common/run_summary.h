@@ -18,6 +18,9 @@ struct RunSummary {
   RunRecord record;
   // From the run's TrainConfig JSON; a key missing from the JSON keeps TrainConfig's default.
   std::string benchmark;
+  // The fine-tuning framework and whether its global term has the margins, as the Runs tab's
+  // Framework column shows it: "plain", "longclip", "debias (HN off)", ...
+  std::string framework = "plain";
   double gamma = 0;
   std::string gbar;
   int epochs = 0;

@@ -172,6 +172,8 @@ QVariant RunTableModel::display(const RunSummary& s, int column) const {
       return qs(to_string(r.status));
     case ColBenchmark:
       return s.config_readable ? qs(s.benchmark) : unknown;
+    case ColFramework:
+      return s.config_readable ? qs(s.framework) : unknown;
     case ColGamma:
       return s.config_readable ? QString::number(s.gamma, 'g', 6) : unknown;
     case ColGbar:
@@ -209,6 +211,8 @@ QVariant RunTableModel::sortValue(const RunSummary& s, int column) const {
       return qs(to_string(r.status));
     case ColBenchmark:
       return qs(s.benchmark).toLower();
+    case ColFramework:
+      return qs(s.framework);
     case ColGamma:
       return s.config_readable ? s.gamma : -1.0;
     case ColGbar:
@@ -314,6 +318,8 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Status");
       case ColBenchmark:
         return tr("Benchmark");
+      case ColFramework:
+        return tr("Framework");
       case ColGamma:
         return QStringLiteral("γ");
       case ColGbar:

@@ -21,6 +21,7 @@ class RunTableModel : public QAbstractTableModel {
     ColName,
     ColStatus,
     ColBenchmark,
+    ColFramework,  // sorting by it groups a sweep's runs by framework
     ColGamma,
     ColGbar,
     ColEpochs,

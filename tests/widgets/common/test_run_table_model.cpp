@@ -58,6 +58,43 @@ class TestRunTableModel : public QObject {
   }
   void cleanup() { dir_.reset(); }
 
+  // The Framework column names the framework and says when its global term has no margins;
+  // sorting by it puts each framework's runs together (a framework sweep's Δ pairs side by side).
+  void framework_column_groups_runs_by_framework() {
+    RunStore store(db_);
+    auto with = [](const std::string& framework, bool hn, double gamma) {
+      return make_config_json("synthetic", gamma, "recomputed", 4,
+                              "\"framework\": \"" + framework + "\", \"hn\": " +
+                                  (hn ? "true" : "false"));
+    };
+    const int64_t own = add_run(store, "lc-own", RunStatus::Finished, with("longclip", false, 0),
+                                kOct2025);
+    const int64_t lhn = add_run(store, "lc-hn", RunStatus::Finished, with("longclip", true, 0.5),
+                                kOct2025);
+    const int64_t db = add_run(store, "db-hn", RunStatus::Finished, with("debias", true, 0.5),
+                               kOct2025);
+    RunTableModel model;
+    model.setRuns(load_run_summaries(db_));
+    const auto text = [&](int64_t id) {
+      return model.index(model.rowOfRun(id), RunTableModel::ColFramework).data().toString();
+    };
+    QCOMPARE(text(own), QString("longclip (HN off)"));
+    QCOMPARE(text(lhn), QString("longclip"));
+    QCOMPARE(text(db), QString("debias"));
+    QCOMPARE(text(a_), QString("plain"));  // a config without the key: the default framework
+    QCOMPARE(model.headerData(RunTableModel::ColFramework, Qt::Horizontal).toString(),
+             QString("Framework"));
+    QSortFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.setSortRole(RunTableModel::SortRole);
+    proxy.sort(RunTableModel::ColFramework, Qt::AscendingOrder);
+    QStringList order;
+    for (int r = 0; r < proxy.rowCount(); ++r)
+      order << proxy.index(r, RunTableModel::ColFramework).data().toString();
+    QCOMPARE(order, (QStringList{"debias", "longclip", "longclip (HN off)", "plain", "plain",
+                                 "plain"}));
+  }
+
   void values_and_roles() {
     RunTableModel model;
     model.setRuns(load_run_summaries(db_));
