@@ -41,9 +41,9 @@ constexpr double kAdamEps = 1e-6;
 constexpr int64_t kEvalBatch = 256;  // encoding batch for evaluation and frozen features
 constexpr uint64_t kSubsetStream = 0x5eed5b5e7ULL;  // separates the subset RNG from epoch RNGs
 constexpr uint64_t kAdapterStream = 0xada97e45ULL;  // seeds the adapters' initial A matrices
-// DeBias-CLIP's sentence subsets: step t draws from stream kDebiasStream + t.
 constexpr uint64_t kFinelipStream = 0xf1e11bULL;  // seeds FineLIP's aggregation nets
 constexpr size_t kAggregatorGroup = 2;  // the optimiser group of FineLIP's aggregation nets
+// DeBias-CLIP's sentence subsets: step t draws from stream kDebiasStream + t.
 constexpr uint64_t kDebiasStream = 0xdeb1a5ULL << 32;
 // Families of data without groups: each image's 3 nearest captions, clusters of at most 4 images —
 // the built-in benchmark's family sizes (2-4), so both kinds of data get batches alike.
