@@ -21,10 +21,9 @@
 #include <string>
 #include <vector>
 
-namespace hnclip {
+#include "text/caption_sentences.h"
 
-// The caption's sentences, split at each ". " (the separator dropped, a final "." kept).
-std::vector<std::string> caption_sentences(const std::string& caption);
+namespace hnclip {
 
 // The augmented caption's text: the summary sentence dropped, a random subset of the others kept
 // (as above), joined by ". ". Throws std::invalid_argument for keep_ratio outside (0, 1].
