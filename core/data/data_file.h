@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hnclip {
 
@@ -17,6 +18,11 @@ std::string read_data_file(const std::filesystem::path& path, const std::string&
 // The 1-based line of byte `offset` (0-based) in `text`, for messages about whole-file JSON whose
 // parser reports byte offsets.
 int line_at(const std::string& text, size_t offset);
+
+// The 1-based line of every JSON object's opening brace in `text`, in document order (braces
+// inside strings skipped), which is the order a pre-order walk of the parsed document meets the
+// objects: how a reader of whole-file JSON names the line of an entry its checks refuse.
+std::vector<int> json_object_lines(const std::string& text);
 
 // True when `s` holds only white space (an empty caption in all but bytes).
 bool is_blank_text(std::string_view s);

@@ -15,6 +15,7 @@
 
 #include "data/manifest_benchmark.h"
 #include "data/synthetic_renderer.h"
+#include "data/synthetic_segments.h"
 #include "data/synthetic_split.h"
 #include "fault/fault_point.h"
 
@@ -28,6 +29,7 @@ constexpr const char* kBenchmarkName = "synthetic";
 constexpr const char* kTempMarker = ".partial-";   // <folder>.partial-<pid>: generation in progress
 constexpr int kPngCompression = 3;                 // fixed so the bytes do not follow a library default
 constexpr int64_t kProgressEvery = 2000;           // images between progress messages
+constexpr const char* kSegmentsFile = "segments.json";  // GOAL's sidecar
 constexpr int kTokenContext = 96;                  // the text tower's context the captions fit
 
 std::string image_name(int64_t index) {
@@ -76,6 +78,12 @@ void generate(const SyntheticOptions& options, const fs::path& dir,
   const fs::path manifest_path = dir / "manifest.jsonl";
   std::ofstream manifest(manifest_path, std::ios::binary);
   if (!manifest) throw std::runtime_error("synthetic benchmark: cannot write " + manifest_path.string());
+  // GOAL's exact segments, one image per line (data/synthetic_segments.h).
+  const fs::path segments_path = dir / kSegmentsFile;
+  std::ofstream segments(segments_path, std::ios::binary);
+  if (!segments) throw std::runtime_error("synthetic benchmark: cannot write " + segments_path.string());
+  segments << "[";
+  bool first_entry = true;
   nlohmann::json counts = nlohmann::json::object();
   for (const auto& split : synthetic_split_names()) {
     const auto items = synthetic_split_items(spec, options.seed, split);
@@ -91,6 +99,9 @@ void generate(const SyntheticOptions& options, const fs::path& dir,
       nlohmann::json line = {{"image", rel}, {"captions", {item.caption}}, {"split", split}};
       if (!item.group.empty()) line["group"] = item.group;
       manifest << line.dump() << '\n';
+      segments << (first_entry ? "\n" : ",\n")
+               << synthetic_segment_entry(item.scene, renderer, rel, item.caption).dump();
+      first_entry = false;
       if (progress && ((i + 1) % kProgressEvery == 0 || i + 1 == items.size())) {
         progress("synthetic-" + options.size + ": " + split + " " + std::to_string(i + 1) + "/" +
                  std::to_string(items.size()) + " images");
@@ -100,6 +111,9 @@ void generate(const SyntheticOptions& options, const fs::path& dir,
   }
   manifest.close();
   if (!manifest) throw std::runtime_error("synthetic benchmark: cannot write " + manifest_path.string());
+  segments << "\n]\n";
+  segments.close();
+  if (!segments) throw std::runtime_error("synthetic benchmark: cannot write " + segments_path.string());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const nlohmann::json info = {
       {"name", kBenchmarkName},

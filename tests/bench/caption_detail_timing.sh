@@ -21,7 +21,7 @@ N=${N:-5000}
 rm -rf "$WORK" && mkdir -p "$WORK"
 CACHE=${CACHE:-$HOME/.cache/hnclip-workbench}
 "$HNCLIP" benchmark --benchmark-size default --cache-dir "$CACHE" > /dev/null
-SRC="$CACHE/synthetic-default-s1-v3"
+SRC="$CACHE/synthetic-default-s1-v4"
 /usr/bin/python3 - "$SRC" "$WORK/manifest.jsonl" "$N" "${BIG:-0}" <<'PY'
 import json, os, sys
 src, out, n, big = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
