@@ -13,6 +13,7 @@
 #include "support/json_matrix.h"
 #include "support/reference_script.h"
 #include "support/test_dirs.h"
+#include "support/unit_rows.h"
 
 namespace hnclip {
 namespace {
@@ -21,7 +22,7 @@ using nlohmann::json;
 using test::from_json_matrix;
 using test::to_json_matrix;
 
-torch::Tensor normalized(torch::Tensor x) { return x / x.norm(2, 1, true); }
+using test::unit_rows;
 
 TEST(DebiasClipLoss, MatchesIndependentPythonReference) {
   torch::manual_seed(6);
@@ -34,10 +35,10 @@ TEST(DebiasClipLoss, MatchesIndependentPythonReference) {
   const int64_t b = 9, d = 12;
   for (bool hn : {false, true}) {
     for (double s : {10.0, 100.0}) {
-      auto T = normalized(torch::randn({b, d}, torch::kDouble));
-      T[1] = normalized((T[0] + 0.05 * torch::randn({d}, torch::kDouble)).unsqueeze(0))[0];
-      auto TA = normalized(T + 0.6 * torch::randn({b, d}, torch::kDouble));
-      auto V = normalized(T + 0.7 * torch::randn({b, d}, torch::kDouble));
+      auto T = unit_rows(torch::randn({b, d}, torch::kDouble));
+      T[1] = unit_rows((T[0] + 0.05 * torch::randn({d}, torch::kDouble)).unsqueeze(0))[0];
+      auto TA = unit_rows(T + 0.6 * torch::randn({b, d}, torch::kDouble));
+      auto V = unit_rows(T + 0.7 * torch::randn({b, d}, torch::kDouble));
       cases.push_back({V, T, TA, s, hn ? 0.0 : 0.1, hn ? 0.5 : 0.0, hn});
     }
   }
@@ -70,9 +71,9 @@ TEST(DebiasClipLoss, MatchesIndependentPythonReference) {
 
 TEST(DebiasClipLoss, HnOnReplacesOnlyTheGlobalTermAndShapesAreChecked) {
   torch::manual_seed(7);
-  const auto V = normalized(torch::randn({16, 8}));
-  const auto T = normalized(V + 0.5 * torch::randn({16, 8}));
-  const auto TA = normalized(V + 0.9 * torch::randn({16, 8}));
+  const auto V = unit_rows(torch::randn({16, 8}));
+  const auto T = unit_rows(V + 0.5 * torch::randn({16, 8}));
+  const auto TA = unit_rows(V + 0.9 * torch::randn({16, 8}));
   const auto s = torch::tensor(20.0f);
   const auto on = debias_clip_loss(V, T, TA, s, true, 0.5, T, 0.1);
   const auto off = debias_clip_loss(V, T, TA, s, false, 0.0, T, 0.1);

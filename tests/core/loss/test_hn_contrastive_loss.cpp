@@ -11,13 +11,14 @@
 #include "support/json_matrix.h"
 #include "support/reference_script.h"
 #include "support/test_dirs.h"
+#include "support/unit_rows.h"
 
 namespace hnclip {
 namespace {
 
 using nlohmann::json;
 
-torch::Tensor normalized(torch::Tensor x) { return x / x.norm(2, 1, true); }
+using test::unit_rows;
 
 using test::from_json_matrix;
 using test::to_json_matrix;
@@ -34,12 +35,12 @@ TEST(HnContrastiveLoss, MatchesIndependentPythonReference) {
     for (bool frozen : {false, true}) {
       for (double s : {10.0, 100.0}) {
         const int64_t b = 6, d = 8;
-        auto T = normalized(torch::randn({b, d}, torch::kDouble));
+        auto T = unit_rows(torch::randn({b, d}, torch::kDouble));
         // Near-duplicate captions: row 1 is row 0 plus a little noise, so Ḡ has a large entry.
-        T[1] = normalized((T[0] + 0.05 * torch::randn({d}, torch::kDouble)).unsqueeze(0))[0];
-        auto V = normalized(T + 0.7 * torch::randn({b, d}, torch::kDouble));
+        T[1] = unit_rows((T[0] + 0.05 * torch::randn({d}, torch::kDouble)).unsqueeze(0))[0];
+        auto V = unit_rows(T + 0.7 * torch::randn({b, d}, torch::kDouble));
         torch::Tensor T0;
-        if (frozen) T0 = normalized(T + 0.3 * torch::randn({b, d}, torch::kDouble));
+        if (frozen) T0 = unit_rows(T + 0.3 * torch::randn({b, d}, torch::kDouble));
         cases.push_back({V, T, T0, s, gamma});
       }
     }
@@ -74,8 +75,8 @@ TEST(HnContrastiveLoss, MatchesIndependentPythonReference) {
 TEST(HnContrastiveLoss, GammaZeroIsInfoNceBitForBit) {
   torch::manual_seed(3);
   for (int64_t b : {2, 5, 32}) {
-    auto V = normalized(torch::randn({b, 16}));
-    auto T = normalized(torch::randn({b, 16}));
+    auto V = unit_rows(torch::randn({b, 16}));
+    auto T = unit_rows(torch::randn({b, 16}));
     auto s = torch::tensor(100.0f);
     auto hn = hn_contrastive_loss(V, T, s, 0.0, T);
     auto plain = info_nce_loss(V, T, s);
@@ -87,8 +88,8 @@ TEST(HnContrastiveLoss, GammaZeroIsInfoNceBitForBit) {
 
 TEST(HnContrastiveLoss, MarginsRaiseTheLossAndStandardLossIgnoresThem) {
   torch::manual_seed(4);
-  auto T = normalized(torch::randn({8, 16}));
-  auto V = normalized(T + 0.3 * torch::randn({8, 16}));
+  auto T = unit_rows(torch::randn({8, 16}));
+  auto V = unit_rows(T + 0.3 * torch::randn({8, 16}));
   auto s = torch::tensor(20.0f);
   auto plain = info_nce_loss(V, T, s);
   auto hn = hn_contrastive_loss(V, T, s, 0.5, T);
@@ -103,8 +104,8 @@ TEST(HnContrastiveLoss, NoGradientFlowsThroughGbar) {
   torch::manual_seed(5);
   const int64_t b = 7, d = 5;
   const double s = 30.0, gamma = 1.0;
-  auto T = normalized(torch::randn({b, d}, torch::kDouble)).requires_grad_(true);
-  auto V = normalized(torch::randn({b, d}, torch::kDouble)).requires_grad_(true);
+  auto T = unit_rows(torch::randn({b, d}, torch::kDouble)).requires_grad_(true);
+  auto V = unit_rows(torch::randn({b, d}, torch::kDouble)).requires_grad_(true);
   auto result = hn_contrastive_loss(V, T, torch::tensor(s, torch::kDouble), gamma, T);
   result.loss.backward();
 
@@ -123,7 +124,7 @@ TEST(HnContrastiveLoss, NoGradientFlowsThroughGbar) {
 
 TEST(HnContrastiveLoss, CaptionMarginsHaveAZeroDiagonalAndNoGraph) {
   torch::manual_seed(6);
-  auto T = normalized(torch::randn({6, 4})).requires_grad_(true);
+  auto T = unit_rows(torch::randn({6, 4})).requires_grad_(true);
   auto g = caption_margins(T);
   EXPECT_FALSE(g.requires_grad());
   EXPECT_TRUE(torch::equal(g.diagonal(), torch::zeros({6})));
@@ -136,8 +137,8 @@ TEST(HnContrastiveLoss, PositivesAreUntouchedInATwoPairBatch) {
   // With B = 2, Ḡ has one off-diagonal value g01: the logits must be s·S on the diagonal and
   // s·(S + γ g01) off it. Written out by hand.
   torch::manual_seed(8);
-  auto T2 = normalized(torch::randn({2, 6}, torch::kDouble));
-  auto V2 = normalized(torch::randn({2, 6}, torch::kDouble));
+  auto T2 = unit_rows(torch::randn({2, 6}, torch::kDouble));
+  auto V2 = unit_rows(torch::randn({2, 6}, torch::kDouble));
   const double s = 10.0, gamma = 0.5;
   const double hn =
       hn_contrastive_loss(V2, T2, torch::tensor(s, torch::kDouble), gamma, T2).loss.item<double>();
@@ -156,14 +157,14 @@ TEST(HnContrastiveLoss, PositivesAreUntouchedInATwoPairBatch) {
 }
 
 TEST(HnContrastiveLoss, RejectsBadGammaAndShapes) {
-  auto T = normalized(torch::randn({4, 3}));
+  auto T = unit_rows(torch::randn({4, 3}));
   auto s = torch::tensor(10.0f);
   EXPECT_THROW(hn_contrastive_loss(T, T, s, -0.1, T), std::invalid_argument);
   EXPECT_THROW(hn_contrastive_loss(T, T, s, std::nan(""), T), std::invalid_argument);
   EXPECT_THROW(hn_contrastive_loss(T, T, s, INFINITY, T), std::invalid_argument);
-  EXPECT_THROW(hn_contrastive_loss(T, normalized(torch::randn({3, 3})), s, 0.5, T),
+  EXPECT_THROW(hn_contrastive_loss(T, unit_rows(torch::randn({3, 3})), s, 0.5, T),
                std::invalid_argument);
-  EXPECT_THROW(hn_contrastive_loss(T, T, s, 0.5, normalized(torch::randn({3, 3}))),
+  EXPECT_THROW(hn_contrastive_loss(T, T, s, 0.5, unit_rows(torch::randn({3, 3}))),
                std::invalid_argument);
 }
 

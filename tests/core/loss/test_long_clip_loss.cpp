@@ -13,6 +13,7 @@
 #include "support/json_matrix.h"
 #include "support/reference_script.h"
 #include "support/test_dirs.h"
+#include "support/unit_rows.h"
 
 namespace hnclip {
 namespace {
@@ -21,7 +22,7 @@ using nlohmann::json;
 using test::from_json_matrix;
 using test::to_json_matrix;
 
-torch::Tensor normalized(torch::Tensor x) { return x / x.norm(2, 1, true); }
+using test::unit_rows;
 
 struct Case {
   torch::Tensor V, T_long, T_short;
@@ -37,10 +38,10 @@ TEST(LongClipLoss, MatchesIndependentPythonReferenceAndNumpyPca) {
   for (bool hn : {false, true}) {
     for (int64_t k : {2, 5}) {
       for (double s : {10.0, 100.0}) {
-        auto TL = normalized(torch::randn({b, d}, torch::kDouble));
-        TL[1] = normalized((TL[0] + 0.05 * torch::randn({d}, torch::kDouble)).unsqueeze(0))[0];
-        auto TS = normalized(TL + 0.5 * torch::randn({b, d}, torch::kDouble));
-        auto V = normalized(TL + 0.7 * torch::randn({b, d}, torch::kDouble));
+        auto TL = unit_rows(torch::randn({b, d}, torch::kDouble));
+        TL[1] = unit_rows((TL[0] + 0.05 * torch::randn({d}, torch::kDouble)).unsqueeze(0))[0];
+        auto TS = unit_rows(TL + 0.5 * torch::randn({b, d}, torch::kDouble));
+        auto V = unit_rows(TL + 0.7 * torch::randn({b, d}, torch::kDouble));
         cases.push_back({V, TL, TS, s, 0.1, hn ? 0.5 : 0.0, k, hn});
       }
     }
@@ -82,9 +83,9 @@ TEST(LongClipLoss, MatchesIndependentPythonReferenceAndNumpyPca) {
 // which differs from Long-CLIP's own long branch only by the label smoothing.
 TEST(LongClipLoss, HnOnReplacesOnlyTheLongBranch) {
   torch::manual_seed(4);
-  const auto V = normalized(torch::randn({16, 8}));
-  const auto TL = normalized(V + 0.5 * torch::randn({16, 8}));
-  const auto TS = normalized(V + 0.9 * torch::randn({16, 8}));
+  const auto V = unit_rows(torch::randn({16, 8}));
+  const auto TL = unit_rows(V + 0.5 * torch::randn({16, 8}));
+  const auto TS = unit_rows(V + 0.9 * torch::randn({16, 8}));
   const auto s = torch::tensor(20.0f);
   LongClipOptions o;
   o.pca_components = 4;
@@ -112,7 +113,7 @@ TEST(LongClipLoss, PcaKeepsTheBatchMeanAndLowersTheRank) {
 }
 
 TEST(LongClipLoss, RefusesMismatchedShapesAndBadSmoothing) {
-  const auto a = normalized(torch::randn({4, 3}));
+  const auto a = unit_rows(torch::randn({4, 3}));
   const auto s = torch::tensor(10.0f);
   EXPECT_THROW(long_clip_loss(a, a, a.slice(0, 0, 3), s, false, 0, a), std::invalid_argument);
   EXPECT_THROW(smoothed_clip_loss(a, a, s, 1.0), std::invalid_argument);
