@@ -13,6 +13,7 @@ install(DIRECTORY "${CMAKE_SOURCE_DIR}/resources/checkpoints"
         DESTINATION "${CMAKE_INSTALL_DATADIR}/hnclip-workbench/resources")
 install(FILES "${CMAKE_SOURCE_DIR}/resources/bpe_simple_vocab_16e6.txt.gz"
               "${CMAKE_SOURCE_DIR}/resources/bpe_simple_vocab_16e6.LICENSE"
+              "${CMAKE_SOURCE_DIR}/resources/structxlip_words.txt"
         DESTINATION "${CMAKE_INSTALL_DATADIR}/hnclip-workbench/resources")
 
 if(HNCLIP_BUILD_GUI)
