@@ -114,13 +114,15 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
                   "starting logit scale s (<= 100); 0 = keep the checkpoint's")
       ->capture_default_str();
   cmd->add_flag("--fixed-scale", c.fixed_scale, "do not learn s");
-  add_choice_option(cmd, "--framework", c.framework, {"plain", "longclip", "debias", "finelip"},
+  add_choice_option(cmd, "--framework", c.framework, {"plain", "longclip", "debias", "finelip", "goal"},
                     "fine-tuning framework: plain (the global term alone), longclip "
                     "(Long-CLIP: + short caption vs batch-PCA image features, label smoothing, "
                     "s restarted at 100) or debias (DeBias-CLIP on Long-CLIP's code: + an "
                     "augmented caption without its summary sentence, sub-sampled and padded) or "
                     "finelip (FineLIP: aggregated patch and word tokens, a triplet hinge on their "
-                    "late-interaction similarity; with --hn on plus the global HN term)");
+                    "late-interaction similarity; with --hn on plus the global HN term) or goal "
+                    "(GOAL: + crop image vs its sentence, and the image's box tokens and the "
+                    "caption's sentence tokens pulled to them; needs segments, --goal-segments)");
   cmd->add_option_function<std::string>(
          "--hn", [&c](const std::string& v) { c.hn = v == "on"; },
          "on: the framework's global term is the HN loss (--gamma, --gbar); off: its own "
@@ -139,6 +141,12 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
                 "FineLIP: each query's hardest negative only (VSE++'s max violation)");
   cmd->add_option("--finelip-lr", c.finelip_aggregation_lr,
                   "FineLIP: peak learning rate of its token-aggregation nets")
+      ->capture_default_str();
+  cmd->add_option("--goal-segments", c.goal_segments,
+                  "GOAL: segment file (GOAL's training JSON: per image a \"segment\" list of "
+                  "crop box + caption sentence; README); default: the built-in benchmark's own");
+  cmd->add_option("--goal-crop-weight", c.goal_crop_weight,
+                  "GOAL: weight of its crop-image vs sentence CLIP term")
       ->capture_default_str();
   cmd->add_option("--debias-keep", c.debias_keep_ratio,
                   "DeBias-CLIP: share of the non-summary sentences its augmented caption keeps")

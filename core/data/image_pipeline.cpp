@@ -34,7 +34,7 @@ int64_t ImagePipeline::floats_per_image() const {
   return 3 * s * s;
 }
 
-void ImagePipeline::load(const std::string& path, float* chw) const {
+cv::Mat ImagePipeline::decode(const std::string& path) {
   // Checked first so a missing file gets a plain message (and OpenCV prints no warning).
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw DataError(path + ": no such image file");
@@ -56,8 +56,10 @@ void ImagePipeline::load(const std::string& path, float* chw) const {
                     ? decode_png_file(path)
                     : cv::imread(path, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
   if (bgr.empty()) throw DataError(path + ": cannot decode image (missing, unreadable or not an image)");
-  process(bgr, chw);
+  return bgr;
 }
+
+void ImagePipeline::load(const std::string& path, float* chw) const { process(decode(path), chw); }
 
 void ImagePipeline::process(const cv::Mat& image, float* chw) const {
   if (image.empty() || image.depth() != CV_8U ||

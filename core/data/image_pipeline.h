@@ -36,6 +36,9 @@ class ImagePipeline {
   // Decodes the file at `path` and writes it into `chw` (floats_per_image() floats).
   // Throws DataError naming the path when the file cannot be decoded.
   void load(const std::string& path, float* chw) const;
+  // The file's pixels as load() reads them (8-bit BGR, orientation ignored), for a caller that
+  // cuts the image first (GOAL's crops). Throws DataError naming the path.
+  static cv::Mat decode(const std::string& path);
   // Same for an image already in memory (e.g. rendered): 8-bit, 1 (grey), 3 (BGR) or 4 (BGRA)
   // channels. Throws std::invalid_argument for any other type or an empty image.
   void process(const cv::Mat& image, float* chw) const;

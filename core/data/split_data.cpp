@@ -1,11 +1,16 @@
 #include "data/split_data.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
 #include <torch/torch.h>
 
 #include "data/benchmark.h"
+#include "data/segment_patches.h"
+#include "text/caption_sentences.h"
+#include "text/sentence_token_span.h"
 
 namespace hnclip {
 
@@ -73,6 +78,79 @@ at::Tensor SplitData::load_images(const std::vector<int64_t>& images) const {
   for (size_t k = 0; k < images.size(); ++k) {
     pipeline_.load(samples_[static_cast<size_t>(images[k])].image,
                    data + static_cast<int64_t>(k) * stride);
+  }
+  return out;
+}
+
+void SplitData::set_segments(const SegmentsByImage& segments) {
+  segments_.assign(samples_.size(), ImageSegment{});
+  has_segment_.assign(samples_.size(), false);
+  for (size_t i = 0; i < samples_.size(); ++i) {
+    const auto it = segments.find(samples_[i].image);
+    if (it == segments.end()) continue;
+    if (const ImageSegment* best = goal_training_segment(it->second)) {
+      segments_[i] = *best;
+      has_segment_[i] = true;
+    }
+  }
+}
+
+int64_t SplitData::images_with_segments() const {
+  return std::count(has_segment_.begin(), has_segment_.end(), true);
+}
+
+SegmentBatch SplitData::load_segments(const std::vector<int64_t>& captions,
+                                      int64_t patch_size) const {
+  for (int64_t c : captions) check_index(c, caption_image_.size(), "caption");
+  const int64_t s = pipeline_.config().image_size;
+  const int64_t grid = s / patch_size, length = tokenizer_->context_length();
+  SegmentBatch out;
+  std::vector<cv::Mat> crops;
+  std::vector<std::vector<int64_t>> patches;
+  std::vector<TokenSpan> spans;
+  std::vector<std::string> sentences;
+  for (size_t row = 0; row < captions.size(); ++row) {
+    const int64_t c = captions[row], image = caption_image_[static_cast<size_t>(c)];
+    if (has_segment_.empty() || !has_segment_[static_cast<size_t>(image)]) continue;
+    const ImageSegment& seg = segments_[static_cast<size_t>(image)];
+    const auto& own = image_captions_[static_cast<size_t>(image)];
+    // The segment's sentence belongs to one caption of the image: only that pair has its span.
+    if (own.at(static_cast<size_t>(seg.caption)) != c) continue;
+    const TokenSpan span = sentence_token_span(*tokenizer_, caption_text(c), seg.sentence);
+    if (span.begin == span.end) continue;
+    const cv::Mat full = ImagePipeline::decode(samples_[static_cast<size_t>(image)].image);
+    auto touched = segment_patches(seg.box, full.cols, full.rows, static_cast<int>(s),
+                                   static_cast<int>(patch_size));
+    if (touched.empty()) continue;
+    // The crop: a crop file when the sidecar names one, else the box's pixels (edges rounded
+    // outwards, so the crop holds the whole box).
+    if (!seg.crop.empty()) {
+      crops.push_back(ImagePipeline::decode(seg.crop));
+    } else {
+      const int x1 = static_cast<int>(std::floor(seg.box.x1)), y1 = static_cast<int>(std::floor(seg.box.y1));
+      const int x2 = static_cast<int>(std::ceil(seg.box.x2)), y2 = static_cast<int>(std::ceil(seg.box.y2));
+      crops.push_back(full(cv::Rect(x1, y1, x2 - x1, y2 - y1)).clone());
+    }
+    out.rows.push_back(static_cast<int64_t>(row));
+    patches.push_back(std::move(touched));
+    spans.push_back(span);
+    sentences.push_back(caption_sentences(caption_text(c)).at(static_cast<size_t>(seg.sentence)));
+  }
+  const auto n = static_cast<int64_t>(out.rows.size());
+  out.crops = torch::empty({n, 3, s, s}, torch::kFloat32);
+  float* data = out.crops.data_ptr<float>();
+  for (int64_t k = 0; k < n; ++k) {
+    pipeline_.process(crops[static_cast<size_t>(k)], data + k * pipeline_.floats_per_image());
+  }
+  out.sentences = tokenize_texts(sentences);
+  out.patch_mask = torch::zeros({n, grid * grid}, torch::kBool);
+  out.span_mask = torch::zeros({n, length}, torch::kBool);
+  auto patch = out.patch_mask.accessor<bool, 2>();
+  auto span = out.span_mask.accessor<bool, 2>();
+  for (int64_t k = 0; k < n; ++k) {
+    const auto i = static_cast<size_t>(k);
+    for (int64_t p : patches[i]) patch[k][p] = true;
+    for (int64_t t = spans[i].begin; t < spans[i].end; ++t) span[k][t] = true;
   }
   return out;
 }

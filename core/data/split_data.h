@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "data/goal_segments.h"
 #include "data/image_pipeline.h"
 #include "data/sample.h"
 #include "text/tokenizer.h"
@@ -37,6 +38,13 @@ class SplitData : public PairedData {
   at::Tensor load_tokens(const std::vector<int64_t>& captions) const override;
   at::Tensor tokenize_texts(const std::vector<std::string>& texts) const override;
 
+  // GOAL: keeps each image's training segment (goal_training_segment) of `segments` (by image
+  // path; images it lacks have none). Not thread-safe: call before any loading starts.
+  void set_segments(const SegmentsByImage& segments);
+  int64_t images_with_segments() const override;
+  SegmentBatch load_segments(const std::vector<int64_t>& captions,
+                             int64_t patch_size) const override;
+
   // The sample image `image` was made from. Indices out of range throw std::out_of_range (as do
   // those passed to any method above).
   const Sample& sample(int64_t image) const;
@@ -49,6 +57,8 @@ class SplitData : public PairedData {
   ImagePipeline pipeline_;
   std::vector<int64_t> caption_image_;                // caption -> image
   std::vector<std::vector<int64_t>> image_captions_;  // image -> its captions
+  std::vector<ImageSegment> segments_;                // image -> its training segment
+  std::vector<bool> has_segment_;                     // image -> whether segments_ holds one
 };
 
 }  // namespace hnclip

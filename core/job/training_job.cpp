@@ -6,12 +6,14 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <optional>
 
 #include "data/batch_loader.h"
 #include "distributed/process_group.h"
 #include "data/benchmark_summary.h"
+#include "data/goal_segments.h"
 #include "fault/fault_point.h"
 #include "job/run_assets.h"
 #include "job/stale_checkpoint_files.h"
@@ -112,6 +114,7 @@ struct TrainingJob::Impl {
     data_summary["test_split"] = config.test_split;
     if (!config.val_split.empty()) data_summary["val_split"] = config.val_split;
     say("data: " + describe_benchmark_summary(data_summary));
+    if (config.framework == Framework::kGoal) attach_goal_segments();
     const bool needs_start_text = (config.loss_gamma > 0 && config.loss_gbar == GbarMode::kFrozen) ||
                                   config.batch_sampler == BatchSampler::kFamilies;
     if (needs_start_text && !weights_checkpoint.empty()) {
@@ -135,6 +138,28 @@ struct TrainingJob::Impl {
     if (frozen_reference) trainer->set_frozen_reference(frozen_reference);
     if (val_data) trainer->set_validation(*val_data);
     say_near_twins_in_batches();
+  }
+
+  // GOAL: the segment sidecar (--goal-segments, else the built-in benchmark's own segments.json)
+  // read and checked against every split's images before anything is recorded; the training
+  // split keeps its images' segments. Without a file the Trainer refuses the run, saying how to
+  // give one.
+  void attach_goal_segments() {
+    std::filesystem::path file = config.goal_segments;
+    if (file.empty() && benchmark->name() == "synthetic") {
+      file = std::filesystem::path(benchmark->root()) / "segments.json";
+    }
+    if (file.empty()) return;
+    std::vector<Sample> all;
+    for (const auto& split : benchmark->splits()) {
+      auto samples = benchmark->split(split);
+      all.insert(all.end(), std::make_move_iterator(samples.begin()),
+                 std::make_move_iterator(samples.end()));
+    }
+    train_data->set_segments(read_goal_segments(file, all));
+    say("GOAL: " + std::to_string(train_data->images_with_segments()) + " of the " +
+        std::to_string(train_data->num_images()) + " training images have a segment (" +
+        file.string() + ")");
   }
 
   // With near-twin groups in the data: how many near-twin pairs share a batch in epoch 1 — what
@@ -212,9 +237,8 @@ void TrainingJob::construct(const TrainConfig& config, const JobPaths& paths, Jo
     check_world_size("--world-size", config.world_size, group);
   }
   // Stored absolute, so that a resume from another working directory finds the same data.
-  if (!s.config.benchmark_root.empty()) {
-    s.config.benchmark_root =
-        std::filesystem::absolute(s.config.benchmark_root).lexically_normal().string();
+  for (auto* path : {&s.config.benchmark_root, &s.config.goal_segments}) {
+    if (!path->empty()) *path = std::filesystem::absolute(*path).lexically_normal().string();
   }
   s.paths = paths;
   s.log = std::move(log);

@@ -74,11 +74,12 @@ TextFeatures ClipModelImpl::encode_text(const torch::Tensor& all_tokens, bool wi
   const int64_t l = tokens.size(1);
   auto x = token_embedding(tokens) + text_positions(l);
   x = transformer(x, /*causal=*/true);
+  TextFeatures out;
+  out.hidden = x;
   x = layer_norm_fp32(ln_final, x);
   // Pool at the end token: it has the largest id, so argmax finds it (OpenAI CLIP's rule).
   auto eot = tokens.argmax(-1);
   auto rows = torch::arange(tokens.size(0), eot.options());
-  TextFeatures out;
   out.pooled = torch::matmul(x.index({rows, eot}), text_projection);
   if (with_tokens) {
     out.tokens = torch::matmul(x, text_projection);

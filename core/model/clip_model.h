@@ -21,6 +21,9 @@ struct TextFeatures {
   // ln_final and projection, and the [B, L'] bool mask of caption words (after start, before end).
   torch::Tensor tokens;
   torch::Tensor mask;
+  // [B, L', W] the transformer's output before ln_final, always: GOAL pools a sentence's span
+  // here and sends the mean through ln_final and text_projection itself.
+  torch::Tensor hidden;
 };
 
 class ClipModelImpl : public torch::nn::Module {

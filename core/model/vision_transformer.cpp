@@ -31,6 +31,7 @@ ImageFeatures VisionTransformerImpl::forward(const torch::Tensor& images, bool w
   x = torch::cat({cls, x}, 1) + positional_embedding.to(x.dtype());
   x = transformer(layer_norm_fp32(ln_pre, x));
   ImageFeatures out;
+  out.hidden = x;
   if (with_patches) {
     auto all = torch::matmul(layer_norm_fp32(ln_post, x), proj);    // [B, 1+P, E]
     out.pooled = all.select(1, 0);

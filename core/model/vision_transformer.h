@@ -14,6 +14,9 @@ namespace hnclip {
 struct ImageFeatures {
   torch::Tensor pooled;   // [B, E] class token after ln_post and proj (not normalised)
   torch::Tensor patches;  // [B, P, E] patch tokens after ln_post and proj, when asked for
+  // [B, 1+P, W] the transformer's output before ln_post (class token first), always: GOAL pools
+  // patch tokens here and sends the mean through ln_post and proj itself.
+  torch::Tensor hidden;
 };
 
 class VisionTransformerImpl : public torch::nn::Module {

@@ -6,7 +6,10 @@
 // batch-PCA features (loss/long_clip_loss.h), and restarts the logit scale at 100. `debias` is
 // DeBias-CLIP, built on Long-CLIP's code: its augmented caption (train/debias_caption.h) takes
 // the short branch's place, matched to the image's own features (loss/debias_clip_loss.h).
-// What is not built yet (FineLIP, GOAL, StructXLIP) is refused by the flag's words.
+// `finelip` trains FineLIP's fine-grained token loss (loss/finelip_loss.h); `goal` adds GOAL's
+// crop, patch and span terms over each image's segment (loss/goal_loss.h, data/goal_segments.h)
+// and keeps the checkpoint's logit scale, as its code does. What is not built yet (StructXLIP)
+// is refused by the flag's words.
 
 #include <string>
 

@@ -18,10 +18,12 @@ struct LossTerm {
 // Every term name a step can record, in the order charts list them: "global" is the term the HN
 // margins replace (plain HN-CLIP's loss, Long-CLIP's long-caption branch); "token" the token-level
 // term (--token-weight); "short" Long-CLIP's short-caption branch; "augmented" DeBias-CLIP's
-// augmented-caption branch; "fine" FineLIP's fine-grained triplet loss.
+// augmented-caption branch; "fine" FineLIP's fine-grained triplet loss; "crop", "patch", "span"
+// GOAL's crop-image ↔ sentence CLIP term, box-tokens ↔ crop and sentence-span ↔ sentence terms.
 // (Inline: the store and the widgets see train/ through headers only.)
 inline const std::vector<const char*>& loss_term_names() {
-  static const std::vector<const char*> kNames = {"global", "token", "short", "augmented", "fine"};
+  static const std::vector<const char*> kNames = {"global", "token", "short", "augmented",
+                                                     "fine",   "crop",  "patch", "span"};
   return kNames;
 }
 

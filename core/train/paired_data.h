@@ -12,6 +12,17 @@
 
 namespace hnclip {
 
+// GOAL's inputs besides the pairs themselves, for the pairs of a batch that have a usable segment
+// (data/goal_segments.h: the image's training segment, on the pair's own caption, whose box keeps
+// a patch under the centre crop and whose sentence is not cut away by the context length).
+struct SegmentBatch {
+  std::vector<int64_t> rows;  // positions in the batch of those pairs, ascending
+  at::Tensor crops;           // [n, 3, S, S] float32: the box's pixels, preprocessed like images
+  at::Tensor sentences;       // [n, L] int64: each segment's sentence tokenized alone
+  at::Tensor patch_mask;      // [n, P] bool: the image's patches the box touches (row-major)
+  at::Tensor span_mask;       // [n, L] bool: the sentence's positions in the pair's caption row
+};
+
 class PairedData {
  public:
   virtual ~PairedData() = default;
@@ -39,6 +50,15 @@ class PairedData {
   // free text keeps this default, which throws std::logic_error.
   virtual at::Tensor tokenize_texts(const std::vector<std::string>& /*texts*/) const {
     throw std::logic_error("this data cannot tokenize free text (no framework captions)");
+  }
+  // How many images have a GOAL segment (data/goal_segments.h); data without keeps the default.
+  virtual int64_t images_with_segments() const { return 0; }
+  // The segments of the pairs (captions[i], its image), for an image tower cutting patch_size
+  // patches. Thread-safe. Data without segments keeps this default, which throws
+  // std::logic_error.
+  virtual SegmentBatch load_segments(const std::vector<int64_t>& /*captions*/,
+                                     int64_t /*patch_size*/) const {
+    throw std::logic_error("this data has no GOAL segments");
   }
 };
 

@@ -23,7 +23,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(BatchSampler, {{BatchSampler::kRandom, "random"},
 NLOHMANN_JSON_SERIALIZE_ENUM(Framework, {{Framework::kPlain, "plain"},
                                          {Framework::kLongClip, "longclip"},
                                          {Framework::kDebias, "debias"},
-                                         {Framework::kFinelip, "finelip"}})
+                                         {Framework::kFinelip, "finelip"},
+                                         {Framework::kGoal, "goal"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(DeviceKind, {{DeviceKind::kAuto, "auto"},
                                           {DeviceKind::kCpu, "cpu"},
                                           {DeviceKind::kCuda, "cuda"}})
@@ -102,7 +103,7 @@ void from_string(const std::string& s, BatchSampler& out) {
   enum_from_word(s, out, "--batch-sampler must be 'random' or 'families'");
 }
 void from_string(const std::string& s, Framework& out) {
-  enum_from_word(s, out, "--framework must be 'plain', 'longclip', 'debias' or 'finelip'");
+  enum_from_word(s, out, "--framework must be 'plain', 'longclip', 'debias', 'finelip' or 'goal'");
 }
 void from_string(const std::string& s, DeviceSpec& out) {
   const std::string refusal = "--device must be auto, cpu or cuda[:N] (got '" + s + "')";
@@ -187,6 +188,9 @@ void TrainConfig::validate() const {
   require(std::isfinite(finelip_aggregation_lr) && finelip_aggregation_lr > 0,
           "--finelip-lr must be finite and > 0 (got " + std::to_string(finelip_aggregation_lr) +
               ")");
+  require(std::isfinite(goal_crop_weight) && goal_crop_weight >= 0,
+          "--goal-crop-weight must be finite and >= 0 (got " + std::to_string(goal_crop_weight) +
+              ")");
   require(debias_pad_tokens >= -1,
           "--debias-pad must be -1 (match the full caption) or >= 0 (got " +
               std::to_string(debias_pad_tokens) + ")");
@@ -258,6 +262,8 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
   j["finelip_margin"] = c.finelip_margin;
   j["finelip_hardest_negative"] = c.finelip_hardest_negative;
   j["finelip_aggregation_lr"] = c.finelip_aggregation_lr;
+  j["goal_segments"] = c.goal_segments;
+  j["goal_crop_weight"] = c.goal_crop_weight;
 }
 
 TrainConfig parse_train_config(const std::string& json_text) {
@@ -323,6 +329,8 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   read_key(j, "finelip_margin", c.finelip_margin);
   read_key(j, "finelip_hardest_negative", c.finelip_hardest_negative);
   read_key(j, "finelip_aggregation_lr", c.finelip_aggregation_lr);
+  read_key(j, "goal_segments", c.goal_segments);
+  read_key(j, "goal_crop_weight", c.goal_crop_weight);
 }
 
 }  // namespace hnclip

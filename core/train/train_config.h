@@ -31,7 +31,7 @@ enum class PeftMethod { kNone, kLora, kDora };          // none | lora | dora
 enum class Precision { kAuto, kFp32, kBf16 };           // auto | fp32 | bf16
 enum class DeviceKind { kAuto, kCpu, kCuda };           // auto | cpu | cuda
 enum class BatchSampler { kRandom, kFamilies };         // random | families
-enum class Framework { kPlain, kLongClip, kDebias, kFinelip };  // plain|longclip|debias|finelip
+enum class Framework { kPlain, kLongClip, kDebias, kFinelip, kGoal };  // plain|longclip|debias|finelip|goal
 
 // --device: auto | cpu | cuda | cuda:N; `index` -1 is plain "cuda" (the first GPU).
 struct DeviceSpec {
@@ -110,6 +110,10 @@ struct TrainConfig {
   double finelip_margin = 0.2;
   bool finelip_hardest_negative = false;
   double finelip_aggregation_lr = 1e-4;
+  // GOAL (loss/goal_loss.h): its segment sidecar (data/goal_segments.h; "" = the benchmark's own,
+  // which only the built-in benchmark has) and the crop term's weight (its code: 0.5).
+  std::string goal_segments;
+  double goal_crop_weight = 0.5;
 
   // Parameter-efficient fine-tuning (core/model/peft.h): only the adapters (and s, unless
   // --fixed-scale) train; every base weight is frozen.

@@ -18,8 +18,10 @@
 #include "loss/hn_contrastive_loss.h"
 #include "loss/debias_clip_loss.h"
 #include "loss/finelip_loss.h"
+#include "loss/goal_loss.h"
 #include "loss/long_clip_loss.h"
 #include "loss/token_similarity.h"
+#include "model/layer_norm_fp32.h"
 #include "model/peft.h"
 #include "model/token_aggregator.h"
 #include "train/autocast_guard.h"
@@ -109,6 +111,11 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
       throw ConfigError("--framework " + to_string(config_.framework) +
                         " needs data that can tokenize its short captions: " + e.what());
     }
+  }
+  if (config_.framework == Framework::kGoal && train_.images_with_segments() == 0) {
+    throw ConfigError("--framework goal needs segments (crop boxes matched to caption sentences) "
+                      "and the training data has none: give GOAL's segment file with "
+                      "--goal-segments FILE (the built-in benchmark writes its own)");
   }
   if (config_.batch_sampler == BatchSampler::kFamilies) {
     std::vector<std::string> groups(static_cast<size_t>(train_.num_images()));
@@ -608,6 +615,7 @@ Trainer::StepLoss Trainer::step_loss(State& st, const Batch& batch) {
       sl.terms = {{"fine", 1.0, fine}};
     }
   }
+  if (config_.framework == Framework::kGoal) goal_terms(st, batch, img, txt, sl);
   if (needs_derived_captions(config_.framework)) {
     // The derived captions are tokenized here, on the training thread (a few hundred short texts:
     // small beside the encoders' step).
@@ -656,6 +664,49 @@ Trainer::StepLoss Trainer::step_loss(State& st, const Batch& batch) {
     }
   }
   return sl;
+}
+
+void Trainer::goal_terms(State& st, const Batch& batch, const ImageFeatures& img,
+                         const TextFeatures& txt, StepLoss& sl) {
+  // GOAL's local terms for the pairs whose image has a usable segment; the global term (the HN
+  // loss, or InfoNCE with --hn off) stays the one over the whole batch. The crops and sentences
+  // are loaded here, on the training thread.
+  const auto& mc = model_->config();
+  const SegmentBatch seg = train_.load_segments(batch.request.captions, mc.patch_size);
+  sl.terms = {{"global", 1.0, sl.loss}};
+  if (seg.rows.empty()) return;
+  const auto rows = torch::tensor(seg.rows, torch::kLong).to(device_);
+  ImageFeatures crop;
+  TextFeatures sentence;
+  torch::Tensor region, span;
+  {
+    AutocastGuard autocast(device_.type(), st.bf16);
+    crop = model_->encode_image(seg.crops.to(device_));
+    sentence = model_->encode_text(seg.sentences.to(device_));
+    // The image's tokens under the box and the caption's tokens of the sentence, averaged before
+    // the towers' own heads (ln_post + proj, ln_final + text projection), as GOAL's code does.
+    const auto patches = img.hidden.index_select(0, rows).slice(1, 1);
+    region = torch::matmul(
+        layer_norm_fp32(model_->visual->ln_post,
+                        masked_token_mean(patches, seg.patch_mask.to(device_))),
+        model_->visual->proj);
+    const auto words = txt.hidden.index_select(0, rows);
+    span = torch::matmul(
+        layer_norm_fp32(model_->ln_final,
+                        masked_token_mean(words, seg.span_mask.slice(1, 0, words.size(1)).to(device_))),
+        model_->text_projection);
+  }
+  const auto goal = goal_loss(
+      sl.image.index_select(0, rows), sl.text.index_select(0, rows),
+      l2_normalize(crop.pooled.to(torch::kFloat)), l2_normalize(sentence.pooled.to(torch::kFloat)),
+      region.to(torch::kFloat), span.to(torch::kFloat), sl.scale, config_.hn, config_.loss_gamma,
+      sl.text_for_g.index_select(0, rows), config_.goal_crop_weight);
+  const double w = config_.goal_crop_weight;
+  sl.loss = sl.loss + w * goal.crop_term + goal.patch_term + goal.text_term;
+  sl.terms = {{"global", 1.0, sl.terms[0].value},
+              {"crop", w, goal.crop_term},
+              {"patch", 1.0, goal.patch_term},
+              {"span", 1.0, goal.text_term}};
 }
 
 void Trainer::backward_with_probe(State& st, const StepLoss& sl, int epoch) {

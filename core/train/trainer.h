@@ -111,6 +111,9 @@ class Trainer {
   bool train(State& st, int epoch, const std::atomic<bool>& stop);
   bool train_step(State& st, const Batch& batch, int epoch);
   StepLoss step_loss(State& st, const Batch& batch);
+  // GOAL: adds its crop, patch and span terms to the step's loss (loss/goal_loss.h).
+  void goal_terms(State& st, const Batch& batch, const ImageFeatures& img,
+                  const TextFeatures& txt, StepLoss& sl);
   // A probing step's training backward, with the gradient probe around it (trainer.cpp says how
   // it reuses the backward's own gradients).
   void backward_with_probe(State& st, const StepLoss& loss, int epoch);

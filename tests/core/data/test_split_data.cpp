@@ -1,5 +1,6 @@
 // Tests core/data/split_data: caption numbering, tensors from the image pipeline and the
-// tokenizer, index checks, errors naming the file, and concurrent loading.
+// tokenizer, index checks, errors naming the file, concurrent loading, and GOAL's segment inputs
+// (on hand-made segments and on the built-in benchmark's exact ones).
 
 #include "data/split_data.h"
 
@@ -12,7 +13,10 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "data/benchmark.h"
+#include "data/goal_segments.h"
+#include "data/synthetic_benchmark.h"
 #include "support/test_dirs.h"
+#include "text/caption_sentences.h"
 #include "text/word_tokenizer.h"
 
 namespace hnclip {
@@ -132,6 +136,85 @@ TEST_F(SplitDataTest, ErrorsNameTheProblem) {
   uncaptioned[2].captions.clear();
   EXPECT_THROW(SplitData(uncaptioned, tokenizer_), DataError);
   EXPECT_THROW(SplitData(samples_, nullptr), std::invalid_argument);
+}
+
+// A segment belongs to one caption of its image: only that pair gets it. The crop is the box's
+// pixels through the pipeline, the patch mask follows the resize and crop, the span is the
+// sentence's place in the caption row.
+TEST_F(SplitDataTest, SegmentsGoToTheirOwnCaptionsPairs) {
+  SplitData data(samples_, tokenizer_, ImagePipelineConfig{16});
+  EXPECT_EQ(data.images_with_segments(), 0);
+  SegmentsByImage segments;
+  ImageSegment seg;
+  seg.box = {10, 5, 30, 25};  // image 0 is 50 x 30: resized to 26 x 16, crop x offset 5
+  seg.caption = 0;
+  seg.sentence = 0;
+  segments[samples_[0].image] = {seg};
+  data.set_segments(segments);
+  EXPECT_EQ(data.images_with_segments(), 1);
+  // Captions 0 and 1 are image 0's; 2 is image 1's (no segment).
+  const SegmentBatch none = data.load_segments({1, 2}, 4);
+  EXPECT_TRUE(none.rows.empty());
+  EXPECT_EQ(none.crops.size(0), 0);
+  const SegmentBatch got = data.load_segments({2, 0, 1}, 4);
+  ASSERT_EQ(got.rows, (std::vector<int64_t>{1}));
+  EXPECT_EQ(got.crops.sizes(), (std::vector<int64_t>{1, 3, 16, 16}));
+  // A flat image's crop is flat: every value equals the image's own preprocessed grey.
+  const auto image = data.load_images({0});
+  EXPECT_TRUE(torch::allclose(got.crops[0].flatten(1).mean(1), image[0].flatten(1).mean(1), 1e-4));
+  // Box x 10..30 -> 5.2..15.6 -> 0.2..10.6 in the crop: patch columns 0..2; y 5..25 -> 2.7..13.3:
+  // rows 0..3 of the 4 x 4 grid.
+  std::vector<int64_t> touched;
+  for (int64_t p = 0; p < 16; ++p) {
+    if (got.patch_mask[0][p].item<bool>()) touched.push_back(p);
+  }
+  EXPECT_EQ(touched, (std::vector<int64_t>{0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14}));
+  // "a red cube": the whole caption is sentence 0, positions 1..3.
+  EXPECT_EQ(got.span_mask[0].sum().item<int64_t>(), 3);
+  EXPECT_TRUE(got.span_mask[0][1].item<bool>() && got.span_mask[0][3].item<bool>());
+  EXPECT_TRUE(torch::equal(got.sentences[0], data.load_tokens({0})[0]));
+}
+
+TEST(SplitDataSegments, BuiltInBenchmarksSegmentsFeedGoal) {
+  ScratchDir dir;
+  const SyntheticOptions options{dir.path().string(), "small", 1};
+  const auto benchmark = open_synthetic_benchmark(options);
+  std::vector<Sample> all;
+  for (const auto& split : benchmark->splits()) {
+    const auto samples = benchmark->split(split);
+    all.insert(all.end(), samples.begin(), samples.end());
+  }
+  const auto train = benchmark->split("train");
+  std::vector<std::string> captions;
+  for (const auto& s : train) captions.push_back(s.captions[0]);
+  auto tokenizer = std::make_shared<WordTokenizer>(WordTokenizer::build(captions, 96));
+  SplitData data(train, tokenizer, ImagePipelineConfig{48});
+  data.set_segments(read_goal_segments(std::filesystem::path(synthetic_benchmark_folder(options)) / "segments.json", all));
+  ASSERT_EQ(data.images_with_segments(), data.num_images());
+  std::vector<int64_t> pairs;
+  for (int64_t c = 0; c < 16; ++c) pairs.push_back(c);
+  const SegmentBatch got = data.load_segments(pairs, 8);
+  ASSERT_EQ(got.rows.size(), pairs.size());  // every training image has one
+  EXPECT_TRUE(torch::isfinite(got.crops).all().item<bool>());
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    SCOPED_TRACE("pair " + std::to_string(k));
+    const auto row = data.load_tokens({pairs[k]})[0];
+    const auto span = got.span_mask[static_cast<int64_t>(k)];
+    const auto in_caption = row.masked_select(span);
+    // The span holds the sentence's own tokens (start and end stripped).
+    const auto own = got.sentences[static_cast<int64_t>(k)];
+    const int64_t end = own.argmax().item<int64_t>();
+    EXPECT_TRUE(torch::equal(in_caption, own.slice(0, 1, end)));
+    // The patches are those of one grid cell (6 x 6 patches of 8 px, cells of 2 x 2 patches).
+    const auto patches = got.patch_mask[static_cast<int64_t>(k)].nonzero().flatten();
+    ASSERT_GT(patches.numel(), 0);
+    const int64_t first = patches[0].item<int64_t>();
+    for (int64_t i = 0; i < patches.numel(); ++i) {
+      const int64_t p = patches[i].item<int64_t>();
+      EXPECT_EQ((p % 6) / 2, (first % 6) / 2);
+      EXPECT_EQ((p / 6) / 2, (first / 6) / 2);
+    }
+  }
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ TEST(TrainConfig, FrameworkKeysRoundTripAndOlderRunsArePlainWithMargins) {
   const auto plain = parse_train_config(older.dump());
   EXPECT_EQ(plain.framework, Framework::kPlain);
   EXPECT_TRUE(plain.hn);
-  older["framework"] = "goal";  // not built: refused by name, never read as plain
+  older["framework"] = "structxlip";  // not built: refused by name, never read as plain
   EXPECT_THROW(parse_train_config(older.dump()), ConfigError);
 }
 
@@ -136,6 +136,28 @@ TEST(TrainConfig, DebiasKeysRoundTripAndBadValuesAreRefusedByFlag) {
   c.debias_pad_tokens = -1;
   c.world_size = 2;
   expect_refused(c, "--framework debias");
+}
+
+TEST(TrainConfig, GoalKeysRoundTripAndBadValuesAreRefusedByFlag) {
+  TrainConfig c;
+  c.framework = Framework::kGoal;
+  c.goal_segments = "/data/segments.json";
+  c.goal_crop_weight = 0.25;
+  const auto back = parse_train_config(nlohmann::json(c).dump());
+  EXPECT_EQ(back.framework, Framework::kGoal);
+  EXPECT_EQ(back.goal_segments, "/data/segments.json");
+  EXPECT_DOUBLE_EQ(back.goal_crop_weight, 0.25);
+  EXPECT_DOUBLE_EQ(TrainConfig{}.goal_crop_weight, 0.5);  // GOAL's code
+  EXPECT_EQ(TrainConfig{}.goal_segments, "");             // the built-in benchmark's own
+  c.goal_crop_weight = -1;
+  expect_refused(c, "--goal-crop-weight");
+  c.goal_crop_weight = std::nan("");
+  expect_refused(c, "--goal-crop-weight");
+  c.goal_crop_weight = 0.5;
+  c.world_size = 2;
+  expect_refused(c, "--framework goal");
+  c.world_size = 1;
+  EXPECT_NO_THROW(c.validate());
 }
 
 TEST(TrainConfig, FinelipKeysRoundTripAndBadValuesAreRefusedByFlag) {

@@ -567,6 +567,99 @@ TEST(Trainer, LongClipRefusesDataThatCannotTokenizeShortCaptions) {
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
+// In-memory data with GOAL segments on the even captions: the crop is the image's first pattern
+// alone, the box its left column of patches, the sentence the caption's first word.
+class SegmentedData : public test::InMemoryPairedData {
+ public:
+  using InMemoryPairedData::InMemoryPairedData;
+  int64_t images_with_segments() const override { return (num_images() + 1) / 2; }
+  SegmentBatch load_segments(const std::vector<int64_t>& captions,
+                             int64_t patch_size) const override {
+    SegmentBatch out;
+    std::vector<int64_t> kept;
+    for (size_t row = 0; row < captions.size(); ++row) {
+      if (captions[row] % 2 == 0) {
+        out.rows.push_back(static_cast<int64_t>(row));
+        kept.push_back(captions[row]);
+      }
+    }
+    const auto n = static_cast<int64_t>(kept.size());
+    const int64_t grid = test::kTinyImage / patch_size;
+    out.crops = load_images(kept).index_select(3, torch::arange(test::kTinyImage / 2))
+                    .repeat({1, 1, 1, 2});  // the left half, twice
+    out.sentences = load_tokens(kept).clone();
+    out.sentences.select(1, 2).fill_(19);  // [start, word a, end, 0...]
+    out.sentences.select(1, 3).fill_(0);
+    out.patch_mask = torch::zeros({n, grid * grid}, torch::kBool);
+    for (int64_t r = 0; r < grid; ++r) out.patch_mask.select(1, r * grid).fill_(true);
+    out.span_mask = torch::zeros({n, test::kTinyContext}, torch::kBool);
+    out.span_mask.select(1, 1).fill_(true);
+    return out;
+  }
+};
+
+// --framework goal: the global term over the whole batch plus the crop, patch and span terms over
+// the pairs with a segment; all four are recorded and sum (with the crop weight) to the loss,
+// which falls; --hn on changes the global term only; data without segments is refused, naming the
+// flag that gives them.
+TEST(Trainer, GoalTrainsItsLocalTermsOnThePairsWithSegments) {
+  static SegmentedData train_data(32, 1), test_data(14, 2);
+  auto run = [&](bool hn, double gamma, const std::string& dir) {
+    auto cfg = base_config();
+    cfg.framework = Framework::kGoal;
+    cfg.hn = hn;
+    cfg.loss_gamma = gamma;
+    cfg.goal_crop_weight = 0.5;
+    cfg.probe_every = 3;
+    return train_on(train_data, test_data, cfg, dir);
+  };
+  test::ScratchDir a, b;
+  const auto on = run(true, 0.5, a.path().string());
+  ASSERT_EQ(on.result.status, "finished") << on.result.message;
+  EXPECT_LT(mean_loss(on.events.steps, 6), 0.8 * mean_loss(on.events.steps, 1));
+  EXPECT_FALSE(on.events.probes.empty());
+  const std::vector<std::string> names = {"global", "crop", "patch", "span"};
+  for (const auto& e : on.events.steps) {
+    ASSERT_EQ(e.loss_terms.size(), 4u) << "step " << e.step;
+    double sum = 0;
+    for (size_t k = 0; k < 4; ++k) {
+      EXPECT_EQ(e.loss_terms[k].name, names[k]);
+      EXPECT_TRUE(std::isfinite(e.loss_terms[k].value));
+      sum += e.loss_terms[k].weight * e.loss_terms[k].value;
+    }
+    EXPECT_DOUBLE_EQ(e.loss_terms[1].weight, 0.5);
+    EXPECT_NEAR(sum, e.loss, 1e-5 * e.loss) << "step " << e.step;
+    // The cosine terms are squared distances of cosines from 1: within [0, 4].
+    EXPECT_GE(e.loss_terms[2].value, 0);
+    EXPECT_LE(e.loss_terms[2].value, 4);
+  }
+  // The local terms learn: the patch and span terms fall over the run.
+  EXPECT_LT(on.events.steps.back().loss_terms[2].value, on.events.steps.front().loss_terms[2].value);
+  const auto off = run(false, 0.0, b.path().string());
+  ASSERT_EQ(off.result.status, "finished") << off.result.message;
+  // Step 1: same weights and batch, so the local terms agree and the global ones differ.
+  for (size_t k = 1; k < 4; ++k) {
+    EXPECT_NEAR(on.events.steps.front().loss_terms[k].value,
+                off.events.steps.front().loss_terms[k].value, 1e-6)
+        << names[k];
+  }
+  EXPECT_NE(on.events.steps.front().loss_terms[0].value,
+            off.events.steps.front().loss_terms[0].value);
+
+  test::InMemoryPairedData plain(16, 1), plain_test(4, 2);
+  auto cfg = base_config();
+  cfg.framework = Framework::kGoal;
+  test::ScratchDir c;
+  try {
+    Trainer t(make_clip_model(test::tiny_test_config(), 1), cfg, plain, plain_test, sync_loader(),
+              c.path().string(), nlohmann::json());
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--goal-segments"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(c.path()));
+}
+
 TEST(Trainer, NonFiniteLossFailsWithTheStep) {
   test::ScratchDir dir;
   auto cfg = base_config();
