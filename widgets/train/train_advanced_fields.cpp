@@ -43,7 +43,7 @@ TrainAdvancedFields::TrainAdvancedFields(
   framework_ = new QComboBox(this);
   framework_->addItems(
       {QStringLiteral("plain"), QStringLiteral("longclip"), QStringLiteral("debias"),
-       QStringLiteral("finelip")});
+       QStringLiteral("finelip"), QStringLiteral("goal")});
   framework_->setToolTip(
       tr("--framework: plain (the global image–caption term alone); longclip (Long-CLIP: also "
          "the short caption — the caption up to its first \". \" — against the batch-PCA image "
@@ -52,7 +52,10 @@ TrainAdvancedFields::TrainAdvancedFields(
          "without the summary sentence, a random share of the others, padded to later token "
          "positions) — these two need data that can tokenize new captions (every built-in "
          "reader); finelip (FineLIP: aggregated patch and word tokens, a triplet hinge on their "
-         "late-interaction similarity, the HN global term added when the margins are on)."));
+         "late-interaction similarity, the HN global term added when the margins are on); goal "
+         "(GOAL: each image's segment — a crop box matched to one caption sentence — adds a crop "
+         "↔ sentence CLIP term and pulls the image's box tokens and the caption's sentence "
+         "tokens towards them; needs segments: the built-in benchmark's own, or a file below)."));
   form->addRow(tr("Framework"), framework_);
   form->addRow(message_label(QStringLiteral("--framework")));
   hn_ = new QCheckBox(tr("HN margins in the framework's global term (γ, Ḡ)"), this);
@@ -110,6 +113,22 @@ TrainAdvancedFields::TrainAdvancedFields(
                              "token-aggregation nets (on the encoders' schedule)"));
   form->addRow(tr("FineLIP aggregation lr"), finelip_lr_);
   form->addRow(message_label(QStringLiteral("--finelip-lr")));
+  goal_segments_ = new QLineEdit(this);
+  goal_segments_->setPlaceholderText(tr("the built-in benchmark's own"));
+  goal_segments_->setToolTip(
+      tr("--goal-segments: GOAL's segment file for a data set of your own (GOAL's training JSON: "
+         "per image a \"segment\" list of crop box and caption sentence; README). Checked before "
+         "the run is recorded."));
+  form->addRow(tr("GOAL segments"), goal_segments_);
+  form->addRow(message_label(QStringLiteral("--goal-segments")));
+  goal_crop_weight_ = new QDoubleSpinBox(this);
+  goal_crop_weight_->setRange(0.0, 100.0);
+  goal_crop_weight_->setDecimals(3);
+  goal_crop_weight_->setSingleStep(0.1);
+  goal_crop_weight_->setToolTip(
+      tr("--goal-crop-weight: weight of the crop-image ↔ sentence CLIP term (GOAL: 0.5)"));
+  form->addRow(tr("GOAL crop weight"), goal_crop_weight_);
+  form->addRow(message_label(QStringLiteral("--goal-crop-weight")));
   // A framework's own settings mean something only with that framework.
   auto follow_framework = [this] {
     const QString f = framework_->currentText();
@@ -122,6 +141,9 @@ TrainAdvancedFields::TrainAdvancedFields(
     finelip_margin_->setEnabled(finelip);
     finelip_hardest_->setEnabled(finelip);
     finelip_lr_->setEnabled(finelip);
+    const bool goal = f == QStringLiteral("goal");
+    goal_segments_->setEnabled(goal);
+    goal_crop_weight_->setEnabled(goal);
   };
   connect(framework_, &QComboBox::currentIndexChanged, this, follow_framework);
   follow_framework();
@@ -199,13 +221,13 @@ TrainAdvancedFields::TrainAdvancedFields(
   eval_at_start_ = new QCheckBox(tr("evaluate the starting model as epoch 0"), this);
   form->addRow(QString(), eval_at_start_);
 
-  for (auto* e : {train_split_, test_split_, val_split_})
+  for (auto* e : {train_split_, test_split_, val_split_, goal_segments_})
     connect(e, &QLineEdit::textChanged, this, &TrainAdvancedFields::edited);
   for (auto* s : {max_image_megapixels_, context_length_, gbar_snapshots_, threads_, loader_workers_,
                  processes_, longclip_pca_, debias_pad_})
     connect(s, &QSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
   for (auto* s : {weight_decay_, warmup_, grad_clip_, longclip_smoothing_, debias_keep_,
-                 finelip_margin_, finelip_lr_})
+                 finelip_margin_, finelip_lr_, goal_crop_weight_})
     connect(s, &QDoubleSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
   for (auto* c : {precision_, batch_sampler_, framework_})
     connect(c, &QComboBox::currentIndexChanged, this, &TrainAdvancedFields::edited);
@@ -223,6 +245,7 @@ void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
   longclip_pca_->setValue(static_cast<int>(c.longclip_pca_components));
   debias_pad_->setValue(static_cast<int>(c.debias_pad_tokens));
   finelip_hardest_->setChecked(c.finelip_hardest_negative);
+  goal_segments_->setText(QString::fromStdString(c.goal_segments));
   given_max_pixels_ = c.max_image_pixels;
   max_image_megapixels_->setValue(static_cast<int>(
       std::min<int64_t>(c.max_image_pixels / 1000000, max_image_megapixels_->maximum())));
@@ -237,7 +260,8 @@ void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
         std::pair{longclip_smoothing_, c.longclip_label_smoothing},
         std::pair{debias_keep_, c.debias_keep_ratio},
         std::pair{finelip_margin_, c.finelip_margin},
-        std::pair{finelip_lr_, c.finelip_aggregation_lr}}) {
+        std::pair{finelip_lr_, c.finelip_aggregation_lr},
+        std::pair{goal_crop_weight_, c.goal_crop_weight}}) {
     spin->setValue(v);
     given_.remember(spin, v, spin->value());
   }
@@ -264,6 +288,8 @@ void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
   c.finelip_margin = given_.value(finelip_margin_, finelip_margin_->value());
   c.finelip_hardest_negative = finelip_hardest_->isChecked();
   c.finelip_aggregation_lr = given_.value(finelip_lr_, finelip_lr_->value());
+  c.goal_segments = goal_segments_->text().trimmed().toStdString();
+  c.goal_crop_weight = given_.value(goal_crop_weight_, goal_crop_weight_->value());
   const int megapixels = max_image_megapixels_->value();
   c.max_image_pixels =
       megapixels == shown_megapixels_ ? given_max_pixels_ : int64_t{megapixels} * 1000000;
@@ -312,6 +338,10 @@ QStringList TrainAdvancedFields::changedFromDefaults() const {
     changed << tr("FineLIP hardest negatives");
   if (c.finelip_aggregation_lr != d.finelip_aggregation_lr)
     changed << tr("FineLIP aggregation lr %1").arg(c.finelip_aggregation_lr);
+  if (c.goal_segments != d.goal_segments)
+    changed << tr("GOAL segments %1").arg(QString::fromStdString(c.goal_segments));
+  if (c.goal_crop_weight != d.goal_crop_weight)
+    changed << tr("GOAL crop weight %1").arg(c.goal_crop_weight);
   if (c.max_image_pixels != d.max_image_pixels)
     changed << tr("largest image %L1 pixels").arg(static_cast<qlonglong>(c.max_image_pixels));
   if (c.allow_outside_root != d.allow_outside_root) changed << tr("paths outside the root");

@@ -58,6 +58,8 @@ class TrainAdvancedFields : public QGroupBox {
   QDoubleSpinBox* finelip_margin_ = nullptr;
   QCheckBox* finelip_hardest_ = nullptr;
   QDoubleSpinBox* finelip_lr_ = nullptr;
+  QLineEdit* goal_segments_ = nullptr;
+  QDoubleSpinBox* goal_crop_weight_ = nullptr;
   QSpinBox* max_image_megapixels_ = nullptr;  // whole megapixels; 0 = the default limit
   QCheckBox* allow_outside_root_ = nullptr;
   QCheckBox* skip_bad_images_ = nullptr;

@@ -77,7 +77,10 @@ const std::vector<TrainingChartLook>& training_chart_looks() {
         {"token", Qt::DashDotLine, SS::ssNone},
         {"short", Qt::DashLine, SS::ssNone},
         {"augmented", Qt::DotLine, SS::ssNone},
-        {"fine", Qt::DashDotDotLine, SS::ssNone}},
+        {"fine", Qt::DashDotDotLine, SS::ssNone},
+        {"crop", Qt::DashLine, SS::ssCircle},
+        {"patch", Qt::DotLine, SS::ssSquare},
+        {"span", Qt::DashDotLine, SS::ssTriangle}},
        false,
        false,
        0,
@@ -85,7 +88,9 @@ const std::vector<TrainingChartLook>& training_chart_looks() {
        "before its weight. global: the term the HN margins replace (Long-CLIP's long-caption "
        "branch); token: the token-level term; short: Long-CLIP's short-caption branch; "
        "augmented: DeBias-CLIP's augmented-caption branch; fine: FineLIP's fine-grained triplet "
-       "loss (summed over the batch). Shown once a run records terms."},
+       "loss (summed over the batch); crop, patch, span: GOAL's crop-image \u2194 sentence CLIP "
+       "term, box tokens \u2194 crop and sentence span \u2194 sentence cosine terms. Shown once a "
+       "run records terms."},
   };
   return kLooks;
 }

@@ -127,6 +127,8 @@ class TestTrainConfigForm : public QObject {
     c.finelip_margin = 0.31;
     c.finelip_hardest_negative = true;
     c.finelip_aggregation_lr = 2.5e-4;
+    c.goal_segments = "/data/goal segments.json";
+    c.goal_crop_weight = 0.75;
     const nlohmann::json given = c, defaults = hnclip::TrainConfig{};
     for (const auto& [key, value] : defaults.items())
       QVERIFY2(given.at(key) != value, ("the test leaves " + key + " at its default").c_str());
