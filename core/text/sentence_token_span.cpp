@@ -20,29 +20,17 @@ int64_t content_tokens(const Tokenizer& tokenizer, const std::string& text) {
 
 TokenSpan sentence_token_span(const Tokenizer& tokenizer, const std::string& caption,
                               int64_t sentence) {
-  const auto sentences = caption_sentences(caption);
-  if (sentence < 0 || sentence >= static_cast<int64_t>(sentences.size())) {
+  const auto ranges = caption_sentence_ranges(caption);
+  if (sentence < 0 || sentence >= static_cast<int64_t>(ranges.size())) {
     throw std::out_of_range("sentence_token_span: sentence " + std::to_string(sentence) +
-                            " of a caption with " + std::to_string(sentences.size()) +
+                            " of a caption with " + std::to_string(ranges.size()) +
                             " sentence(s)");
   }
-  // The caption's text before the sentence: walk the ". " separators the way caption_sentences
-  // does, so skipped empty pieces are skipped here too.
-  size_t start = 0;
-  int64_t seen = -1;
-  for (size_t pos = 0;;) {
-    const auto sep = caption.find(". ", pos);
-    const size_t piece_end = sep == std::string::npos ? caption.size() : sep;
-    if (piece_end > pos && ++seen == sentence) {
-      start = pos;
-      break;
-    }
-    pos = sep + 2;
-  }
+  const auto [start, end] = ranges[static_cast<size_t>(sentence)];
   const int64_t last = tokenizer.context_length() - 1;  // the end token's place when full
   const int64_t begin =
       std::min(last, 1 + (start == 0 ? 0 : content_tokens(tokenizer, caption.substr(0, start))));
-  const int64_t length = content_tokens(tokenizer, sentences[static_cast<size_t>(sentence)]);
+  const int64_t length = content_tokens(tokenizer, caption.substr(start, end - start));
   return {begin, std::min(last, begin + length)};
 }
 
