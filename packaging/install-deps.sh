@@ -44,3 +44,7 @@ echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $sudo_cmd apt-get update -qq
 $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The downloaded .deb files (about 1.5 GB with the test packages) are not needed once installed;
+# on a small CI disk they were the difference between a build that fits and one that stops with
+# "No space left on device".
+$sudo_cmd apt-get clean
