@@ -114,7 +114,7 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
                   "starting logit scale s (<= 100); 0 = keep the checkpoint's")
       ->capture_default_str();
   cmd->add_flag("--fixed-scale", c.fixed_scale, "do not learn s");
-  add_choice_option(cmd, "--framework", c.framework, {"plain", "longclip", "debias", "finelip", "goal"},
+  add_choice_option(cmd, "--framework", c.framework, {"plain", "longclip", "debias", "finelip", "goal", "structxlip"},
                     "fine-tuning framework: plain (the global term alone), longclip "
                     "(Long-CLIP: + short caption vs batch-PCA image features, label smoothing, "
                     "s restarted at 100) or debias (DeBias-CLIP on Long-CLIP's code: + an "
@@ -122,7 +122,10 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
                     "finelip (FineLIP: aggregated patch and word tokens, a triplet hinge on their "
                     "late-interaction similarity; with --hn on plus the global HN term) or goal "
                     "(GOAL: + crop image vs its sentence, and the image's box tokens and the "
-                    "caption's sentence tokens pulled to them; needs segments, --goal-segments)");
+                    "caption's sentence tokens pulled to them; needs segments, --goal-segments) or "
+                    "structxlip (StructXLIP: + the image's Canny edge map vs the caption without "
+                    "colour/material/texture words, RGB vs edge embedding, and edge segments vs "
+                    "caption chunks; the segments as for goal)");
   cmd->add_option_function<std::string>(
          "--hn", [&c](const std::string& v) { c.hn = v == "on"; },
          "on: the framework's global term is the HN loss (--gamma, --gbar); off: its own "
@@ -147,6 +150,22 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
                   "crop box + caption sentence; README); default: the built-in benchmark's own");
   cmd->add_option("--goal-crop-weight", c.goal_crop_weight,
                   "GOAL: weight of its crop-image vs sentence CLIP term")
+      ->capture_default_str();
+  cmd->add_option("--structxlip-words", c.structxlip_words,
+                  "StructXLIP: word list its filtered captions drop (UTF-8, one word or phrase "
+                  "per line, # comments); default: the shipped structxlip_words.txt");
+  cmd->add_option("--structxlip-structure-weight", c.structxlip_structure_weight,
+                  "StructXLIP: weight of the edge map vs filtered caption CLIP term")
+      ->capture_default_str();
+  cmd->add_option("--structxlip-consistency-weight", c.structxlip_consistency_weight,
+                  "StructXLIP: weight of the RGB vs edge-map cosine term")
+      ->capture_default_str();
+  cmd->add_option("--structxlip-local-weight", c.structxlip_local_weight,
+                  "StructXLIP: weight of the edge segments vs caption chunks term (0 = off, for "
+                  "data without segments)")
+      ->capture_default_str();
+  cmd->add_option("--structxlip-chunk-words", c.structxlip_chunk_words,
+                  "StructXLIP: words per caption chunk of the local term")
       ->capture_default_str();
   cmd->add_option("--debias-keep", c.debias_keep_ratio,
                   "DeBias-CLIP: share of the non-summary sentences its augmented caption keeps")

@@ -101,6 +101,10 @@ BatchLoader::Loaded BatchLoader::load(BatchRequest request, uint64_t generation)
     if (generation == generation_ && !stop_ && !request.captions.empty()) {
       loaded.batch.tokens = data_.load_tokens(request.captions);
     }
+    // After the bad-image skipping above, so the maps are those of the pairs that were kept.
+    if (generation == generation_ && !stop_ && request.structure_maps) {
+      loaded.batch.structure_maps = data_.load_structure_maps(request.images);
+    }
   } catch (...) {
     loaded.error = std::current_exception();
   }
@@ -116,6 +120,7 @@ void BatchLoader::load_skipping_bad_images(BatchRequest& request, Batch& out) co
     // Which images failed is found one by one below; the batch's order is kept.
   }
   BatchRequest kept;
+  kept.structure_maps = request.structure_maps;
   std::vector<at::Tensor> images;
   std::string last_error;
   for (size_t i = 0; i < request.images.size(); ++i) {

@@ -9,6 +9,7 @@
 
 #include "data/benchmark.h"
 #include "data/segment_patches.h"
+#include "data/structure_map.h"
 #include "text/caption_sentences.h"
 #include "text/sentence_token_span.h"
 
@@ -99,8 +100,43 @@ int64_t SplitData::images_with_segments() const {
   return std::count(has_segment_.begin(), has_segment_.end(), true);
 }
 
-SegmentBatch SplitData::load_segments(const std::vector<int64_t>& captions,
-                                      int64_t patch_size) const {
+at::Tensor SplitData::load_structure_maps(const std::vector<int64_t>& images) const {
+  for (int64_t i : images) check_index(i, samples_.size(), "image");
+  const int64_t s = pipeline_.config().image_size;
+  const int64_t per = pipeline_.floats_per_image();
+  at::Tensor out = torch::empty({static_cast<int64_t>(images.size()), 3, s, s}, torch::kFloat32);
+  float* data = out.data_ptr<float>();
+  for (size_t k = 0; k < images.size(); ++k) {
+    float* dst = data + static_cast<int64_t>(k) * per;
+    {
+      std::lock_guard<std::mutex> lock(structure_mutex_);
+      const auto it = structure_cache_.find(images[k]);
+      if (it != structure_cache_.end()) {
+        std::memcpy(dst, it->second.data(), static_cast<size_t>(per) * sizeof(float));
+        continue;
+      }
+    }
+    // Decoded and traced outside the lock, so the loader's threads work in parallel; two threads
+    // meeting the same new image both compute it (the same bytes) and the first one is kept.
+    pipeline_.process(structure_map(ImagePipeline::decode(samples_[static_cast<size_t>(images[k])].image)),
+                      dst);
+    std::lock_guard<std::mutex> lock(structure_mutex_);
+    const size_t bytes = static_cast<size_t>(per) * sizeof(float);
+    if (structure_cache_bytes_ + bytes <= kStructureCacheBytes &&
+        structure_cache_.emplace(images[k], std::vector<float>(dst, dst + per)).second) {
+      structure_cache_bytes_ += bytes;
+    }
+  }
+  return out;
+}
+
+size_t SplitData::cached_structure_maps() const {
+  std::lock_guard<std::mutex> lock(structure_mutex_);
+  return structure_cache_.size();
+}
+
+SegmentBatch SplitData::load_segments(const std::vector<int64_t>& captions, int64_t patch_size,
+                                      bool with_structure_maps) const {
   for (int64_t c : captions) check_index(c, caption_image_.size(), "caption");
   const int64_t s = pipeline_.config().image_size;
   const int64_t grid = s / patch_size, length = tokenizer_->context_length();
@@ -136,11 +172,21 @@ SegmentBatch SplitData::load_segments(const std::vector<int64_t>& captions,
     spans.push_back(span);
     sentences.push_back(caption_sentences(caption_text(c)).at(static_cast<size_t>(seg.sentence)));
   }
+  out.sentence_texts = sentences;
   const auto n = static_cast<int64_t>(out.rows.size());
   out.crops = torch::empty({n, 3, s, s}, torch::kFloat32);
   float* data = out.crops.data_ptr<float>();
   for (int64_t k = 0; k < n; ++k) {
     pipeline_.process(crops[static_cast<size_t>(k)], data + k * pipeline_.floats_per_image());
+  }
+  if (with_structure_maps) {
+    // The crop's own edges: Canny on the crop, whose border makes no edge of its own.
+    out.structure_crops = torch::empty({n, 3, s, s}, torch::kFloat32);
+    float* maps = out.structure_crops.data_ptr<float>();
+    for (int64_t k = 0; k < n; ++k) {
+      pipeline_.process(structure_map(crops[static_cast<size_t>(k)]),
+                        maps + k * pipeline_.floats_per_image());
+    }
   }
   out.sentences = tokenize_texts(sentences);
   out.patch_mask = torch::zeros({n, grid * grid}, torch::kBool);

@@ -14,6 +14,7 @@
 #include "distributed/process_group.h"
 #include "data/benchmark_summary.h"
 #include "data/goal_segments.h"
+#include "text/structure_word_list.h"
 #include "fault/fault_point.h"
 #include "job/run_assets.h"
 #include "job/stale_checkpoint_files.h"
@@ -114,7 +115,10 @@ struct TrainingJob::Impl {
     data_summary["test_split"] = config.test_split;
     if (!config.val_split.empty()) data_summary["val_split"] = config.val_split;
     say("data: " + describe_benchmark_summary(data_summary));
-    if (config.framework == Framework::kGoal) attach_goal_segments();
+    if (config.framework == Framework::kGoal ||
+        (config.framework == Framework::kStructxlip && config.structxlip_local_weight > 0)) {
+      attach_goal_segments();
+    }
     const bool needs_start_text = (config.loss_gamma > 0 && config.loss_gbar == GbarMode::kFrozen) ||
                                   config.batch_sampler == BatchSampler::kFamilies;
     if (needs_start_text && !weights_checkpoint.empty()) {
@@ -136,6 +140,15 @@ struct TrainingJob::Impl {
                                         run_checkpoint_dir(paths.database, run_id),
                                         tokenizer->to_json(), run_id);
     if (frozen_reference) trainer->set_frozen_reference(frozen_reference);
+    if (config.framework == Framework::kStructxlip) {
+      // Read (and checked: not UTF-8, a bad entry, no entries) before anything is recorded.
+      const std::string file = config.structxlip_words.empty() ? shipped_structxlip_words()
+                                                               : config.structxlip_words;
+      const auto words = read_structure_word_list(file);
+      say("StructXLIP: filtered captions drop " + std::to_string(words.size()) +
+          " words and phrases (" + file + ")");
+      trainer->set_structure_words(words);
+    }
     if (val_data) trainer->set_validation(*val_data);
     say_near_twins_in_batches();
   }
@@ -157,7 +170,7 @@ struct TrainingJob::Impl {
                  std::make_move_iterator(samples.end()));
     }
     train_data->set_segments(read_goal_segments(file, all));
-    say("GOAL: " + std::to_string(train_data->images_with_segments()) + " of the " +
+    say(std::string(config.framework == Framework::kGoal ? "GOAL" : "StructXLIP") + ": " + std::to_string(train_data->images_with_segments()) + " of the " +
         std::to_string(train_data->num_images()) + " training images have a segment (" +
         file.string() + ")");
   }
@@ -237,7 +250,8 @@ void TrainingJob::construct(const TrainConfig& config, const JobPaths& paths, Jo
     check_world_size("--world-size", config.world_size, group);
   }
   // Stored absolute, so that a resume from another working directory finds the same data.
-  for (auto* path : {&s.config.benchmark_root, &s.config.goal_segments}) {
+  for (auto* path :
+       {&s.config.benchmark_root, &s.config.goal_segments, &s.config.structxlip_words}) {
     if (!path->empty()) *path = std::filesystem::absolute(*path).lexically_normal().string();
   }
   s.paths = paths;

@@ -9,6 +9,7 @@ namespace {
 constexpr const char* kAppFolder = "hnclip-workbench";
 constexpr const char* kPretrainedName = "checkpoints/tiny-synthetic-pretrained.pt";
 constexpr const char* kClipVocabName = "bpe_simple_vocab_16e6.txt.gz";
+constexpr const char* kStructxlipWordsName = "structxlip_words.txt";
 // Relative to the installation prefix (the folder above bin/); matches the install() rules.
 constexpr const char* kInstalledResourceDir = "share/hnclip-workbench/resources";
 
@@ -40,6 +41,10 @@ std::string resource_dir() {
 
 std::string shipped_clip_vocab() {
   return (std::filesystem::path(resource_dir()) / kClipVocabName).string();
+}
+
+std::string shipped_structxlip_words() {
+  return (std::filesystem::path(resource_dir()) / kStructxlipWordsName).string();
 }
 
 std::string run_checkpoint_dir(const std::string& database_path, int64_t run_id) {

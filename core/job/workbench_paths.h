@@ -24,6 +24,9 @@ std::string run_checkpoint_dir(const std::string& database_path, int64_t run_id)
 // resources and installed with the programs: what an OpenAI / Long-CLIP file is tokenized with
 // when --vocab does not name another.
 std::string shipped_clip_vocab();
+// StructXLIP's default word list (structxlip_words.txt), shipped and installed the same way: what
+// its filtered captions drop when --structxlip-words does not name another file.
+std::string shipped_structxlip_words();
 // "pretrained" names the committed tiny checkpoint; any other value is a path, returned as is.
 std::string resolve_init_checkpoint(const std::string& value);
 

@@ -16,12 +16,15 @@ namespace hnclip {
 struct BatchRequest {
   std::vector<int64_t> images;
   std::vector<int64_t> captions;
+  // Also load the images' structure maps (StructXLIP), on the loader's threads like the images.
+  bool structure_maps = false;
 };
 
 struct Batch {
   BatchRequest request;
   at::Tensor images;  // [n, 3, S, S] float32, undefined when request.images is empty
   at::Tensor tokens;  // [n, L] int64, undefined when request.captions is empty
+  at::Tensor structure_maps;  // [n, 3, S, S] float32 when request.structure_maps, else undefined
 };
 
 class BatchSource {

@@ -8,8 +8,12 @@
 // the short branch's place, matched to the image's own features (loss/debias_clip_loss.h).
 // `finelip` trains FineLIP's fine-grained token loss (loss/finelip_loss.h); `goal` adds GOAL's
 // crop, patch and span terms over each image's segment (loss/goal_loss.h, data/goal_segments.h)
-// and keeps the checkpoint's logit scale, as its code does. What is not built yet (StructXLIP)
-// is refused by the flag's words.
+// and keeps the checkpoint's logit scale, as its code does. `structxlip` adds StructXLIP's edge-map
+// terms (loss/structxlip_loss.h): each image's Canny structure map (data/structure_map.h, made
+// and cached by the loader) against its caption with the colour / material / texture words
+// removed (text/structure_word_list.h), RGB ↔ edge-map consistency, and edge segments (GOAL's
+// segments, cut from the edge map) against caption chunks (text/word_chunks.h); it keeps the
+// checkpoint's logit scale too.
 
 #include <string>
 

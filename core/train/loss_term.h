@@ -19,11 +19,14 @@ struct LossTerm {
 // margins replace (plain HN-CLIP's loss, Long-CLIP's long-caption branch); "token" the token-level
 // term (--token-weight); "short" Long-CLIP's short-caption branch; "augmented" DeBias-CLIP's
 // augmented-caption branch; "fine" FineLIP's fine-grained triplet loss; "crop", "patch", "span"
-// GOAL's crop-image ↔ sentence CLIP term, box-tokens ↔ crop and sentence-span ↔ sentence terms.
+// GOAL's crop-image ↔ sentence CLIP term, box-tokens ↔ crop and sentence-span ↔ sentence terms;
+// "structure", "consistency", "local" StructXLIP's edge-map ↔ filtered-caption CLIP term, RGB ↔
+// edge-map cosine term and edge-segment ↔ caption-chunk term.
 // (Inline: the store and the widgets see train/ through headers only.)
 inline const std::vector<const char*>& loss_term_names() {
-  static const std::vector<const char*> kNames = {"global", "token", "short", "augmented",
-                                                     "fine",   "crop",  "patch", "span"};
+  static const std::vector<const char*> kNames = {
+      "global", "token", "short", "augmented", "fine",        "crop",
+      "patch",  "span",  "structure",          "consistency", "local"};
   return kNames;
 }
 

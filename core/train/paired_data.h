@@ -21,6 +21,10 @@ struct SegmentBatch {
   at::Tensor sentences;       // [n, L] int64: each segment's sentence tokenized alone
   at::Tensor patch_mask;      // [n, P] bool: the image's patches the box touches (row-major)
   at::Tensor span_mask;       // [n, L] bool: the sentence's positions in the pair's caption row
+  std::vector<std::string> sentence_texts;  // each segment's sentence, as the caption has it
+  // [n, 3, S, S] float32: the structure map (data/structure_map.h) of each crop, preprocessed like
+  // images: StructXLIP's edge segments. Undefined unless asked for.
+  at::Tensor structure_crops;
 };
 
 class PairedData {
@@ -51,13 +55,20 @@ class PairedData {
   virtual at::Tensor tokenize_texts(const std::vector<std::string>& /*texts*/) const {
     throw std::logic_error("this data cannot tokenize free text (no framework captions)");
   }
+  // StructXLIP: [n, 3, S, S] float32, the structure maps (data/structure_map.h: Canny edges)
+  // of the images, preprocessed like load_images. Thread-safe; called by the batch loader's
+  // workers. Data that cannot make them keeps this default, which throws std::logic_error.
+  virtual at::Tensor load_structure_maps(const std::vector<int64_t>& /*images*/) const {
+    throw std::logic_error("this data cannot make structure maps");
+  }
   // How many images have a GOAL segment (data/goal_segments.h); data without keeps the default.
   virtual int64_t images_with_segments() const { return 0; }
   // The segments of the pairs (captions[i], its image), for an image tower cutting patch_size
-  // patches. Thread-safe. Data without segments keeps this default, which throws
-  // std::logic_error.
+  // patches, with each crop's structure map when with_structure_maps (StructXLIP's local term).
+  // Thread-safe. Data without segments keeps this default, which throws std::logic_error.
   virtual SegmentBatch load_segments(const std::vector<int64_t>& /*captions*/,
-                                     int64_t /*patch_size*/) const {
+                                     int64_t /*patch_size*/,
+                                     bool /*with_structure_maps*/) const {
     throw std::logic_error("this data has no GOAL segments");
   }
 };

@@ -24,7 +24,8 @@ NLOHMANN_JSON_SERIALIZE_ENUM(Framework, {{Framework::kPlain, "plain"},
                                          {Framework::kLongClip, "longclip"},
                                          {Framework::kDebias, "debias"},
                                          {Framework::kFinelip, "finelip"},
-                                         {Framework::kGoal, "goal"}})
+                                         {Framework::kGoal, "goal"},
+                                         {Framework::kStructxlip, "structxlip"}})
 NLOHMANN_JSON_SERIALIZE_ENUM(DeviceKind, {{DeviceKind::kAuto, "auto"},
                                           {DeviceKind::kCpu, "cpu"},
                                           {DeviceKind::kCuda, "cuda"}})
@@ -103,7 +104,7 @@ void from_string(const std::string& s, BatchSampler& out) {
   enum_from_word(s, out, "--batch-sampler must be 'random' or 'families'");
 }
 void from_string(const std::string& s, Framework& out) {
-  enum_from_word(s, out, "--framework must be 'plain', 'longclip', 'debias', 'finelip' or 'goal'");
+  enum_from_word(s, out, "--framework must be 'plain', 'longclip', 'debias', 'finelip', 'goal' or 'structxlip'");
 }
 void from_string(const std::string& s, DeviceSpec& out) {
   const std::string refusal = "--device must be auto, cpu or cuda[:N] (got '" + s + "')";
@@ -191,6 +192,16 @@ void TrainConfig::validate() const {
   require(std::isfinite(goal_crop_weight) && goal_crop_weight >= 0,
           "--goal-crop-weight must be finite and >= 0 (got " + std::to_string(goal_crop_weight) +
               ")");
+  for (const auto& [flag, w] :
+       {std::pair{"--structxlip-structure-weight", structxlip_structure_weight},
+        std::pair{"--structxlip-consistency-weight", structxlip_consistency_weight},
+        std::pair{"--structxlip-local-weight", structxlip_local_weight}}) {
+    require(std::isfinite(w) && w >= 0,
+            std::string(flag) + " must be finite and >= 0 (got " + std::to_string(w) + ")");
+  }
+  require(structxlip_chunk_words >= 1,
+          "--structxlip-chunk-words must be >= 1 (got " + std::to_string(structxlip_chunk_words) +
+              ")");
   require(debias_pad_tokens >= -1,
           "--debias-pad must be -1 (match the full caption) or >= 0 (got " +
               std::to_string(debias_pad_tokens) + ")");
@@ -264,6 +275,11 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
   j["finelip_aggregation_lr"] = c.finelip_aggregation_lr;
   j["goal_segments"] = c.goal_segments;
   j["goal_crop_weight"] = c.goal_crop_weight;
+  j["structxlip_words"] = c.structxlip_words;
+  j["structxlip_structure_weight"] = c.structxlip_structure_weight;
+  j["structxlip_consistency_weight"] = c.structxlip_consistency_weight;
+  j["structxlip_local_weight"] = c.structxlip_local_weight;
+  j["structxlip_chunk_words"] = c.structxlip_chunk_words;
 }
 
 TrainConfig parse_train_config(const std::string& json_text) {
@@ -331,6 +347,11 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   read_key(j, "finelip_aggregation_lr", c.finelip_aggregation_lr);
   read_key(j, "goal_segments", c.goal_segments);
   read_key(j, "goal_crop_weight", c.goal_crop_weight);
+  read_key(j, "structxlip_words", c.structxlip_words);
+  read_key(j, "structxlip_structure_weight", c.structxlip_structure_weight);
+  read_key(j, "structxlip_consistency_weight", c.structxlip_consistency_weight);
+  read_key(j, "structxlip_local_weight", c.structxlip_local_weight);
+  read_key(j, "structxlip_chunk_words", c.structxlip_chunk_words);
 }
 
 }  // namespace hnclip

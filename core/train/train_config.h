@@ -31,7 +31,8 @@ enum class PeftMethod { kNone, kLora, kDora };          // none | lora | dora
 enum class Precision { kAuto, kFp32, kBf16 };           // auto | fp32 | bf16
 enum class DeviceKind { kAuto, kCpu, kCuda };           // auto | cpu | cuda
 enum class BatchSampler { kRandom, kFamilies };         // random | families
-enum class Framework { kPlain, kLongClip, kDebias, kFinelip, kGoal };  // plain|longclip|debias|finelip|goal
+// plain|longclip|debias|finelip|goal|structxlip
+enum class Framework { kPlain, kLongClip, kDebias, kFinelip, kGoal, kStructxlip };
 
 // --device: auto | cpu | cuda | cuda:N; `index` -1 is plain "cuda" (the first GPU).
 struct DeviceSpec {
@@ -114,6 +115,16 @@ struct TrainConfig {
   // which only the built-in benchmark has) and the crop term's weight (its code: 0.5).
   std::string goal_segments;
   double goal_crop_weight = 0.5;
+  // StructXLIP (loss/structxlip_loss.h): the word list its filtered captions drop (text/
+  // structure_word_list.h; "" = the shipped resources/structxlip_words.txt), its terms' weights
+  // (the paper's 0.5, 0.05, 0.1) and the words per caption chunk of the local term (our choice).
+  // The local term's edge segments are the GOAL segments (--goal-segments, or the built-in
+  // benchmark's own); data without them needs structxlip_local_weight = 0.
+  std::string structxlip_words;
+  double structxlip_structure_weight = 0.5;
+  double structxlip_consistency_weight = 0.05;
+  double structxlip_local_weight = 0.1;
+  int64_t structxlip_chunk_words = 3;
 
   // Parameter-efficient fine-tuning (core/model/peft.h): only the adapters (and s, unless
   // --fixed-scale) train; every base weight is frozen.

@@ -20,6 +20,7 @@
 #include "loss/finelip_loss.h"
 #include "loss/goal_loss.h"
 #include "loss/long_clip_loss.h"
+#include "loss/structxlip_loss.h"
 #include "loss/token_similarity.h"
 #include "model/layer_norm_fp32.h"
 #include "model/peft.h"
@@ -33,6 +34,7 @@
 #include "train/framework.h"
 #include "train/gradient_probe.h"
 #include "train/lr_schedule.h"
+#include "text/word_chunks.h"
 
 namespace hnclip {
 
@@ -103,7 +105,7 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
                       " is larger than the training split (" + std::to_string(subset) +
                       " images after --data-fraction " + fmt(config_.data_fraction) + ")");
   }
-  if (needs_derived_captions(config_.framework)) {
+  if (needs_derived_captions(config_.framework) || config_.framework == Framework::kStructxlip) {
     // Refused now, not at the first step: the data must tokenize the derived captions.
     try {
       train_.tokenize_texts({long_clip_short_caption(train_.caption_text(0))});
@@ -116,6 +118,20 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
     throw ConfigError("--framework goal needs segments (crop boxes matched to caption sentences) "
                       "and the training data has none: give GOAL's segment file with "
                       "--goal-segments FILE (the built-in benchmark writes its own)");
+  }
+  if (config_.framework == Framework::kStructxlip) {
+    try {
+      train_.load_structure_maps({0});
+    } catch (const std::logic_error& e) {
+      throw ConfigError(std::string("--framework structxlip needs data that can make structure "
+                                    "maps: ") + e.what());
+    }
+    if (config_.structxlip_local_weight > 0 && train_.images_with_segments() == 0) {
+      throw ConfigError("--framework structxlip: its local term needs segments (object boxes "
+                        "matched to caption sentences) and the training data has none: give "
+                        "them with --goal-segments FILE (the built-in benchmark writes its own), "
+                        "or turn the term off with --structxlip-local-weight 0");
+    }
   }
   if (config_.batch_sampler == BatchSampler::kFamilies) {
     std::vector<std::string> groups(static_cast<size_t>(train_.num_images()));
@@ -250,6 +266,7 @@ std::vector<BatchRequest> Trainer::epoch_batches(int epoch) const {
   batches.reserve(images.size());
   for (const auto& batch_images : images) {
     BatchRequest r;
+    r.structure_maps = config_.framework == Framework::kStructxlip;
     for (const auto image : batch_images) {
       const auto& caps = train_.image_captions(image);
       r.images.push_back(image);
@@ -343,6 +360,9 @@ TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop)
     throw ConfigError("--world-size " + std::to_string(config_.world_size) +
                       ": a data-parallel run needs its process group (hnclip train --world-size "
                       "--rank --master, or torchrun's variables)");
+  }
+  if (config_.framework == Framework::kStructxlip && !has_structure_words_) {
+    throw std::logic_error("Trainer::run: --framework structxlip needs set_structure_words()");
   }
   State st(test_, val_, make_loader_, start, config_);
   set_up(st, start);
@@ -616,6 +636,7 @@ Trainer::StepLoss Trainer::step_loss(State& st, const Batch& batch) {
     }
   }
   if (config_.framework == Framework::kGoal) goal_terms(st, batch, img, txt, sl);
+  if (config_.framework == Framework::kStructxlip) structxlip_terms(st, batch, sl);
   if (needs_derived_captions(config_.framework)) {
     // The derived captions are tokenized here, on the training thread (a few hundred short texts:
     // small beside the encoders' step).
@@ -672,7 +693,7 @@ void Trainer::goal_terms(State& st, const Batch& batch, const ImageFeatures& img
   // loss, or InfoNCE with --hn off) stays the one over the whole batch. The crops and sentences
   // are loaded here, on the training thread.
   const auto& mc = model_->config();
-  const SegmentBatch seg = train_.load_segments(batch.request.captions, mc.patch_size);
+  const SegmentBatch seg = train_.load_segments(batch.request.captions, mc.patch_size, false);
   sl.terms = {{"global", 1.0, sl.loss}};
   if (seg.rows.empty()) return;
   const auto rows = torch::tensor(seg.rows, torch::kLong).to(device_);
@@ -707,6 +728,73 @@ void Trainer::goal_terms(State& st, const Batch& batch, const ImageFeatures& img
               {"crop", w, goal.crop_term},
               {"patch", 1.0, goal.patch_term},
               {"span", 1.0, goal.text_term}};
+}
+
+void Trainer::structxlip_terms(State& st, const Batch& batch, StepLoss& sl) {
+  // The structure maps came with the batch (the loader's threads, cached); the filtered captions,
+  // the edge segments and their chunks are made here, on the training thread.
+  if (!batch.structure_maps.defined()) {
+    throw std::logic_error("structxlip_terms: the batch came without its structure maps");
+  }
+  std::vector<std::string> filtered;
+  filtered.reserve(batch.request.captions.size());
+  for (int64_t c : batch.request.captions) {
+    filtered.push_back(remove_structure_words(train_.caption_text(c), structure_words_));
+  }
+  const auto filtered_tokens = train_.tokenize_texts(filtered);
+  // The local term's pairs: each usable segment's edge crop against the chunks of its sentence
+  // (filtered too); a segment whose sentence keeps no word after filtering has no positive and
+  // sits out.
+  torch::Tensor edge_crops, chunk_tokens, owner;
+  std::vector<int64_t> owners;
+  if (config_.structxlip_local_weight > 0) {
+    const SegmentBatch seg =
+        train_.load_segments(batch.request.captions, model_->config().patch_size, true);
+    std::vector<std::string> chunks;
+    std::vector<int64_t> kept;
+    for (size_t k = 0; k < seg.rows.size(); ++k) {
+      const auto parts = word_chunks(remove_structure_words(seg.sentence_texts[k], structure_words_),
+                                     config_.structxlip_chunk_words);
+      if (parts.empty()) continue;
+      for (const auto& p : parts) {
+        chunks.push_back(p);
+        owners.push_back(static_cast<int64_t>(kept.size()));
+      }
+      kept.push_back(static_cast<int64_t>(k));
+    }
+    if (!kept.empty()) {
+      edge_crops = seg.structure_crops.index_select(0, torch::tensor(kept, torch::kLong));
+      chunk_tokens = train_.tokenize_texts(chunks);
+      owner = torch::tensor(owners, torch::kLong).to(device_);
+    }
+  }
+  torch::Tensor structure, text_filtered, edges, chunk_features;
+  {
+    AutocastGuard autocast(device_.type(), st.bf16);
+    structure = model_->encode_image(batch.structure_maps.to(device_)).pooled;
+    text_filtered = model_->encode_text(filtered_tokens.to(device_)).pooled;
+    if (edge_crops.defined()) {
+      edges = model_->encode_image(edge_crops.to(device_)).pooled;
+      chunk_features = model_->encode_text(chunk_tokens.to(device_)).pooled;
+    }
+  }
+  StructxlipWeights w;
+  w.structure = config_.structxlip_structure_weight;
+  w.consistency = config_.structxlip_consistency_weight;
+  w.local = config_.structxlip_local_weight;
+  const auto unit = [](const torch::Tensor& x) {
+    return x.defined() ? l2_normalize(x.to(torch::kFloat)) : x;
+  };
+  // The global features were gathered over the ranks; StructXLIP runs on one process only
+  // (TrainConfig::validate), so these are the same rows.
+  const auto sx = structxlip_loss(sl.image, sl.text, unit(structure), unit(text_filtered),
+                                  unit(edges), unit(chunk_features), owner, sl.scale, config_.hn,
+                                  config_.loss_gamma, sl.text_for_g, w);
+  sl.loss = sx.loss;
+  sl.terms = {{"global", 1.0, sx.global_term},
+              {"structure", w.structure, sx.structure_term},
+              {"consistency", w.consistency, sx.consistency_term},
+              {"local", w.local, sx.local_term}};
 }
 
 void Trainer::backward_with_probe(State& st, const StepLoss& sl, int epoch) {

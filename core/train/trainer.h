@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/clip_model.h"
+#include "text/structure_word_list.h"
 #include "train/batch_source.h"
 #include "train/evaluator.h"
 #include "train/paired_data.h"
@@ -64,6 +65,13 @@ class Trainer {
   // The text encoder frozen Ḡ is computed from. Defaults to the model's weights when run() starts
   // (right for a fresh run); a resumed run must pass its true starting point.
   void set_frozen_reference(ClipModel reference) { frozen_reference_ = std::move(reference); }
+  // StructXLIP: the words its filtered captions drop (text/structure_word_list.h). Required for
+  // --framework structxlip before run(); the job reads the file, so a bad list is refused before
+  // the run is recorded.
+  void set_structure_words(StructureWordList words) {
+    structure_words_ = std::move(words);
+    has_structure_words_ = true;
+  }
   // Optional: run() waits at this gate before every step; time spent paused is not training time.
   // In a data-parallel run the other ranks wait in a collective meanwhile, which gives up after
   // the group's timeout.
@@ -114,6 +122,8 @@ class Trainer {
   // GOAL: adds its crop, patch and span terms to the step's loss (loss/goal_loss.h).
   void goal_terms(State& st, const Batch& batch, const ImageFeatures& img,
                   const TextFeatures& txt, StepLoss& sl);
+  // StructXLIP: its structure, consistency and local terms (loss/structxlip_loss.h).
+  void structxlip_terms(State& st, const Batch& batch, StepLoss& sl);
   // A probing step's training backward, with the gradient probe around it (trainer.cpp says how
   // it reuses the backward's own gradients).
   void backward_with_probe(State& st, const StepLoss& loss, int epoch);
@@ -135,6 +145,8 @@ class Trainer {
   void emit_status(const std::string& status, const std::string& message);
   ClipModel model_;
   ClipModel frozen_reference_{nullptr};
+  StructureWordList structure_words_;
+  bool has_structure_words_ = false;
   PauseGate* pause_gate_ = nullptr;
   TrainConfig config_;
   const PairedData& train_;

@@ -73,6 +73,7 @@ class SyncBatchSource : public BatchSource {
     out.request = requests_[next_++];
     out.images = out.request.images.empty() ? at::Tensor() : data_.load_images(out.request.images);
     out.tokens = out.request.captions.empty() ? at::Tensor() : data_.load_tokens(out.request.captions);
+    if (out.request.structure_maps) out.structure_maps = data_.load_structure_maps(out.request.images);
     return true;
   }
   double wait_seconds() const override { return 0; }

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <torch/torch.h>
@@ -14,6 +16,8 @@
 
 #include "data/benchmark.h"
 #include "data/goal_segments.h"
+#include "data/image_pipeline.h"
+#include "data/structure_map.h"
 #include "data/synthetic_benchmark.h"
 #include "support/test_dirs.h"
 #include "text/caption_sentences.h"
@@ -153,10 +157,10 @@ TEST_F(SplitDataTest, SegmentsGoToTheirOwnCaptionsPairs) {
   data.set_segments(segments);
   EXPECT_EQ(data.images_with_segments(), 1);
   // Captions 0 and 1 are image 0's; 2 is image 1's (no segment).
-  const SegmentBatch none = data.load_segments({1, 2}, 4);
+  const SegmentBatch none = data.load_segments({1, 2}, 4, false);
   EXPECT_TRUE(none.rows.empty());
   EXPECT_EQ(none.crops.size(0), 0);
-  const SegmentBatch got = data.load_segments({2, 0, 1}, 4);
+  const SegmentBatch got = data.load_segments({2, 0, 1}, 4, false);
   ASSERT_EQ(got.rows, (std::vector<int64_t>{1}));
   EXPECT_EQ(got.crops.sizes(), (std::vector<int64_t>{1, 3, 16, 16}));
   // A flat image's crop is flat: every value equals the image's own preprocessed grey.
@@ -193,7 +197,7 @@ TEST(SplitDataSegments, BuiltInBenchmarksSegmentsFeedGoal) {
   ASSERT_EQ(data.images_with_segments(), data.num_images());
   std::vector<int64_t> pairs;
   for (int64_t c = 0; c < 16; ++c) pairs.push_back(c);
-  const SegmentBatch got = data.load_segments(pairs, 8);
+  const SegmentBatch got = data.load_segments(pairs, 8, true);
   ASSERT_EQ(got.rows.size(), pairs.size());  // every training image has one
   EXPECT_TRUE(torch::isfinite(got.crops).all().item<bool>());
   for (size_t k = 0; k < pairs.size(); ++k) {
@@ -214,7 +218,54 @@ TEST(SplitDataSegments, BuiltInBenchmarksSegmentsFeedGoal) {
       EXPECT_EQ((p % 6) / 2, (first % 6) / 2);
       EXPECT_EQ((p / 6) / 2, (first / 6) / 2);
     }
+    // StructXLIP's edge segment: the crop's structure map, and its sentence's text.
+    const auto crop = got.crops[static_cast<int64_t>(k)];
+    EXPECT_FALSE(torch::equal(got.structure_crops[static_cast<int64_t>(k)], crop));
+    const auto sentences = caption_sentences(data.caption_text(pairs[k]));
+    EXPECT_NE(std::find(sentences.begin(), sentences.end(), got.sentence_texts[k]),
+              sentences.end())
+        << got.sentence_texts[k];
+    EXPECT_TRUE(torch::equal(data.tokenize_texts({got.sentence_texts[k]})[0], own));
   }
+  // Without asking, no structure maps are made.
+  EXPECT_FALSE(data.load_segments(pairs, 8, false).structure_crops.defined());
+}
+
+// StructXLIP's structure maps: the file's Canny map through the pipeline, the same on a second
+// call (from the cache, which then holds the image) and from several threads at once.
+TEST(SplitDataStructureMaps, AreTheImagesEdgeMapsAndAreCached) {
+  ScratchDir dir;
+  const SyntheticOptions options{dir.path().string(), "small", 1};
+  const auto benchmark = open_synthetic_benchmark(options);
+  const auto train = benchmark->split("train");
+  auto tokenizer = std::make_shared<WordTokenizer>(WordTokenizer::build({"a b"}, 8));
+  SplitData data(train, tokenizer, ImagePipelineConfig{48});
+  EXPECT_EQ(data.cached_structure_maps(), 0u);
+  const auto maps = data.load_structure_maps({3, 0});
+  EXPECT_EQ(maps.sizes(), (std::vector<int64_t>{2, 3, 48, 48}));
+  EXPECT_EQ(data.cached_structure_maps(), 2u);
+  for (const auto& [row, image] : {std::pair{0, 3}, std::pair{1, 0}}) {
+    SCOPED_TRACE("image " + std::to_string(image));
+    auto expected = torch::empty({3, 48, 48}, torch::kFloat32);
+    data.pipeline().process(structure_map(ImagePipeline::decode(train[image].image)),
+                            expected.data_ptr<float>());
+    EXPECT_TRUE(torch::equal(maps[row], expected));
+    // An edge map holds two values per channel (edge, background), unlike the image.
+    EXPECT_LE(std::get<0>(at::_unique(maps[row][0])).numel(), 2);
+    EXPECT_GT(std::get<0>(at::_unique(data.load_images({image})[0][0])).numel(), 2);
+  }
+  EXPECT_TRUE(torch::equal(data.load_structure_maps({0, 3}), maps.flip(0)));
+  std::vector<std::thread> threads;
+  std::vector<int> same(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      same[static_cast<size_t>(t)] =
+          torch::equal(data.load_structure_maps({5, 6, 3}).select(0, 2), maps[0]) ? 1 : 0;
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(same, (std::vector<int>{1, 1, 1, 1}));
+  EXPECT_EQ(data.cached_structure_maps(), 4u);
 }
 
 }  // namespace

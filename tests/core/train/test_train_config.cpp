@@ -79,7 +79,7 @@ TEST(TrainConfig, FrameworkKeysRoundTripAndOlderRunsArePlainWithMargins) {
   const auto plain = parse_train_config(older.dump());
   EXPECT_EQ(plain.framework, Framework::kPlain);
   EXPECT_TRUE(plain.hn);
-  older["framework"] = "structxlip";  // not built: refused by name, never read as plain
+  older["framework"] = "structclip";  // unknown: refused by name, never read as plain
   EXPECT_THROW(parse_train_config(older.dump()), ConfigError);
 }
 
@@ -136,6 +136,48 @@ TEST(TrainConfig, DebiasKeysRoundTripAndBadValuesAreRefusedByFlag) {
   c.debias_pad_tokens = -1;
   c.world_size = 2;
   expect_refused(c, "--framework debias");
+}
+
+TEST(TrainConfig, StructxlipKeysRoundTripAndBadValuesAreRefusedByFlag) {
+  TrainConfig c;
+  c.framework = Framework::kStructxlip;
+  c.structxlip_words = "/data/words.txt";
+  c.structxlip_structure_weight = 0.25;
+  c.structxlip_consistency_weight = 0.5;
+  c.structxlip_local_weight = 0;
+  c.structxlip_chunk_words = 4;
+  const auto back = parse_train_config(nlohmann::json(c).dump());
+  EXPECT_EQ(back.framework, Framework::kStructxlip);
+  EXPECT_EQ(to_string(back.framework), "structxlip");
+  EXPECT_EQ(back.structxlip_words, "/data/words.txt");
+  EXPECT_DOUBLE_EQ(back.structxlip_structure_weight, 0.25);
+  EXPECT_DOUBLE_EQ(back.structxlip_consistency_weight, 0.5);
+  EXPECT_DOUBLE_EQ(back.structxlip_local_weight, 0);
+  EXPECT_EQ(back.structxlip_chunk_words, 4);
+  // StructXLIP's published weights; the word list defaults to the shipped one.
+  const TrainConfig d;
+  EXPECT_DOUBLE_EQ(d.structxlip_structure_weight, 0.5);
+  EXPECT_DOUBLE_EQ(d.structxlip_consistency_weight, 0.05);
+  EXPECT_DOUBLE_EQ(d.structxlip_local_weight, 0.1);
+  EXPECT_EQ(d.structxlip_words, "");
+  for (double bad : {-0.1, std::nan("")}) {
+    auto x = c;
+    x.structxlip_structure_weight = bad;
+    expect_refused(x, "--structxlip-structure-weight");
+    x = c;
+    x.structxlip_consistency_weight = bad;
+    expect_refused(x, "--structxlip-consistency-weight");
+    x = c;
+    x.structxlip_local_weight = bad;
+    expect_refused(x, "--structxlip-local-weight");
+  }
+  c.structxlip_chunk_words = 0;
+  expect_refused(c, "--structxlip-chunk-words");
+  c.structxlip_chunk_words = 3;
+  c.world_size = 2;
+  expect_refused(c, "--framework structxlip");
+  c.world_size = 1;
+  EXPECT_NO_THROW(c.validate());
 }
 
 TEST(TrainConfig, GoalKeysRoundTripAndBadValuesAreRefusedByFlag) {

@@ -573,8 +573,8 @@ class SegmentedData : public test::InMemoryPairedData {
  public:
   using InMemoryPairedData::InMemoryPairedData;
   int64_t images_with_segments() const override { return (num_images() + 1) / 2; }
-  SegmentBatch load_segments(const std::vector<int64_t>& captions,
-                             int64_t patch_size) const override {
+  SegmentBatch load_segments(const std::vector<int64_t>& captions, int64_t patch_size,
+                             bool /*with_structure_maps*/) const override {
     SegmentBatch out;
     std::vector<int64_t> kept;
     for (size_t row = 0; row < captions.size(); ++row) {
@@ -658,6 +658,121 @@ TEST(Trainer, GoalTrainsItsLocalTermsOnThePairsWithSegments) {
     EXPECT_NE(std::string(e.what()).find("--goal-segments"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(std::filesystem::is_empty(c.path()));
+}
+
+// StructXLIP's inputs on two-sentence captions "wA. wB": structure maps are the images' signs,
+// segments (even captions) are the left half of the image with the first sentence "wA".
+class StructuredData : public TwoSentenceData {
+ public:
+  using TwoSentenceData::TwoSentenceData;
+  at::Tensor load_structure_maps(const std::vector<int64_t>& ids) const override {
+    return (load_images(ids) > 0).to(torch::kFloat);
+  }
+  int64_t images_with_segments() const override { return with_segments_ ? num_images() / 2 : 0; }
+  SegmentBatch load_segments(const std::vector<int64_t>& captions, int64_t /*patch_size*/,
+                             bool with_structure_maps) const override {
+    EXPECT_TRUE(with_structure_maps);
+    SegmentBatch out;
+    std::vector<int64_t> kept;
+    for (size_t row = 0; row < captions.size(); ++row) {
+      if (captions[row] % 2 != 0) continue;
+      out.rows.push_back(static_cast<int64_t>(row));
+      kept.push_back(captions[row]);
+      const std::string& text = caption_text(captions[row]);
+      out.sentence_texts.push_back(text.substr(0, text.find('.')));
+    }
+    out.structure_crops = load_structure_maps(kept)
+                              .index_select(3, torch::arange(test::kTinyImage / 2))
+                              .repeat({1, 1, 1, 2});
+    return out;
+  }
+  bool with_segments_ = true;
+};
+
+// --framework structxlip: the global term plus the structure, consistency and local terms, all
+// recorded and summing (with their weights) to the loss, which falls; --hn on changes the global
+// term only; the word list reaches the filtered captions; data without segments is refused
+// unless the local term is off, and a run without a word list is a programming error.
+TEST(Trainer, StructxlipTrainsItsStructureTerms) {
+  static StructuredData train_data(32, 1), test_data(14, 2);
+  auto run = [&](bool hn, double gamma, const std::string& dir, const StructureWordList& words,
+                 double local = 0.1) {
+    auto cfg = base_config();
+    cfg.framework = Framework::kStructxlip;
+    cfg.hn = hn;
+    cfg.loss_gamma = gamma;
+    cfg.structxlip_chunk_words = 1;
+    cfg.structxlip_local_weight = local;
+    cfg.probe_every = 3;
+    ::hnclip::Run r;
+    r.model = make_clip_model(test::tiny_test_config(), 42);
+    Trainer trainer(r.model, cfg, train_data, test_data, sync_loader(), dir,
+                    nlohmann::json{{"kind", "test"}});
+    trainer.set_structure_words(words);
+    trainer.add_observer(&r.events);
+    std::atomic<bool> stop{false};
+    r.result = trainer.run({}, stop);
+    return r;
+  };
+  const StructureWordList none({"nothing-here"}), some({"w1", "w4", "w7", "w10"});
+  test::ScratchDir a, b, c;
+  const auto on = run(true, 0.5, a.path().string(), none);
+  ASSERT_EQ(on.result.status, "finished") << on.result.message;
+  EXPECT_LT(mean_loss(on.events.steps, 6), 0.8 * mean_loss(on.events.steps, 1));
+  EXPECT_FALSE(on.events.probes.empty());
+  const std::vector<std::string> names = {"global", "structure", "consistency", "local"};
+  const std::vector<double> weights = {1.0, 0.5, 0.05, 0.1};
+  for (const auto& e : on.events.steps) {
+    ASSERT_EQ(e.loss_terms.size(), 4u) << "step " << e.step;
+    double sum = 0;
+    for (size_t k = 0; k < 4; ++k) {
+      EXPECT_EQ(e.loss_terms[k].name, names[k]);
+      EXPECT_DOUBLE_EQ(e.loss_terms[k].weight, weights[k]);
+      EXPECT_TRUE(std::isfinite(e.loss_terms[k].value));
+      sum += e.loss_terms[k].weight * e.loss_terms[k].value;
+    }
+    EXPECT_NEAR(sum, e.loss, 1e-5 * e.loss) << "step " << e.step;
+    EXPECT_GT(e.loss_terms[3].value, 0) << "step " << e.step;
+  }
+  const auto off = run(false, 0.0, b.path().string(), none);
+  ASSERT_EQ(off.result.status, "finished") << off.result.message;
+  for (size_t k = 1; k < 4; ++k) {
+    EXPECT_NEAR(on.events.steps.front().loss_terms[k].value,
+                off.events.steps.front().loss_terms[k].value, 1e-6)
+        << names[k];
+  }
+  EXPECT_NE(on.events.steps.front().loss_terms[0].value,
+            off.events.steps.front().loss_terms[0].value);
+  // Words taken out of the filtered captions change the structure term (and only the terms that
+  // read filtered text) from the first step.
+  const auto filtered = run(false, 0.0, c.path().string(), some);
+  ASSERT_EQ(filtered.result.status, "finished") << filtered.result.message;
+  EXPECT_NE(filtered.events.steps.front().loss_terms[1].value,
+            off.events.steps.front().loss_terms[1].value);
+  EXPECT_DOUBLE_EQ(filtered.events.steps.front().loss_terms[0].value,
+                   off.events.steps.front().loss_terms[0].value);
+  EXPECT_DOUBLE_EQ(filtered.events.steps.front().loss_terms[2].value,
+                   off.events.steps.front().loss_terms[2].value);
+
+  static StructuredData bare(32, 1);
+  bare.with_segments_ = false;
+  auto cfg = base_config();
+  cfg.framework = Framework::kStructxlip;
+  test::ScratchDir d, e;
+  try {
+    Trainer t(make_clip_model(test::tiny_test_config(), 1), cfg, bare, test_data, sync_loader(),
+              d.path().string(), nlohmann::json());
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& err) {
+    EXPECT_NE(std::string(err.what()).find("--structxlip-local-weight 0"), std::string::npos)
+        << err.what();
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(d.path()));
+  cfg.structxlip_local_weight = 0;
+  Trainer no_words(make_clip_model(test::tiny_test_config(), 1), cfg, bare, test_data,
+                   sync_loader(), e.path().string(), nlohmann::json());
+  std::atomic<bool> stop{false};
+  EXPECT_THROW(no_words.run({}, stop), std::logic_error);
 }
 
 TEST(Trainer, NonFiniteLossFailsWithTheStep) {

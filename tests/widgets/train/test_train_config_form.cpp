@@ -129,6 +129,11 @@ class TestTrainConfigForm : public QObject {
     c.finelip_aggregation_lr = 2.5e-4;
     c.goal_segments = "/data/goal segments.json";
     c.goal_crop_weight = 0.75;
+    c.structxlip_words = "/data/my words.txt";
+    c.structxlip_structure_weight = 0.35;
+    c.structxlip_consistency_weight = 0.07;
+    c.structxlip_local_weight = 0.2;
+    c.structxlip_chunk_words = 4;
     const nlohmann::json given = c, defaults = hnclip::TrainConfig{};
     for (const auto& [key, value] : defaults.items())
       QVERIFY2(given.at(key) != value, ("the test leaves " + key + " at its default").c_str());
