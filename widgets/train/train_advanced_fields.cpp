@@ -9,8 +9,11 @@
 #include <QSpinBox>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
+#include <tuple>
 #include <utility>
 
 #include "data/image_file_check.h"
@@ -43,7 +46,7 @@ TrainAdvancedFields::TrainAdvancedFields(
   framework_ = new QComboBox(this);
   framework_->addItems(
       {QStringLiteral("plain"), QStringLiteral("longclip"), QStringLiteral("debias"),
-       QStringLiteral("finelip"), QStringLiteral("goal")});
+       QStringLiteral("finelip"), QStringLiteral("goal"), QStringLiteral("structxlip")});
   framework_->setToolTip(
       tr("--framework: plain (the global image–caption term alone); longclip (Long-CLIP: also "
          "the short caption — the caption up to its first \". \" — against the batch-PCA image "
@@ -55,7 +58,11 @@ TrainAdvancedFields::TrainAdvancedFields(
          "late-interaction similarity, the HN global term added when the margins are on); goal "
          "(GOAL: each image's segment — a crop box matched to one caption sentence — adds a crop "
          "↔ sentence CLIP term and pulls the image's box tokens and the caption's sentence "
-         "tokens towards them; needs segments: the built-in benchmark's own, or a file below)."));
+         "tokens towards them; needs segments: the built-in benchmark's own, or a file below); "
+         "structxlip (StructXLIP: the image's Canny edge map against the caption without its "
+         "colour, material and texture words, the RGB and edge embeddings pulled together, and "
+         "edge segments against caption chunks — the segments as for goal, or its local weight "
+         "0)."));
   form->addRow(tr("Framework"), framework_);
   form->addRow(message_label(QStringLiteral("--framework")));
   hn_ = new QCheckBox(tr("HN margins in the framework's global term (γ, Ḡ)"), this);
@@ -129,6 +136,40 @@ TrainAdvancedFields::TrainAdvancedFields(
       tr("--goal-crop-weight: weight of the crop-image ↔ sentence CLIP term (GOAL: 0.5)"));
   form->addRow(tr("GOAL crop weight"), goal_crop_weight_);
   form->addRow(message_label(QStringLiteral("--goal-crop-weight")));
+  structxlip_words_ = new QLineEdit(this);
+  structxlip_words_->setPlaceholderText(tr("the shipped structxlip_words.txt"));
+  structxlip_words_->setToolTip(
+      tr("--structxlip-words: the words and phrases StructXLIP's filtered captions drop (UTF-8, "
+         "one per line, # comments). Checked before the run is recorded."));
+  form->addRow(tr("StructXLIP word list"), structxlip_words_);
+  form->addRow(message_label(QStringLiteral("--structxlip-words")));
+  const std::array<std::tuple<QDoubleSpinBox**, QString, QString, QString>, 3> sx_weights{{
+      {&structxlip_structure_weight_, tr("StructXLIP structure weight"),
+       QStringLiteral("--structxlip-structure-weight"),
+       tr("weight of the edge map ↔ filtered caption CLIP term (StructXLIP: 0.5)")},
+      {&structxlip_consistency_weight_, tr("StructXLIP consistency weight"),
+       QStringLiteral("--structxlip-consistency-weight"),
+       tr("weight of the RGB ↔ edge-map cosine term (StructXLIP: 0.05)")},
+      {&structxlip_local_weight_, tr("StructXLIP local weight"),
+       QStringLiteral("--structxlip-local-weight"),
+       tr("weight of the edge segments ↔ caption chunks term (StructXLIP: 0.1; 0 = off, for "
+          "data without segments)")}}};
+  for (const auto& [field, label, flag, tip] : sx_weights) {
+    auto* spin = new QDoubleSpinBox(this);
+    spin->setRange(0.0, 100.0);
+    spin->setDecimals(3);
+    spin->setSingleStep(0.05);
+    spin->setToolTip(flag + QStringLiteral(": ") + tip);
+    form->addRow(label, spin);
+    form->addRow(message_label(flag));
+    *field = spin;
+  }
+  structxlip_chunk_words_ = new QSpinBox(this);
+  structxlip_chunk_words_->setRange(1, 77);
+  structxlip_chunk_words_->setToolTip(
+      tr("--structxlip-chunk-words: words per caption chunk of the local term"));
+  form->addRow(tr("StructXLIP chunk words"), structxlip_chunk_words_);
+  form->addRow(message_label(QStringLiteral("--structxlip-chunk-words")));
   // A framework's own settings mean something only with that framework.
   auto follow_framework = [this] {
     const QString f = framework_->currentText();
@@ -142,8 +183,14 @@ TrainAdvancedFields::TrainAdvancedFields(
     finelip_hardest_->setEnabled(finelip);
     finelip_lr_->setEnabled(finelip);
     const bool goal = f == QStringLiteral("goal");
-    goal_segments_->setEnabled(goal);
+    const bool structxlip = f == QStringLiteral("structxlip");
+    goal_segments_->setEnabled(goal || structxlip);  // StructXLIP's edge segments are GOAL's
     goal_crop_weight_->setEnabled(goal);
+    for (QWidget* w : std::initializer_list<QWidget*>{
+             structxlip_words_, structxlip_structure_weight_, structxlip_consistency_weight_,
+             structxlip_local_weight_, structxlip_chunk_words_}) {
+      w->setEnabled(structxlip);
+    }
   };
   connect(framework_, &QComboBox::currentIndexChanged, this, follow_framework);
   follow_framework();
@@ -221,13 +268,14 @@ TrainAdvancedFields::TrainAdvancedFields(
   eval_at_start_ = new QCheckBox(tr("evaluate the starting model as epoch 0"), this);
   form->addRow(QString(), eval_at_start_);
 
-  for (auto* e : {train_split_, test_split_, val_split_, goal_segments_})
+  for (auto* e : {train_split_, test_split_, val_split_, goal_segments_, structxlip_words_})
     connect(e, &QLineEdit::textChanged, this, &TrainAdvancedFields::edited);
   for (auto* s : {max_image_megapixels_, context_length_, gbar_snapshots_, threads_, loader_workers_,
-                 processes_, longclip_pca_, debias_pad_})
+                 processes_, longclip_pca_, debias_pad_, structxlip_chunk_words_})
     connect(s, &QSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
   for (auto* s : {weight_decay_, warmup_, grad_clip_, longclip_smoothing_, debias_keep_,
-                 finelip_margin_, finelip_lr_, goal_crop_weight_})
+                 finelip_margin_, finelip_lr_, goal_crop_weight_, structxlip_structure_weight_,
+                 structxlip_consistency_weight_, structxlip_local_weight_})
     connect(s, &QDoubleSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
   for (auto* c : {precision_, batch_sampler_, framework_})
     connect(c, &QComboBox::currentIndexChanged, this, &TrainAdvancedFields::edited);
@@ -246,6 +294,8 @@ void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
   debias_pad_->setValue(static_cast<int>(c.debias_pad_tokens));
   finelip_hardest_->setChecked(c.finelip_hardest_negative);
   goal_segments_->setText(QString::fromStdString(c.goal_segments));
+  structxlip_words_->setText(QString::fromStdString(c.structxlip_words));
+  structxlip_chunk_words_->setValue(static_cast<int>(c.structxlip_chunk_words));
   given_max_pixels_ = c.max_image_pixels;
   max_image_megapixels_->setValue(static_cast<int>(
       std::min<int64_t>(c.max_image_pixels / 1000000, max_image_megapixels_->maximum())));
@@ -261,7 +311,10 @@ void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
         std::pair{debias_keep_, c.debias_keep_ratio},
         std::pair{finelip_margin_, c.finelip_margin},
         std::pair{finelip_lr_, c.finelip_aggregation_lr},
-        std::pair{goal_crop_weight_, c.goal_crop_weight}}) {
+        std::pair{goal_crop_weight_, c.goal_crop_weight},
+        std::pair{structxlip_structure_weight_, c.structxlip_structure_weight},
+        std::pair{structxlip_consistency_weight_, c.structxlip_consistency_weight},
+        std::pair{structxlip_local_weight_, c.structxlip_local_weight}}) {
     spin->setValue(v);
     given_.remember(spin, v, spin->value());
   }
@@ -290,6 +343,14 @@ void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
   c.finelip_aggregation_lr = given_.value(finelip_lr_, finelip_lr_->value());
   c.goal_segments = goal_segments_->text().trimmed().toStdString();
   c.goal_crop_weight = given_.value(goal_crop_weight_, goal_crop_weight_->value());
+  c.structxlip_words = structxlip_words_->text().trimmed().toStdString();
+  c.structxlip_structure_weight =
+      given_.value(structxlip_structure_weight_, structxlip_structure_weight_->value());
+  c.structxlip_consistency_weight =
+      given_.value(structxlip_consistency_weight_, structxlip_consistency_weight_->value());
+  c.structxlip_local_weight =
+      given_.value(structxlip_local_weight_, structxlip_local_weight_->value());
+  c.structxlip_chunk_words = structxlip_chunk_words_->value();
   const int megapixels = max_image_megapixels_->value();
   c.max_image_pixels =
       megapixels == shown_megapixels_ ? given_max_pixels_ : int64_t{megapixels} * 1000000;
@@ -342,6 +403,16 @@ QStringList TrainAdvancedFields::changedFromDefaults() const {
     changed << tr("GOAL segments %1").arg(QString::fromStdString(c.goal_segments));
   if (c.goal_crop_weight != d.goal_crop_weight)
     changed << tr("GOAL crop weight %1").arg(c.goal_crop_weight);
+  if (c.structxlip_words != d.structxlip_words)
+    changed << tr("StructXLIP words %1").arg(QString::fromStdString(c.structxlip_words));
+  if (c.structxlip_structure_weight != d.structxlip_structure_weight)
+    changed << tr("StructXLIP structure weight %1").arg(c.structxlip_structure_weight);
+  if (c.structxlip_consistency_weight != d.structxlip_consistency_weight)
+    changed << tr("StructXLIP consistency weight %1").arg(c.structxlip_consistency_weight);
+  if (c.structxlip_local_weight != d.structxlip_local_weight)
+    changed << tr("StructXLIP local weight %1").arg(c.structxlip_local_weight);
+  if (c.structxlip_chunk_words != d.structxlip_chunk_words)
+    changed << tr("StructXLIP chunk words %1").arg(c.structxlip_chunk_words);
   if (c.max_image_pixels != d.max_image_pixels)
     changed << tr("largest image %L1 pixels").arg(static_cast<qlonglong>(c.max_image_pixels));
   if (c.allow_outside_root != d.allow_outside_root) changed << tr("paths outside the root");

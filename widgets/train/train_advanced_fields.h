@@ -60,6 +60,11 @@ class TrainAdvancedFields : public QGroupBox {
   QDoubleSpinBox* finelip_lr_ = nullptr;
   QLineEdit* goal_segments_ = nullptr;
   QDoubleSpinBox* goal_crop_weight_ = nullptr;
+  QLineEdit* structxlip_words_ = nullptr;
+  QDoubleSpinBox* structxlip_structure_weight_ = nullptr;
+  QDoubleSpinBox* structxlip_consistency_weight_ = nullptr;
+  QDoubleSpinBox* structxlip_local_weight_ = nullptr;
+  QSpinBox* structxlip_chunk_words_ = nullptr;
   QSpinBox* max_image_megapixels_ = nullptr;  // whole megapixels; 0 = the default limit
   QCheckBox* allow_outside_root_ = nullptr;
   QCheckBox* skip_bad_images_ = nullptr;

@@ -80,7 +80,10 @@ const std::vector<TrainingChartLook>& training_chart_looks() {
         {"fine", Qt::DashDotDotLine, SS::ssNone},
         {"crop", Qt::DashLine, SS::ssCircle},
         {"patch", Qt::DotLine, SS::ssSquare},
-        {"span", Qt::DashDotLine, SS::ssTriangle}},
+        {"span", Qt::DashDotLine, SS::ssTriangle},
+        {"structure", Qt::DashLine, SS::ssDiamond},
+        {"consistency", Qt::DotLine, SS::ssCross},
+        {"local", Qt::DashDotLine, SS::ssPlus}},
        false,
        false,
        0,
@@ -89,8 +92,10 @@ const std::vector<TrainingChartLook>& training_chart_looks() {
        "branch); token: the token-level term; short: Long-CLIP's short-caption branch; "
        "augmented: DeBias-CLIP's augmented-caption branch; fine: FineLIP's fine-grained triplet "
        "loss (summed over the batch); crop, patch, span: GOAL's crop-image \u2194 sentence CLIP "
-       "term, box tokens \u2194 crop and sentence span \u2194 sentence cosine terms. Shown once a "
-       "run records terms."},
+       "term, box tokens \u2194 crop and sentence span \u2194 sentence cosine terms; structure, "
+       "consistency, local: StructXLIP's edge map \u2194 filtered caption CLIP term, RGB \u2194 "
+       "edge map cosine term and edge segments \u2194 caption chunks term. Shown once a run "
+       "records terms."},
   };
   return kLooks;
 }
