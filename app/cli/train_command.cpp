@@ -151,6 +151,11 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
   cmd->add_option("--goal-crop-weight", c.goal_crop_weight,
                   "GOAL: weight of its crop-image vs sentence CLIP term")
       ->capture_default_str();
+  cmd->add_option("--train-towers", c.train_towers,
+                  "full fine-tuning: the towers whose weights train, with any framework (the other "
+                  "is frozen; s trains unless --fixed-scale)")
+      ->check(CLI::IsMember({"image", "text", "both"}))
+      ->capture_default_str();
   cmd->add_option("--structxlip-words", c.structxlip_words,
                   "StructXLIP: word list its filtered captions drop (UTF-8, one word or phrase "
                   "per line, # comments); default: the shipped structxlip_words.txt");

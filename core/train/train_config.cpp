@@ -168,6 +168,11 @@ void TrainConfig::validate() const {
           "--alpha must be finite and > 0 (got " + std::to_string(peft_alpha) + ")");
   require(peft_towers == "image" || peft_towers == "text" || peft_towers == "both",
           "--peft-towers must be image, text or both (got '" + peft_towers + "')");
+  require(train_towers == "image" || train_towers == "text" || train_towers == "both",
+          "--train-towers must be image, text or both (got '" + train_towers + "')");
+  require(train_towers == "both" || peft == PeftMethod::kNone,
+          "--train-towers " + train_towers + " is for full fine-tuning; with --peft the adapters' "
+          "towers are --peft-towers");
   require(world_size >= 1, "--world-size must be >= 1 (got " + std::to_string(world_size) + ")");
   require(dist_backend.empty() || dist_backend == "gloo" || dist_backend == "nccl",
           "dist_backend must be gloo or nccl (got '" + dist_backend + "')");
@@ -261,6 +266,7 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
   j["peft_rank"] = c.peft_rank;
   j["peft_alpha"] = c.peft_alpha;
   j["peft_towers"] = c.peft_towers;
+  j["train_towers"] = c.train_towers;
   j["precision"] = c.precision;
   j["world_size"] = c.world_size;
   j["dist_backend"] = c.dist_backend;
@@ -333,6 +339,7 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   read_key(j, "peft_rank", c.peft_rank);
   read_key(j, "peft_alpha", c.peft_alpha);
   read_key(j, "peft_towers", c.peft_towers);
+  read_key(j, "train_towers", c.train_towers);
   read_choice(j, "precision", c.precision);
   read_key(j, "world_size", c.world_size);
   read_key(j, "dist_backend", c.dist_backend);

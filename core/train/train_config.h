@@ -133,6 +133,12 @@ struct TrainConfig {
   double peft_alpha = 16.0;          // α; the update is scaled by α / r
   std::string peft_towers = "both";  // image | text | both
 
+  // Which tower's weights train, with any framework and full fine-tuning: both (every framework's
+  // published setting), image or text (the other tower frozen). The logit scale trains unless
+  // --fixed-scale, and FineLIP's new aggregation nets always train. With --peft, --peft-towers
+  // says it instead.
+  std::string train_towers = "both";
+
   // Optimisation.
   int epochs = 10;
   int64_t batch_size = 128;

@@ -159,6 +159,15 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
     }
   } else if (has_adapters(model_)) {
     throw ConfigError("--peft none: the model carries adapters; merge them into the weights first");
+  } else if (config_.train_towers != "both") {
+    // --train-towers: the other tower's weights are frozen before the optimiser sees them (the
+    // image tower is everything under "visual."; the logit scale is neither and is set below).
+    const bool image = config_.train_towers == "image";
+    for (auto& p : model_->named_parameters()) {
+      if (p.key() == "logit_scale") continue;
+      const bool in_image = p.key().rfind("visual.", 0) == 0;
+      if (in_image != image) p.value().set_requires_grad(false);
+    }
   }
   device_ = resolve_device(to_string(config_.device));
   try {

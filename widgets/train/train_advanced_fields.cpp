@@ -65,6 +65,14 @@ TrainAdvancedFields::TrainAdvancedFields(
          "0)."));
   form->addRow(tr("Framework"), framework_);
   form->addRow(message_label(QStringLiteral("--framework")));
+  train_towers_ = new QComboBox(this);
+  train_towers_->addItems({QStringLiteral("both"), QStringLiteral("image"), QStringLiteral("text")});
+  train_towers_->setToolTip(
+      tr("--train-towers: the towers whose weights train in full fine-tuning, with any framework "
+         "(every framework's published setting is both); the other tower is frozen, the logit "
+         "scale trains unless fixed. With adapters, their towers are chosen beside them."));
+  form->addRow(tr("Trained towers"), train_towers_);
+  form->addRow(message_label(QStringLiteral("--train-towers")));
   hn_ = new QCheckBox(tr("HN margins in the framework's global term (γ, Ḡ)"), this);
   hn_->setToolTip(
       tr("--hn on: the framework's global InfoNCE term is the HN loss with the γ and Ḡ above; "
@@ -277,7 +285,7 @@ TrainAdvancedFields::TrainAdvancedFields(
                  finelip_margin_, finelip_lr_, goal_crop_weight_, structxlip_structure_weight_,
                  structxlip_consistency_weight_, structxlip_local_weight_})
     connect(s, &QDoubleSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
-  for (auto* c : {precision_, batch_sampler_, framework_})
+  for (auto* c : {precision_, batch_sampler_, framework_, train_towers_})
     connect(c, &QComboBox::currentIndexChanged, this, &TrainAdvancedFields::edited);
   for (auto* b : {allow_outside_root_, skip_bad_images_, eval_at_start_, hn_, finelip_hardest_})
     connect(b, &QCheckBox::toggled, this, &TrainAdvancedFields::edited);
@@ -289,6 +297,7 @@ void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
   val_split_->setText(QString::fromStdString(c.val_split));
   batch_sampler_->setCurrentText(QString::fromStdString(hnclip::to_string(c.batch_sampler)));
   framework_->setCurrentText(QString::fromStdString(hnclip::to_string(c.framework)));
+  train_towers_->setCurrentText(QString::fromStdString(c.train_towers));
   hn_->setChecked(c.hn);
   longclip_pca_->setValue(static_cast<int>(c.longclip_pca_components));
   debias_pad_->setValue(static_cast<int>(c.debias_pad_tokens));
@@ -333,6 +342,7 @@ void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
   c.val_split = val_split_->text().trimmed().toStdString();
   hnclip::from_string(batch_sampler_->currentText().toStdString(), c.batch_sampler);
   hnclip::from_string(framework_->currentText().toStdString(), c.framework);
+  c.train_towers = train_towers_->currentText().toStdString();
   c.hn = hn_->isChecked();
   c.longclip_pca_components = longclip_pca_->value();
   c.longclip_label_smoothing = given_.value(longclip_smoothing_, longclip_smoothing_->value());
@@ -399,6 +409,8 @@ QStringList TrainAdvancedFields::changedFromDefaults() const {
     changed << tr("FineLIP hardest negatives");
   if (c.finelip_aggregation_lr != d.finelip_aggregation_lr)
     changed << tr("FineLIP aggregation lr %1").arg(c.finelip_aggregation_lr);
+  if (c.train_towers != d.train_towers)
+    changed << tr("%1 tower only").arg(QString::fromStdString(c.train_towers));
   if (c.goal_segments != d.goal_segments)
     changed << tr("GOAL segments %1").arg(QString::fromStdString(c.goal_segments));
   if (c.goal_crop_weight != d.goal_crop_weight)

@@ -60,6 +60,7 @@ class TrainAdvancedFields : public QGroupBox {
   QDoubleSpinBox* finelip_lr_ = nullptr;
   QLineEdit* goal_segments_ = nullptr;
   QDoubleSpinBox* goal_crop_weight_ = nullptr;
+  QComboBox* train_towers_ = nullptr;
   QLineEdit* structxlip_words_ = nullptr;
   QDoubleSpinBox* structxlip_structure_weight_ = nullptr;
   QDoubleSpinBox* structxlip_consistency_weight_ = nullptr;

@@ -138,6 +138,19 @@ TEST(TrainConfig, DebiasKeysRoundTripAndBadValuesAreRefusedByFlag) {
   expect_refused(c, "--framework debias");
 }
 
+TEST(TrainConfig, TrainTowersRoundTripsAndIsRefusedWithAdaptersOrAnUnknownTower) {
+  TrainConfig c;
+  EXPECT_EQ(c.train_towers, "both");
+  c.train_towers = "text";
+  EXPECT_EQ(parse_train_config(nlohmann::json(c).dump()).train_towers, "text");
+  EXPECT_NO_THROW(c.validate());
+  c.peft = PeftMethod::kLora;
+  expect_refused(c, "--train-towers text");
+  c.peft = PeftMethod::kNone;
+  c.train_towers = "vision";
+  expect_refused(c, "--train-towers must be");
+}
+
 TEST(TrainConfig, StructxlipKeysRoundTripAndBadValuesAreRefusedByFlag) {
   TrainConfig c;
   c.framework = Framework::kStructxlip;

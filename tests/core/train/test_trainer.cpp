@@ -775,6 +775,44 @@ TEST(Trainer, StructxlipTrainsItsStructureTerms) {
   EXPECT_THROW(no_words.run({}, stop), std::logic_error);
 }
 
+// --train-towers image|text: the other tower's weights end the run exactly as they started, the
+// trained tower's and the logit scale move, and the loss still falls; with any framework
+// (Long-CLIP here).
+TEST(Trainer, TrainTowersFreezesTheOtherTower) {
+  const auto start = make_clip_model(test::tiny_test_config(), 42)->named_parameters();
+  for (const std::string towers : {"image", "text"}) {
+    for (const auto framework : {Framework::kPlain, Framework::kLongClip}) {
+      SCOPED_TRACE(towers + " " + to_string(framework));
+      auto cfg = base_config();
+      cfg.train_towers = towers;
+      cfg.framework = framework;
+      cfg.epochs = 3;
+      test::ScratchDir dir;
+      static TwoSentenceData train_data(32, 1), test_data(14, 2);
+      const auto r = train_on(train_data, test_data, cfg, dir.path().string());
+      ASSERT_EQ(r.result.status, "finished") << r.result.message;
+      EXPECT_LT(mean_loss(r.events.steps, 3), mean_loss(r.events.steps, 1));
+      int moved_image = 0, moved_text = 0, kept_image = 0, kept_text = 0;
+      for (const auto& p : r.model->named_parameters()) {
+        const bool same = torch::equal(p.value(), start[p.key()]);
+        if (p.key() == "logit_scale") {
+          EXPECT_FALSE(same);
+          continue;
+        }
+        const bool image = p.key().rfind("visual.", 0) == 0;
+        (image ? (same ? kept_image : moved_image) : (same ? kept_text : moved_text))++;
+      }
+      if (towers == "image") {
+        EXPECT_EQ(moved_text, 0);
+        EXPECT_GT(moved_image, 10);
+      } else {
+        EXPECT_EQ(moved_image, 0);
+        EXPECT_GT(moved_text, 10);
+      }
+    }
+  }
+}
+
 TEST(Trainer, NonFiniteLossFailsWithTheStep) {
   test::ScratchDir dir;
   auto cfg = base_config();

@@ -129,6 +129,7 @@ class TestTrainConfigForm : public QObject {
     c.finelip_aggregation_lr = 2.5e-4;
     c.goal_segments = "/data/goal segments.json";
     c.goal_crop_weight = 0.75;
+    c.train_towers = "text";
     c.structxlip_words = "/data/my words.txt";
     c.structxlip_structure_weight = 0.35;
     c.structxlip_consistency_weight = 0.07;
