@@ -170,7 +170,8 @@ struct TrainingJob::Impl {
                  std::make_move_iterator(samples.end()));
     }
     train_data->set_segments(read_goal_segments(file, all));
-    say(std::string(config.framework == Framework::kGoal ? "GOAL" : "StructXLIP") + ": " + std::to_string(train_data->images_with_segments()) + " of the " +
+    const std::string who = config.framework == Framework::kGoal ? "GOAL" : "StructXLIP";
+    say(who + ": " + std::to_string(train_data->images_with_segments()) + " of the " +
         std::to_string(train_data->num_images()) + " training images have a segment (" +
         file.string() + ")");
   }

@@ -3,11 +3,11 @@
 #include <torch/torch.h>
 
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "loss/hn_contrastive_loss.h"
+#include "loss/tensor_shape_text.h"
 
 namespace hnclip {
 
@@ -17,19 +17,12 @@ namespace {
 // normalising, kept so that the local terms are its, to the last digit.
 constexpr double kGoalNormalizeShift = 1e-8;
 
-std::string shape_of(const at::Tensor& t) {
-  if (!t.defined()) return "undefined";
-  std::ostringstream s;
-  s << t.sizes();
-  return s.str();
-}
-
 // The local terms compare row i with row i only, so a batch or width mismatch would broadcast or
 // misalign silently: every feature must have the image's [B, E].
 void check_feature(const at::Tensor& image, const at::Tensor& feature, const char* name) {
   if (!feature.defined() || feature.dim() != 2 || feature.sizes() != image.sizes()) {
-    throw std::invalid_argument(std::string("goal_loss: ") + name + " is " + shape_of(feature) +
-                                " but image is " + shape_of(image) +
+    throw std::invalid_argument(std::string("goal_loss: ") + name + " is " + tensor_shape_text(feature) +
+                                " but image is " + tensor_shape_text(image) +
                                 "; every feature must be [B, E] of one B and E");
   }
 }
@@ -49,8 +42,8 @@ at::Tensor alignment_term(const at::Tensor& pooled, const at::Tensor& target) {
 at::Tensor masked_token_mean(const at::Tensor& tokens, const at::Tensor& mask) {
   if (!tokens.defined() || !mask.defined() || tokens.dim() != 3 || mask.dim() != 2 ||
       mask.size(0) != tokens.size(0) || mask.size(1) != tokens.size(1)) {
-    throw std::invalid_argument("masked_token_mean: tokens " + shape_of(tokens) + " and mask " +
-                                shape_of(mask) + " must be [B, N, W] and [B, N]");
+    throw std::invalid_argument("masked_token_mean: tokens " + tensor_shape_text(tokens) + " and mask " +
+                                tensor_shape_text(mask) + " must be [B, N, W] and [B, N]");
   }
   if (mask.scalar_type() != torch::kBool) {
     throw std::invalid_argument("masked_token_mean: the mask must be bool");
@@ -74,7 +67,7 @@ GoalLoss goal_loss(const at::Tensor& image, const at::Tensor& text, const at::Te
                    const at::Tensor& span, const at::Tensor& scale, bool hn, double gamma,
                    const at::Tensor& text_for_g, double crop_weight) {
   if (!image.defined() || image.dim() != 2) {
-    throw std::invalid_argument("goal_loss: image is " + shape_of(image) + ", must be [B, E]");
+    throw std::invalid_argument("goal_loss: image is " + tensor_shape_text(image) + ", must be [B, E]");
   }
   check_feature(image, text, "text");
   check_feature(image, crop_image, "crop_image");
@@ -82,7 +75,7 @@ GoalLoss goal_loss(const at::Tensor& image, const at::Tensor& text, const at::Te
   check_feature(image, patch_region, "patch_region");
   check_feature(image, span, "span");
   if (!scale.defined() || scale.numel() != 1) {
-    throw std::invalid_argument("goal_loss: scale is " + shape_of(scale) + ", must be one element");
+    throw std::invalid_argument("goal_loss: scale is " + tensor_shape_text(scale) + ", must be one element");
   }
   if (!std::isfinite(crop_weight) || crop_weight < 0) {
     throw std::invalid_argument("goal_loss: crop_weight must be finite and >= 0, got " +

@@ -4,27 +4,20 @@
 
 #include <cmath>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "loss/hn_contrastive_loss.h"
+#include "loss/tensor_shape_text.h"
 
 namespace hnclip {
 
 namespace {
 
-std::string shape_of(const at::Tensor& t) {
-  if (!t.defined()) return "undefined";
-  std::ostringstream s;
-  s << t.sizes();
-  return s.str();
-}
-
 void check_like(const at::Tensor& image, const at::Tensor& feature, const char* name) {
   if (!feature.defined() || feature.dim() != 2 || feature.sizes() != image.sizes()) {
     throw std::invalid_argument(std::string("structxlip_loss: ") + name + " is " +
-                                shape_of(feature) + " but image is " + shape_of(image) +
+                                tensor_shape_text(feature) + " but image is " + tensor_shape_text(image) +
                                 "; the global features must be [B, E] of one B and E");
   }
 }
@@ -44,13 +37,13 @@ at::Tensor multi_positive_info_nce(const at::Tensor& anchors, const at::Tensor& 
                                    const at::Tensor& owner, const at::Tensor& scale) {
   if (!anchors.defined() || !candidates.defined() || anchors.dim() != 2 || candidates.dim() != 2 ||
       anchors.size(1) != candidates.size(1) || anchors.size(0) == 0 || candidates.size(0) == 0) {
-    throw std::invalid_argument("multi_positive_info_nce: anchors " + shape_of(anchors) +
-                                " and candidates " + shape_of(candidates) +
+    throw std::invalid_argument("multi_positive_info_nce: anchors " + tensor_shape_text(anchors) +
+                                " and candidates " + tensor_shape_text(candidates) +
                                 " must be non-empty [n, E] and [m, E]");
   }
   if (!owner.defined() || owner.dim() != 1 || owner.size(0) != candidates.size(0) ||
       owner.scalar_type() != torch::kLong) {
-    throw std::invalid_argument("multi_positive_info_nce: owner is " + shape_of(owner) +
+    throw std::invalid_argument("multi_positive_info_nce: owner is " + tensor_shape_text(owner) +
                                 ", must be int64 [m] with m = " +
                                 std::to_string(candidates.size(0)));
   }
@@ -87,14 +80,14 @@ StructxlipLoss structxlip_loss(const at::Tensor& image, const at::Tensor& text,
                                double gamma, const at::Tensor& text_for_g,
                                const StructxlipWeights& weights) {
   if (!image.defined() || image.dim() != 2) {
-    throw std::invalid_argument("structxlip_loss: image is " + shape_of(image) +
+    throw std::invalid_argument("structxlip_loss: image is " + tensor_shape_text(image) +
                                 ", must be [B, E]");
   }
   check_like(image, text, "text");
   check_like(image, structure, "structure");
   check_like(image, filtered, "filtered");
   if (!scale.defined() || scale.numel() != 1) {
-    throw std::invalid_argument("structxlip_loss: scale is " + shape_of(scale) +
+    throw std::invalid_argument("structxlip_loss: scale is " + tensor_shape_text(scale) +
                                 ", must be one element");
   }
   check_weight(weights.structure, "structure");
@@ -116,8 +109,8 @@ StructxlipLoss structxlip_loss(const at::Tensor& image, const at::Tensor& text,
   } else {
     if (segment_edges.defined() && segment_edges.dim() == 2 &&
         segment_edges.size(1) != image.size(1)) {
-      throw std::invalid_argument("structxlip_loss: segment_edges is " + shape_of(segment_edges) +
-                                  " but image is " + shape_of(image) + "; E must agree");
+      throw std::invalid_argument("structxlip_loss: segment_edges is " + tensor_shape_text(segment_edges) +
+                                  " but image is " + tensor_shape_text(image) + "; E must agree");
     }
     out.local_term = multi_positive_info_nce(segment_edges, chunks, chunk_owner, scale);
   }

@@ -11,6 +11,12 @@ bool needs_derived_captions(Framework framework) {
   return framework == Framework::kLongClip || framework == Framework::kDebias;
 }
 
+bool tokenizes_new_text(Framework framework) {
+  return needs_derived_captions(framework) || framework == Framework::kStructxlip;
+}
+
+bool needs_structure_maps(Framework framework) { return framework == Framework::kStructxlip; }
+
 double framework_start_logit_scale(Framework framework) {
   // Long-CLIP's train.py sets logit_scale to log(100) before fine-tuning; DeBias-CLIP trains
   // with Long-CLIP's code.

@@ -28,6 +28,14 @@ std::string long_clip_short_caption(const std::string& caption);
 // (Long-CLIP's short caption, DeBias-CLIP's augmented one), which the data must tokenize.
 bool needs_derived_captions(Framework framework);
 
+// Whether a step of this framework tokenizes new text of its own (derived captions, StructXLIP's
+// filtered captions and chunks), which the data must be able to do: checked when the trainer is
+// made.
+bool tokenizes_new_text(Framework framework);
+
+// Whether its batches carry the images' structure maps (StructXLIP), loaded with the images.
+bool needs_structure_maps(Framework framework);
+
 // The starting logit scale the framework's own training code uses, 0 when it keeps the
 // checkpoint's (plain).
 double framework_start_logit_scale(Framework framework);

@@ -105,13 +105,13 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
                       " is larger than the training split (" + std::to_string(subset) +
                       " images after --data-fraction " + fmt(config_.data_fraction) + ")");
   }
-  if (needs_derived_captions(config_.framework) || config_.framework == Framework::kStructxlip) {
-    // Refused now, not at the first step: the data must tokenize the derived captions.
+  if (tokenizes_new_text(config_.framework)) {
+    // Refused now, not at the first step: the data must tokenize the framework's captions.
     try {
       train_.tokenize_texts({long_clip_short_caption(train_.caption_text(0))});
     } catch (const std::logic_error& e) {
       throw ConfigError("--framework " + to_string(config_.framework) +
-                        " needs data that can tokenize its short captions: " + e.what());
+                        " needs data that can tokenize the captions it derives: " + e.what());
     }
   }
   if (config_.framework == Framework::kGoal && train_.images_with_segments() == 0) {
@@ -119,7 +119,7 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
                       "and the training data has none: give GOAL's segment file with "
                       "--goal-segments FILE (the built-in benchmark writes its own)");
   }
-  if (config_.framework == Framework::kStructxlip) {
+  if (needs_structure_maps(config_.framework)) {
     try {
       train_.load_structure_maps({0});
     } catch (const std::logic_error& e) {
@@ -275,7 +275,7 @@ std::vector<BatchRequest> Trainer::epoch_batches(int epoch) const {
   batches.reserve(images.size());
   for (const auto& batch_images : images) {
     BatchRequest r;
-    r.structure_maps = config_.framework == Framework::kStructxlip;
+    r.structure_maps = needs_structure_maps(config_.framework);
     for (const auto image : batch_images) {
       const auto& caps = train_.image_captions(image);
       r.images.push_back(image);
