@@ -38,7 +38,14 @@ void ProgressPrinter::on_step(const StepEvent& e) {
     out_ << "epoch " << e.epoch << " step " << in_epoch << "/" << e.steps_per_epoch << "  loss "
          << format("%.4f", e.loss) << " (InfoNCE " << format("%.2e", e.loss_standard) << ")  |grad| "
          << format("%.3g", e.grad_norm) << "  lr " << format("%.2e", e.lr) << "  s "
-         << format("%.1f", e.logit_scale) << "  " << format("%.1f", e.wall_time_s) << " s" << std::endl;
+         << format("%.1f", e.logit_scale) << "  " << format("%.1f", e.wall_time_s) << " s";
+    // A data-parallel run: each rank's computing rate and its share of time in collectives.
+    for (const auto& r : e.ranks) {
+      out_ << (r.rank == 0 ? "\n         " : "  ·  ") << "rank " << r.rank << " "
+           << format("%.0f", r.images_per_second) << " img/s, "
+           << format("%.0f", 100 * r.collective_fraction) << "% in collectives";
+    }
+    out_ << std::endl;
   }
 }
 

@@ -156,6 +156,11 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
                   "is frozen; s trains unless --fixed-scale)")
       ->check(CLI::IsMember({"image", "text", "both"}))
       ->capture_default_str();
+  cmd->add_option("--dist-eval", c.dist_eval,
+                  "data-parallel evaluation: sharded (every rank encodes its share, rank 0 ranks) "
+                  "or rank0 (rank 0 alone; the others wait)")
+      ->check(CLI::IsMember({"sharded", "rank0"}))
+      ->capture_default_str();
   cmd->add_option("--structxlip-words", c.structxlip_words,
                   "StructXLIP: word list its filtered captions drop (UTF-8, one word or phrase "
                   "per line, # comments); default: the shipped structxlip_words.txt");

@@ -4,7 +4,7 @@
 // tensor, autograd history and all; the other ranks' rows are received copies without gradient —
 // open_clip's gather_with_grad=False layout. Every rank then computes the same global loss, and
 // each rank's backward yields the gradient through its own rows only: summed over the ranks
-// (all_reduce_gradients) that is exactly the one-process gradient of the global loss.
+// (GradientReducer) that is exactly the one-process gradient of the global loss.
 // Ranks may hold different numbers of rows (the last batch of an epoch): they are padded for the
 // transfer and trimmed after it.
 

@@ -159,8 +159,11 @@ C10dCollectives& ProcessGroup::c10d_group() {
 }
 
 void ProcessGroup::wait(const c10::intrusive_ptr<c10d::Work>& work, const char* what) {
+  const auto start = std::chrono::steady_clock::now();
   try {
     work->wait();
+    collective_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   } catch (const std::exception& e) {
     // c10d's own text ends in a stack trace on 1.x; its first line says what happened.
     std::string first = e.what();
@@ -176,13 +179,6 @@ void barrier(ProcessGroup& group) {
   // guesses one; this works the same on both.
   std::vector<at::Tensor> one{torch::zeros({1}, torch::TensorOptions().device(group.device()))};
   group.wait(group.c10d_group().allreduce(one), "barrier");
-}
-
-bool any_rank(ProcessGroup& group, bool flag) {
-  std::vector<at::Tensor> one{
-      torch::full({1}, flag ? 1.0F : 0.0F, torch::TensorOptions().device(group.device()))};
-  group.wait(group.c10d_group().allreduce(one), "stop agreement");
-  return one[0].item<float>() > 0;
 }
 
 void all_reduce_sum(ProcessGroup& group, const std::vector<at::Tensor>& tensors,

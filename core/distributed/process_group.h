@@ -77,12 +77,15 @@ class ProcessGroup {
   // Waits for a collective's work; a failure (a peer gone, the timeout) becomes DistributedError
   // naming this rank and `what`.
   void wait(const c10::intrusive_ptr<c10d::Work>& work, const char* what);
+  // Seconds this process has spent in wait() so far: transfers, and waiting for slower ranks.
+  double collective_seconds() const { return collective_seconds_; }
 
  private:
   struct Impl;
   DistributedSpec spec_;
   c10::Device device_;
   DistributedBackend backend_;
+  double collective_seconds_ = 0;
   std::unique_ptr<Impl> impl_;
 };
 
@@ -95,10 +98,6 @@ DistributedBackend resolve_backend(DistributedBackend requested, c10::Device dev
 
 // Waits until every rank has arrived; throws DistributedError after the timeout.
 void barrier(ProcessGroup& group);
-
-// Whether `flag` is true on any rank (a stop request on one rank stops them all at the same
-// step, so that none is left waiting in a collective).
-bool any_rank(ProcessGroup& group, bool flag);
 
 // Sums each tensor over every rank, in place, in flattened buckets of up to `bucket_bytes` that
 // are all in flight at once. Every rank passes tensors of the same shapes in the same order.

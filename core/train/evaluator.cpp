@@ -10,15 +10,20 @@
 namespace hnclip {
 
 namespace {
-std::vector<BatchRequest> chunked(int64_t n, int64_t batch, bool images) {
+// Requests for ids [begin, end) in batches.
+std::vector<BatchRequest> chunked(int64_t begin, int64_t end, int64_t batch, bool images) {
   std::vector<BatchRequest> out;
-  for (int64_t start = 0; start < n; start += batch) {
+  for (int64_t start = begin; start < end; start += batch) {
     BatchRequest r;
     auto& ids = images ? r.images : r.captions;
-    for (int64_t i = start; i < std::min(n, start + batch); ++i) ids.push_back(i);
+    for (int64_t i = start; i < std::min(end, start + batch); ++i) ids.push_back(i);
     out.push_back(std::move(r));
   }
   return out;
+}
+
+int64_t shard_edge(int64_t n, const EvalShard& shard, int part) {
+  return n * part / shard.count;
 }
 }  // namespace
 
@@ -27,12 +32,15 @@ Evaluator::Evaluator(const PairedData& data, BatchSourceFactory make_loader, int
     : data_(data), make_loader_(std::move(make_loader)), batch_size_(batch_size),
       options_(std::move(options)), split_(std::move(split)) {}
 
-EncodedSplit Evaluator::encode(ClipModel& model, c10::Device device) const {
+EncodedSplit Evaluator::encode(ClipModel& model, c10::Device device, EvalShard shard) const {
   torch::NoGradGuard no_grad;
   const bool was_training = model->is_training();
   model->eval();
-  auto requests = chunked(data_.num_images(), batch_size_, true);
-  auto captions = chunked(data_.num_captions(), batch_size_, false);
+  const int64_t ni = data_.num_images(), nc = data_.num_captions();
+  auto requests = chunked(shard_edge(ni, shard, shard.index), shard_edge(ni, shard, shard.index + 1),
+                          batch_size_, true);
+  auto captions = chunked(shard_edge(nc, shard, shard.index), shard_edge(nc, shard, shard.index + 1),
+                          batch_size_, false);
   requests.insert(requests.end(), captions.begin(), captions.end());
   auto loader = make_loader_(data_);
   const size_t half = requests.size() / 2;  // where the kill tests' "eval" point sits
@@ -50,7 +58,13 @@ EncodedSplit Evaluator::encode(ClipModel& model, c10::Device device) const {
     }
   }
   if (was_training) model->train();
-  return {torch::cat(image_parts, 0), torch::cat(caption_parts, 0)};
+  // A shard may hold no images or no captions (a split smaller than the world).
+  const auto rows = [&](const std::vector<torch::Tensor>& parts) {
+    return parts.empty() ? torch::zeros({0, model->config().embed_dim},
+                                        torch::TensorOptions().device(device))
+                         : torch::cat(parts, 0);
+  };
+  return {rows(image_parts), rows(caption_parts)};
 }
 
 EvalEvent Evaluator::rank(const EncodedSplit& encoded) const {

@@ -20,6 +20,13 @@ namespace hnclip {
 
 using BatchSourceFactory = std::function<std::unique_ptr<BatchSource>(const PairedData&)>;
 
+// A data-parallel evaluation's share: part `index` of `count` — images [index·n/count,
+// (index+1)·n/count) of the split's n, and likewise its captions. {0, 1} is the whole split.
+struct EvalShard {
+  int index = 0;
+  int count = 1;
+};
+
 struct EncodedSplit {
   torch::Tensor images;    // [num_images, E] L2-normalised
   torch::Tensor captions;  // [num_captions, E] L2-normalised
@@ -30,7 +37,8 @@ class Evaluator {
   // `split` names the data in errors ("split test: ..."), e.g. a refused non-finite feature.
   Evaluator(const PairedData& data, BatchSourceFactory make_loader, int64_t batch_size,
             RetrievalOptions options = {}, std::string split = {});
-  EncodedSplit encode(ClipModel& model, c10::Device device) const;
+  // The shard's images and captions (rows in split order); by default the whole split.
+  EncodedSplit encode(ClipModel& model, c10::Device device, EvalShard shard = {}) const;
   // Both directions; the EvalEvent's epoch/step/split are left for the caller to fill.
   EvalEvent evaluate(ClipModel& model, c10::Device device) const;
   EvalEvent rank(const EncodedSplit& encoded) const;

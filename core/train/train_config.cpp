@@ -176,6 +176,8 @@ void TrainConfig::validate() const {
   require(world_size >= 1, "--world-size must be >= 1 (got " + std::to_string(world_size) + ")");
   require(dist_backend.empty() || dist_backend == "gloo" || dist_backend == "nccl",
           "dist_backend must be gloo or nccl (got '" + dist_backend + "')");
+  require(dist_eval == "sharded" || dist_eval == "rank0",
+          "--dist-eval must be sharded or rank0 (got '" + dist_eval + "')");
   require(world_size == 1 || batch_size >= world_size,
           "--batch " + std::to_string(batch_size) + " is smaller than --world-size " +
               std::to_string(world_size) + ": every rank needs a row of the global batch");
@@ -270,6 +272,7 @@ void to_json(nlohmann::json& j, const TrainConfig& c) {
   j["precision"] = c.precision;
   j["world_size"] = c.world_size;
   j["dist_backend"] = c.dist_backend;
+  j["dist_eval"] = c.dist_eval;
   j["framework"] = c.framework;
   j["hn"] = c.hn;
   j["longclip_pca_components"] = c.longclip_pca_components;
@@ -343,6 +346,7 @@ void from_json(const nlohmann::json& j, TrainConfig& c) {
   read_choice(j, "precision", c.precision);
   read_key(j, "world_size", c.world_size);
   read_key(j, "dist_backend", c.dist_backend);
+  read_key(j, "dist_eval", c.dist_eval);
   read_choice(j, "framework", c.framework);
   read_key(j, "hn", c.hn);
   read_key(j, "longclip_pca_components", c.longclip_pca_components);

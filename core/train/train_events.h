@@ -8,6 +8,7 @@
 
 #include "eval/retrieval_result.h"
 #include "train/loss_term.h"
+#include "train/rank_throughput.h"
 
 namespace hnclip {
 
@@ -25,6 +26,9 @@ struct StepEvent {
   // What `loss` is made of when it has more than the global term (a framework's terms, the token
   // term): Σ weight · value = loss. Empty for plain HN-CLIP.
   std::vector<LossTerm> loss_terms;
+  // A data-parallel run's every rank, in rank order, as of the step's start; empty in one process
+  // and on a run's first step of an epoch.
+  std::vector<RankThroughput> ranks;
 };
 
 // One gradient probe (every --probe-every optimiser steps; see train/gradient_probe.h).

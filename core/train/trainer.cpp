@@ -12,7 +12,8 @@
 #include <sstream>
 
 #include "distributed/feature_gather.h"
-#include "distributed/gradient_all_reduce.h"
+#include "distributed/gradient_reducer.h"
+#include "distributed/step_agreement.h"
 #include "distributed/process_group.h"
 #include "fault/fault_point.h"
 #include "loss/hn_contrastive_loss.h"
@@ -39,6 +40,18 @@
 namespace hnclip {
 
 namespace {
+// Every rank's computing rate and collective share, or nothing until every rank has trained (the
+// epoch's first step has no pace yet).
+std::vector<RankThroughput> rank_throughput(const std::vector<RankProgress>& progress) {
+  std::vector<RankThroughput> out;
+  for (size_t r = 0; r < progress.size(); ++r) {
+    const auto& p = progress[r];
+    const double computing = p.seconds - p.collective_seconds;
+    if (p.rows <= 0 || computing <= 0) return {};
+    out.push_back({static_cast<int>(r), p.rows / computing, p.collective_seconds / p.seconds});
+  }
+  return out;
+}
 constexpr double kAdamBeta1 = 0.9;
 constexpr double kAdamBeta2 = 0.98;  // CLIP's fine-tuning betas
 constexpr double kAdamEps = 1e-6;
@@ -320,6 +333,8 @@ struct Trainer::State {
   // The loss has terms besides the global one (token term, a framework's): the probe then takes
   // passes of its own instead of reusing the training backward's gradients.
   bool extra_terms = false;
+  std::unique_ptr<GradientReducer> reducer;  // data-parallel only
+  std::vector<RankThroughput> ranks;  // data-parallel: every rank's pace this epoch, for step events
   TrainResult result;
   BestEpochSelector best;
   int64_t step;
@@ -355,13 +370,10 @@ void Trainer::sum_over_ranks(const State& st, std::vector<torch::Tensor>& grads)
   all_reduce_sum(*group_, summed, kGradientBucketBytes);
 }
 
-void Trainer::sum_gradients_over_ranks(const State& st) const {
-  if (!group_) return;
-  std::vector<torch::Tensor> params;
-  for (const auto& p : st.trainable) {
-    if (!p.is_same(model_->logit_scale)) params.push_back(p);
-  }
-  all_reduce_gradients(*group_, params);
+void Trainer::training_backward(State& st, const torch::Tensor& loss) const {
+  if (st.reducer) st.reducer->prepare();
+  loss.backward();
+  if (st.reducer) st.reducer->finish();
 }
 
 TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop) {
@@ -377,20 +389,18 @@ TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop)
   set_up(st, start);
   emit_status("running", "");
   if (start.completed_epochs == 0) {
-    if (leader()) {
-      if (config_.eval_at_start) {
-        test(st, 0, 0);
-        validate(st, 0, 0);
-      }
-      snapshot(st, 0);
+    if (config_.eval_at_start) {
+      test(st, 0, 0);
+      validate(st, 0, 0);
     }
+    if (leader()) snapshot(st, 0);
     wait_for_leader();
   }
   for (int epoch = start.completed_epochs + 1; epoch <= config_.epochs; ++epoch) {
     if (!train(st, epoch, stop)) break;
+    const EvalEvent ev = test(st, epoch, st.step);
+    validate(st, epoch, st.step);
     if (leader()) {
-      const EvalEvent ev = test(st, epoch, st.step);
-      validate(st, epoch, st.step);
       snapshot(st, epoch);
       save_epoch(st, epoch, ev);
     }
@@ -453,6 +463,11 @@ void Trainer::set_up(State& st, const TrainStart& start) {
     for (const auto& p : model_->parameters()) state.push_back(p.detach());
     for (const auto& b : model_->buffers()) state.push_back(b);
     broadcast(*group_, state, 0);
+    std::vector<torch::Tensor> summed;
+    for (const auto& p : st.trainable) {
+      if (!p.is_same(model_->logit_scale)) summed.push_back(p);
+    }
+    st.reducer = std::make_unique<GradientReducer>(*group_, std::move(summed));
   }
 
   const int64_t spe = steps_per_epoch();
@@ -518,10 +533,22 @@ bool Trainer::train(State& st, int epoch, const std::atomic<bool>& stop) {
   Batch batch;
   st.epoch_start = Clock::now();
   st.paused_seconds = 0;
+  st.ranks.clear();
+  RankProgress mine;  // this rank's epoch so far, for the other ranks' view of it
+  const double collective_at_start = group_ ? group_->collective_seconds() : 0;
   while (true) {
     if (pause_gate_) st.paused_seconds += pause_gate_->wait_while_paused(stop);
-    // Every rank has the same number of steps, so only a stop needs agreeing on.
-    const bool stopping = group_ ? any_rank(*group_, stop.load()) : stop.load();
+    // Every rank has the same number of steps, so only a stop needs agreeing on; the same
+    // collective carries every rank's pace.
+    bool stopping = stop.load();
+    if (group_) {
+      mine.seconds = std::chrono::duration<double>(Clock::now() - st.epoch_start).count() -
+                     st.paused_seconds;
+      mine.collective_seconds = group_->collective_seconds() - collective_at_start;
+      const StepAgreement agreed = agree_on_step(*group_, stopping, mine);
+      stopping = agreed.stop;
+      st.ranks = rank_throughput(agreed.ranks);
+    }
     if (stopping) {
       st.result.status = "stopped";
       st.result.message = "stopped by the user at step " + std::to_string(st.step) + " (epoch " +
@@ -530,6 +557,7 @@ bool Trainer::train(State& st, int epoch, const std::atomic<bool>& stop) {
     }
     if (!loader->next(batch)) break;
     if (!train_step(st, batch, epoch)) break;
+    mine.rows += static_cast<double>(batch.request.images.size());
   }
   st.train_seconds +=
       std::chrono::duration<double>(Clock::now() - st.epoch_start).count() - st.paused_seconds;
@@ -559,8 +587,7 @@ bool Trainer::train_step(State& st, const Batch& batch, int epoch) {
   if (c.probe_every > 0 && step % c.probe_every == 0) {
     backward_with_probe(st, sl, epoch);
   } else {
-    sl.loss.backward();
-    sum_gradients_over_ranks(st);
+    training_backward(st, sl.loss);
   }
   const double grad_norm = clip_gradients(st.trainable);
   fault_point("train.step");
@@ -585,6 +612,7 @@ bool Trainer::train_step(State& st, const Batch& batch, int epoch) {
                grad_norm,
                {}};
   for (const auto& t : sl.terms) ev.loss_terms.push_back({t.name, t.weight, t.value.item<double>()});
+  ev.ranks = st.ranks;
   for (auto* o : observers_) o->on_step(ev);
   return true;
 }
@@ -825,8 +853,7 @@ void Trainer::backward_with_probe(State& st, const StepLoss& sl, int epoch) {
     // world_size > 1, so these probe gradients are the global batch's.)
     pv = probe_gradients(standard, plain ? standard : sl.boosted, st.trainable);
     seconds += Seconds(Clock::now() - t).count();
-    sl.loss.backward();
-    sum_gradients_over_ranks(st);
+    training_backward(st, sl.loss);
     t = Clock::now();
   } else {
     std::vector<torch::Tensor> gs;
@@ -835,8 +862,7 @@ void Trainer::backward_with_probe(State& st, const StepLoss& sl, int epoch) {
       sum_over_ranks(st, gs);
     }
     seconds += Seconds(Clock::now() - t).count();
-    sl.loss.backward();
-    sum_gradients_over_ranks(st);
+    training_backward(st, sl.loss);
     t = Clock::now();
     std::vector<torch::Tensor> gb;
     gb.reserve(st.trainable.size());
@@ -879,8 +905,25 @@ double Trainer::clip_gradients(const std::vector<torch::Tensor>& trainable) cons
   return grad_norm;
 }
 
+std::optional<EvalEvent> Trainer::evaluate(const Evaluator& evaluator) {
+  if (!group_) return evaluator.evaluate(model_, device_);
+  if (config_.dist_eval == "rank0") {
+    if (!leader()) return std::nullopt;
+    return evaluator.evaluate(model_, device_);
+  }
+  // Sharded: every rank encodes its share; rank 0 ranks all of it. (gather_with_grad outside a
+  // graph is a plain all-gather of rows in rank order.)
+  const EncodedSplit mine = evaluator.encode(model_, device_, {group_->rank(), group_->world_size()});
+  const EncodedSplit all{gather_with_grad(*group_, mine.images),
+                         gather_with_grad(*group_, mine.captions)};
+  if (!leader()) return std::nullopt;
+  return evaluator.rank(all);
+}
+
 EvalEvent Trainer::test(State& st, int epoch, int64_t step) {
-  EvalEvent ev = st.evaluator.evaluate(model_, device_);
+  auto evaluated = evaluate(st.evaluator);
+  if (!evaluated) return {};
+  EvalEvent& ev = *evaluated;
   ev.epoch = epoch;
   ev.step = step;
   ev.split = config_.test_split;
@@ -893,7 +936,9 @@ EvalEvent Trainer::test(State& st, int epoch, int64_t step) {
 // sees) see the test split first.
 void Trainer::validate(State& st, int epoch, int64_t step) {
   if (!st.val_evaluator) return;
-  EvalEvent ev = st.val_evaluator->evaluate(model_, device_);
+  auto evaluated = evaluate(*st.val_evaluator);
+  if (!evaluated) return;
+  EvalEvent& ev = *evaluated;
   ev.epoch = epoch;
   ev.step = step;
   ev.split = config_.val_split;

@@ -10,13 +10,15 @@
 // any thread and is honoured between steps. Observers are called on the calling thread.
 // Data-parallel (set_process_group, config.world_size > 1): every rank trains its shard of the
 // same global batches one process would, the loss is built over the gathered global batch and
-// the gradients are summed over the ranks, so every rank takes the one-process step. Evaluation,
-// Ḡ snapshots and checkpoints happen on rank 0 alone (the others wait at a barrier), and a stop
-// on any rank stops every rank at the same step.
+// the gradients are summed over the ranks (while the backward runs), so every rank takes the
+// one-process step. Evaluation is sharded over the ranks (or rank 0's alone: dist_eval) and
+// ranked on rank 0; Ḡ snapshots and checkpoints happen on rank 0 alone (the others wait at a
+// barrier), and a stop on any rank stops every rank at the same step.
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -135,9 +137,14 @@ class Trainer {
   // ones become zeros first), except the logit scale's, which the global loss already gives
   // whole on every rank. No-op in one process.
   void sum_over_ranks(const State& st, std::vector<torch::Tensor>& grads) const;
-  void sum_gradients_over_ranks(const State& st) const;
+  // The training backward of `loss`. Data-parallel, its gradients are summed over the ranks while
+  // it runs (GradientReducer: every trainable parameter but the logit scale).
+  void training_backward(State& st, const torch::Tensor& loss) const;
   // Data-parallel: the other ranks wait while rank 0 evaluates or saves. No-op in one process.
   void wait_for_leader() const;
+  // Data-parallel runs evaluate on every rank (dist_eval sharded) or on rank 0 alone (rank0);
+  // either way only rank 0 gets the ranking, and only its test() reports it (others get {}).
+  std::optional<EvalEvent> evaluate(const Evaluator& evaluator);
   EvalEvent test(State& st, int epoch, int64_t step);
   void validate(State& st, int epoch, int64_t step);  // no-op without set_validation
   void snapshot(State& st, int epoch);

@@ -2,7 +2,9 @@
 // small), Gloo, ranks as separate processes on localhost:
 // - two ranks train the one-process run (launched by hand, and by an unchanged torchrun): every step's loss, plain InfoNCE loss and gradient norm
 //   to 1e-5 (relative), the probes, and the evaluations equal — recomputed Ḡ with even shards,
-//   frozen Ḡ with family batches and uneven shards (a global batch of 31);
+//   frozen Ḡ with family batches and uneven shards (a global batch of 31); evaluation sharded
+//   over the ranks, and rank 0's own (--dist-eval rank0);
+// - rank 0's progress lines show each rank's pace;
 // - only rank 0 writes: the record (world size 2, backend gloo) and the checkpoints; a rank's own
 //   --db is never created;
 // - a rank that dies mid-run leaves the run `interrupted` within the timeout; it refuses to resume
@@ -140,6 +142,11 @@ TEST_F(CliDistributed, TwoRanksTrainTheOneProcessRun) {
   // Rank 1 writes nothing: not even its own database exists.
   EXPECT_FALSE(fs::exists(dir / "rank1.db"));
   EXPECT_NE(r.err1.find("rank 1: finished, 32 steps"), std::string::npos) << r.err1;
+  // Rank 0's progress lines show every rank's pace live (agree_on_step).
+  EXPECT_NE(r.err0.find("rank 0 "), std::string::npos) << r.err0;
+  EXPECT_NE(r.err0.find("rank 1 "), std::string::npos) << r.err0;
+  EXPECT_NE(r.err0.find("% in collectives"), std::string::npos) << r.err0;
+  EXPECT_EQ(config["dist_eval"], "sharded");
 }
 
 // An unchanged torchrun launch (Debian's python3-torch, --no_python): its agent serves the
@@ -163,14 +170,17 @@ TEST_F(CliDistributed, TorchrunLaunchesTheRanksUnchanged) {
   EXPECT_EQ(json::parse(store.find_run(1)->config_json)["world_size"], 2);
 }
 
+// Also rank 0's own evaluation (--dist-eval rank0), where the other tests shard it.
 TEST_F(CliDistributed, FrozenGbarFamilyBatchesAndUnevenShardsMatchOneProcess) {
   const auto one = (dir / "one.db").string(), two = (dir / "two.db").string();
   const std::string args = "--gamma 0.5 --gbar frozen --batch-sampler families --batch 31";
   one_process(args, one);
-  const auto r = two_ranks(train(args), "--db " + two, "--db " + two);
+  const auto r = two_ranks(train(args + " --dist-eval rank0"), "--db " + two, "--db " + two);
   ASSERT_EQ(r.code0, 0) << r.err0;
   ASSERT_EQ(r.code1, 0) << r.err1;
   expect_same_run(one, two);
+  hnclip::RunStore store(two);
+  EXPECT_EQ(json::parse(store.find_run(1)->config_json)["dist_eval"], "rank0");
 }
 
 TEST_F(CliDistributed, DeadRankInterruptsTheRunWhichResumesWithTheSameWorldSizeOnly) {

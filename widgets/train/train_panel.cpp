@@ -327,6 +327,15 @@ void TrainPanel::onStep(const hnclip::StepEvent& e) {
     text +=
         tr(" · ETA %1").arg(duration_text(per_step * static_cast<double>(e.total_steps - e.step)));
   }
+  // A data-parallel run: each rank's computing rate and its share of time in collectives.
+  QStringList ranks;
+  for (const auto& r : e.ranks) {
+    ranks << tr("rank %1: %2 img/s, %3% in collectives")
+                 .arg(r.rank)
+                 .arg(r.images_per_second, 0, 'f', 0)
+                 .arg(100 * r.collective_fraction, 0, 'f', 0);
+  }
+  if (!ranks.isEmpty()) text += QStringLiteral("\n") + ranks.join(QStringLiteral(" · "));
   progress_text_->setText(text);
 }
 

@@ -3,7 +3,9 @@
 // on one fixed global batch with the HN loss, its shard being rows [rank·B/W, (rank+1)·B/W) —
 // features gathered with gradient, S and Ḡ over the global batch, gradients summed over the
 // ranks — and saves the loss of every step, every gradient of step 1 and the final weights to
-// --out (torch::save archive: "loss" [steps], "grad/<name>", "weight/<name>").
+// --out (torch::save archive: "loss" [steps], "grad/<name>", "weight/<name>"; and "buckets", the
+// GradientReducer's bucket count, and "overlapped", how many bucket all-reduces over all steps
+// were issued while the backward still ran).
 // Rank, world size and master come from the env:// variables torchrun sets (RANK, WORLD_SIZE,
 // MASTER_ADDR, MASTER_PORT), as in `hnclip train`; --timeout-s bounds the rendezvous.
 // Exit 0 on success, 1 with one line on stderr otherwise.
@@ -16,7 +18,7 @@
 
 #include "distributed/distributed_spec.h"
 #include "distributed/feature_gather.h"
-#include "distributed/gradient_all_reduce.h"
+#include "distributed/gradient_reducer.h"
 #include "distributed/process_group.h"
 #include "loss/hn_contrastive_loss.h"
 #include "model/make_clip_model.h"
@@ -27,6 +29,8 @@ namespace {
 constexpr int64_t kModelSeed = 42;
 constexpr int64_t kBatchSeed = 7;
 constexpr double kLearningRate = 1e-3;
+constexpr int64_t kBucketBytes = 16 << 10;
+constexpr int64_t kFirstBucketBytes = 4 << 10;
 
 torch::Tensor normalize(const torch::Tensor& x) {
   return torch::nn::functional::normalize(x, torch::nn::functional::NormalizeFuncOptions().dim(-1));
@@ -83,10 +87,17 @@ int main(int argc, char** argv) {
     const int64_t lo = batch * spec.rank / spec.world_size;
     const int64_t hi = batch * (spec.rank + 1) / spec.world_size;
 
-    std::vector<torch::Tensor> summed;  // every parameter but the logit scale (see all_reduce_gradients)
+    std::vector<torch::Tensor> summed;  // every parameter but the logit scale (see GradientReducer)
     for (const auto& p : model->named_parameters()) {
       if (p.key() != "logit_scale") summed.push_back(p.value());
     }
+    // Small buckets, so that the tiny model has several and the overlap can be seen.
+    std::unique_ptr<hnclip::GradientReducer> reducer;
+    if (group) {
+      reducer = std::make_unique<hnclip::GradientReducer>(*group, summed, kBucketBytes,
+                                                          kFirstBucketBytes);
+    }
+    int64_t overlapped = 0;
     torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(kLearningRate));
     torch::serialize::OutputArchive archive;
     std::vector<double> losses;
@@ -106,8 +117,12 @@ int main(int argc, char** argv) {
       }
       auto loss = hnclip::hn_contrastive_loss(img, txt, model->scale(), gamma,
                                               for_g.defined() ? for_g : txt).loss;
+      if (reducer) reducer->prepare();
       loss.backward();
-      if (group) hnclip::all_reduce_gradients(*group, summed);
+      if (reducer) {
+        reducer->finish();
+        overlapped += reducer->overlapped_buckets();
+      }
       losses.push_back(loss.item<double>());
       if (step == 1) {
         for (const auto& p : model->named_parameters()) archive.write("grad/" + p.key(), p.value().grad().clone());
@@ -116,6 +131,8 @@ int main(int argc, char** argv) {
     }
     for (const auto& p : model->named_parameters()) archive.write("weight/" + p.key(), p.value().detach().clone());
     archive.write("loss", torch::tensor(losses, torch::kDouble));
+    archive.write("buckets", torch::tensor(reducer ? reducer->buckets() : 0, torch::kLong));
+    archive.write("overlapped", torch::tensor(overlapped, torch::kLong));
     archive.save_to(out);
     return 0;
   } catch (const std::exception& e) {

@@ -1,7 +1,7 @@
 // Tests core/distributed's training pieces end to end on Gloo, two processes on localhost: the
 // losses, the step-1 gradients (to 1e-5 of each one's scale) and the weights after 3 AdamW steps
 // of a 2-rank run (features gathered with gradient, S and Ḡ over the global batch, gradients
-// summed) equal one process on the same global batch to 1e-5 — with recomputed and frozen Ḡ, and with uneven shards. The
+// summed while the backward runs) equal one process on the same global batch to 1e-5 — with recomputed and frozen Ḡ, and with uneven shards. The
 // ranks take their place from the env:// variables torchrun sets. And a rank that cannot reach
 // the master fails within its timeout, naming the address.
 // The ranks are tests/core/distributed/distributed_step_worker.cpp, run as separate processes.
@@ -24,7 +24,7 @@ constexpr double kTolerance = 1e-5;
 
 
 struct Saved {
-  torch::Tensor loss;
+  torch::Tensor loss, buckets, overlapped;
   std::map<std::string, torch::Tensor> grad, weight;
 };
 
@@ -33,6 +33,8 @@ Saved load(const std::filesystem::path& p) {
   in.load_from(p.string());
   Saved s;
   in.read("loss", s.loss);
+  in.read("buckets", s.buckets);
+  in.read("overlapped", s.overlapped);
   for (const auto& key : in.keys()) {
     torch::Tensor t;
     if (key.rfind("grad/", 0) == 0) {
@@ -152,6 +154,15 @@ void expect_two_ranks_equal_one_process(DistributedTraining& t, const std::strin
                "scale, weights after 3 steps): rank 0 "
             << w0.loss << ", " << w0.grad << ", " << w0.weight << "; rank 1 " << w1.loss << ", "
             << w1.grad << ", " << w1.weight << "\n";
+  // The gradients were summed while the backward ran: with the worker's small buckets, every
+  // step issued at least one bucket's all-reduce before the last gradient was computed.
+  for (const auto* r : {&r0, &r1}) {
+    const int64_t buckets = r->buckets.item<int64_t>(), overlapped = r->overlapped.item<int64_t>();
+    EXPECT_GT(buckets, 2);
+    EXPECT_GE(overlapped, 3) << "of " << buckets << " buckets per step, over 3 steps";
+    std::cout << "buckets " << buckets << ", issued during the backward over 3 steps: "
+              << overlapped << "\n";
+  }
   // Both ranks hold the very same weights: they applied the same summed gradients.
   for (const auto& [name, w] : r0.weight) EXPECT_TRUE(torch::equal(w, r1.weight.at(name))) << name;
 }

@@ -151,6 +151,20 @@ TEST(TrainConfig, TrainTowersRoundTripsAndIsRefusedWithAdaptersOrAnUnknownTower)
   expect_refused(c, "--train-towers must be");
 }
 
+// A data-parallel run's evaluation: sharded unless the run says rank0; runs stored before the key
+// existed were evaluated on rank 0 and read back as sharded, which gives the same recall.
+TEST(TrainConfig, DistEvalRoundTripsDefaultsToShardedAndIsRefusedByFlag) {
+  TrainConfig c;
+  EXPECT_EQ(c.dist_eval, "sharded");
+  c.dist_eval = "rank0";
+  EXPECT_EQ(parse_train_config(nlohmann::json(c).dump()).dist_eval, "rank0");
+  auto older = nlohmann::json(c);
+  older.erase("dist_eval");
+  EXPECT_EQ(parse_train_config(older.dump()).dist_eval, "sharded");
+  c.dist_eval = "all";
+  expect_refused(c, "--dist-eval must be sharded or rank0 (got 'all')");
+}
+
 TEST(TrainConfig, StructxlipKeysRoundTripAndBadValuesAreRefusedByFlag) {
   TrainConfig c;
   c.framework = Framework::kStructxlip;

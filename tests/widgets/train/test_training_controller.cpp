@@ -1,8 +1,9 @@
 // TrainingController: a real tiny run on the built-in benchmark, driven from the GUI thread —
 // progress arrives as queued signals, pause holds the steps, stop ends the run, and the store
 // says `stopped`. A data-parallel run of two processes on this machine (the worker is rank 0 and
-// starts rank 1 as the hnclip program): it trains, stops within seconds on both ranks, logs each
-// rank's throughput, and its record says world size 2 and Gloo.
+// starts rank 1 as the hnclip program): it trains, its step events carry both ranks' pace, it
+// stops within seconds on both ranks, logs each rank's throughput, and its record says world size
+// 2 and Gloo.
 #include <filesystem>
 
 #include <QElapsedTimer>
@@ -181,6 +182,13 @@ void TestTrainingController::a_two_process_run_trains_stops_and_reports_both_ran
   // Steps of the global batch: 16 images each.
   const auto e = steps.last().first().value<hnclip::StepEvent>();
   QVERIFY(e.step >= 3);
+  // Every rank's pace arrives live with rank 0's steps (after an epoch's first step).
+  QCOMPARE(static_cast<int>(e.ranks.size()), 2);
+  for (int r = 0; r < 2; ++r) {
+    QCOMPARE(e.ranks[r].rank, r);
+    QVERIFY2(e.ranks[r].images_per_second > 0, qPrintable(QString::number(e.ranks[r].images_per_second)));
+    QVERIFY(e.ranks[r].collective_fraction >= 0 && e.ranks[r].collective_fraction < 1);
+  }
   QElapsedTimer stop_timer;
   stop_timer.start();
   controller.stop();
