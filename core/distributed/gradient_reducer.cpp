@@ -125,10 +125,17 @@ void GradientReducer::finish() {
     std::lock_guard<std::mutex> lock(m.mutex);
     torch::NoGradGuard no_grad;
     m.armed = false;
-    // What never arrived (a parameter this rank's loss did not reach) takes part as zeros.
+    // A gradient no hook saw (a parameter this rank's loss did not reach) takes part as what
+    // .grad holds, or zeros.
     for (size_t b = m.next_to_issue; b < m.buckets.size(); ++b) {
       for (size_t k : m.buckets[b].members) {
-        if (!m.arrived[k]) m.slot(k).zero_();
+        if (m.arrived[k]) continue;
+        const auto& g = m.params[k].grad();
+        if (g.defined()) {
+          m.slot(k).copy_(g);
+        } else {
+          m.slot(k).zero_();
+        }
       }
       m.buckets[b].pending = 0;
     }

@@ -46,8 +46,8 @@ class GradientReducer {
   // them untouched.
   void prepare();
   // After that backward: every parameter's .grad is the sum over the ranks (a parameter whose
-  // gradient is undefined on this rank takes part as zeros). Throws DistributedError when a
-  // peer is lost. Disarms the hooks.
+  // gradient no hook saw takes part as its .grad, or zeros when that is undefined). Throws
+  // DistributedError when a peer is lost. Disarms the hooks.
   void finish();
 
   int buckets() const;

@@ -4,10 +4,13 @@
 # interleaved rounds so that drift of a shared VM falls on all of them:
 #   1x1  one process, one LibTorch thread        (the unit of work)
 #   1xN  one process, N threads                   (what one process makes of the machine)
-#   Nx1  N processes of one thread each, Gloo on localhost, the same global batch
+#   Nx1  N processes of one thread each, Gloo on localhost, the same global batch; evaluation
+#        sharded over the ranks (the default)
+#   Nx1r the same with --dist-eval rank0: rank 0 evaluates alone while the others wait
 # It prints each round (training images/s — evaluation excluded — and the wall time of the whole
 # command, evaluation and set-up included), the medians, the scaling efficiency
-# Nx1 / (N · 1x1) and the ratio Nx1 / 1xN.
+# Nx1 / (N · 1x1), the ratio Nx1 / 1xN, and what sharding the evaluation saves (Nx1r − Nx1 wall;
+# the training is the same).
 # Usage: tests/bench/distributed_scaling.sh HNCLIP [ROUNDS=2] [EPOCHS=2] [N=nproc]
 set -euo pipefail
 hnclip="${1:?usage: $0 HNCLIP [ROUNDS] [EPOCHS] [N]}"
@@ -29,36 +32,37 @@ one() {  # mode round
   case "$mode" in
     1x1) "$hnclip" "${common[@]}" --threads 1 --db "$work/$mode-$round.db" >"$work/out.json" 2>/dev/null ;;
     1xN) "$hnclip" "${common[@]}" --threads "$n" --db "$work/$mode-$round.db" >"$work/out.json" 2>/dev/null ;;
-    Nx1)
-      local port=$((29600 + round)) pids=()
+    Nx1|Nx1r)
+      local port=$((29600 + 2 * round + ${#mode} - 3)) pids=() eval=sharded
+      [ "$mode" = Nx1r ] && eval=rank0
       for r in $(seq 1 $((n - 1))); do
         "$hnclip" "${common[@]}" --threads 1 --db "$work/$mode-$round.db" --world-size "$n" \
           --rank "$r" --master "127.0.0.1:$port" >/dev/null 2>"$work/rank$r.err" & pids+=($!)
       done
       "$hnclip" "${common[@]}" --threads 1 --db "$work/$mode-$round.db" --world-size "$n" \
-        --rank 0 --master "127.0.0.1:$port" >"$work/out.json" 2>/dev/null
+        --rank 0 --master "127.0.0.1:$port" --dist-eval "$eval" >"$work/out.json" 2>/dev/null
       for p in "${pids[@]}"; do wait "$p"; done ;;
   esac
   end="$(date +%s.%N)"
   rate[$mode-$round]="$(ips "$work/out.json")"
   wall[$mode-$round]="$(echo "$end - $start" | bc)"
-  printf '%-4s round %d: %8.1f images/s training, %6.1f s wall\n' "$mode" "$round" \
+  printf '%-5s round %d: %8.1f images/s training, %6.1f s wall\n' "$mode" "$round" \
     "${rate[$mode-$round]}" "${wall[$mode-$round]}"
 }
 
 for round in $(seq 1 "$rounds"); do
-  if [ $((round % 2)) = 1 ]; then order=(1x1 1xN Nx1); else order=(Nx1 1xN 1x1); fi
+  if [ $((round % 2)) = 1 ]; then order=(1x1 1xN Nx1 Nx1r); else order=(Nx1r Nx1 1xN 1x1); fi
   for mode in "${order[@]}"; do one "$mode" "$round"; done
 done
 
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 declare -A med_rate med_wall
-for mode in 1x1 1xN Nx1; do
+for mode in 1x1 1xN Nx1 Nx1r; do
   rs=(); ws=()
   for round in $(seq 1 "$rounds"); do rs+=("${rate[$mode-$round]}"); ws+=("${wall[$mode-$round]}"); done
   med_rate[$mode]="$(median "${rs[@]}")"
   med_wall[$mode]="$(median "${ws[@]}")"
-  printf 'median %-4s %8.1f images/s training, %6.1f s wall\n' "$mode" "${med_rate[$mode]}" "${med_wall[$mode]}"
+  printf 'median %-5s %8.1f images/s training, %6.1f s wall\n' "$mode" "${med_rate[$mode]}" "${med_wall[$mode]}"
 done
 printf 'scaling efficiency Nx1 / (%d x 1x1): %.2f (training), %.2f (wall)\n' "$n" \
   "$(echo "${med_rate[Nx1]} / ($n * ${med_rate[1x1]})" | bc -l)" \
@@ -66,3 +70,5 @@ printf 'scaling efficiency Nx1 / (%d x 1x1): %.2f (training), %.2f (wall)\n' "$n
 printf 'Nx1 / 1xN: %.2f (training), %.2f (wall)\n' \
   "$(echo "${med_rate[Nx1]} / ${med_rate[1xN]}" | bc -l)" \
   "$(echo "${med_wall[1xN]} / ${med_wall[Nx1]}" | bc -l)"
+printf 'sharded evaluation saves %.1f s of the wall time (Nx1r %.1f s, Nx1 %.1f s)\n' \
+  "$(echo "${med_wall[Nx1r]} - ${med_wall[Nx1]}" | bc -l)" "${med_wall[Nx1r]}" "${med_wall[Nx1]}"
