@@ -7,16 +7,21 @@
 #   Nx1  N processes of one thread each, Gloo on localhost, the same global batch; evaluation
 #        sharded over the ranks (the default)
 #   Nx1r the same with --dist-eval rank0: rank 0 evaluates alone while the others wait
+#   Nx1p (with HNCLIP_PEER=another hnclip build) Nx1 run by that build: a change measured against
+#        the build before it
 # It prints each round (training images/s — evaluation excluded — and the wall time of the whole
 # command, evaluation and set-up included), the medians, the scaling efficiency
 # Nx1 / (N · 1x1), the ratio Nx1 / 1xN, and what sharding the evaluation saves (Nx1r − Nx1 wall;
 # the training is the same).
-# Usage: tests/bench/distributed_scaling.sh HNCLIP [ROUNDS=2] [EPOCHS=2] [N=nproc]
+# Usage: [HNCLIP_PEER=HNCLIP2] tests/bench/distributed_scaling.sh HNCLIP [ROUNDS=2] [EPOCHS=2] [N=nproc]
 set -euo pipefail
 hnclip="${1:?usage: $0 HNCLIP [ROUNDS] [EPOCHS] [N]}"
 rounds="${2:-2}"
 epochs="${3:-2}"
 n="${4:-$(nproc)}"
+peer="${HNCLIP_PEER:-}"
+modes=(1x1 1xN Nx1 Nx1r)
+[ -n "$peer" ] && modes+=(Nx1p)
 work="$(mktemp -d /tmp/hnclip-scaling.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 common=(train --benchmark-size default --epochs "$epochs" --gamma 0.5 --lr 1e-3
@@ -32,15 +37,16 @@ one() {  # mode round
   case "$mode" in
     1x1) "$hnclip" "${common[@]}" --threads 1 --db "$work/$mode-$round.db" >"$work/out.json" 2>/dev/null ;;
     1xN) "$hnclip" "${common[@]}" --threads "$n" --db "$work/$mode-$round.db" >"$work/out.json" 2>/dev/null ;;
-    Nx1|Nx1r)
-      local port=$((29600 + 2 * round + ${#mode} - 3)) pids=() eval=sharded
-      [ "$mode" = Nx1r ] && eval=rank0
+    Nx1|Nx1r|Nx1p)
+      local port=$((29600 + 3 * round + ${#mode} - 3)) pids=() program="$hnclip" eval=()
+      [ "$mode" = Nx1p ] && port=$((port + 1)) && program="$peer"
+      [ "$mode" = Nx1r ] && eval=(--dist-eval rank0)
       for r in $(seq 1 $((n - 1))); do
-        "$hnclip" "${common[@]}" --threads 1 --db "$work/$mode-$round.db" --world-size "$n" \
+        "$program" "${common[@]}" --threads 1 --db "$work/$mode-$round.db" --world-size "$n" \
           --rank "$r" --master "127.0.0.1:$port" >/dev/null 2>"$work/rank$r.err" & pids+=($!)
       done
-      "$hnclip" "${common[@]}" --threads 1 --db "$work/$mode-$round.db" --world-size "$n" \
-        --rank 0 --master "127.0.0.1:$port" --dist-eval "$eval" >"$work/out.json" 2>/dev/null
+      "$program" "${common[@]}" --threads 1 --db "$work/$mode-$round.db" --world-size "$n" \
+        --rank 0 --master "127.0.0.1:$port" "${eval[@]}" >"$work/out.json" 2>/dev/null
       for p in "${pids[@]}"; do wait "$p"; done ;;
   esac
   end="$(date +%s.%N)"
@@ -51,13 +57,14 @@ one() {  # mode round
 }
 
 for round in $(seq 1 "$rounds"); do
-  if [ $((round % 2)) = 1 ]; then order=(1x1 1xN Nx1 Nx1r); else order=(Nx1r Nx1 1xN 1x1); fi
+  order=("${modes[@]}")
+  if [ $((round % 2)) = 0 ]; then order=(); for ((i = ${#modes[@]} - 1; i >= 0; i--)); do order+=("${modes[i]}"); done; fi
   for mode in "${order[@]}"; do one "$mode" "$round"; done
 done
 
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 declare -A med_rate med_wall
-for mode in 1x1 1xN Nx1 Nx1r; do
+for mode in "${modes[@]}"; do
   rs=(); ws=()
   for round in $(seq 1 "$rounds"); do rs+=("${rate[$mode-$round]}"); ws+=("${wall[$mode-$round]}"); done
   med_rate[$mode]="$(median "${rs[@]}")"
@@ -72,3 +79,8 @@ printf 'Nx1 / 1xN: %.2f (training), %.2f (wall)\n' \
   "$(echo "${med_wall[1xN]} / ${med_wall[Nx1]}" | bc -l)"
 printf 'sharded evaluation saves %.1f s of the wall time (Nx1r %.1f s, Nx1 %.1f s)\n' \
   "$(echo "${med_wall[Nx1r]} - ${med_wall[Nx1]}" | bc -l)" "${med_wall[Nx1r]}" "${med_wall[Nx1]}"
+if [ -n "$peer" ]; then
+  printf 'Nx1 / Nx1p (this build against %s): %.3f (training), %.3f (wall)\n' "$peer" \
+    "$(echo "${med_rate[Nx1]} / ${med_rate[Nx1p]}" | bc -l)" \
+    "$(echo "${med_wall[Nx1p]} / ${med_wall[Nx1]}" | bc -l)"
+fi

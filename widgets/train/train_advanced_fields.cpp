@@ -273,6 +273,15 @@ TrainAdvancedFields::TrainAdvancedFields(
          "batch. No pausing such a run. (Across machines: the CLI, README)"));
   form->addRow(tr("Processes"), processes_);
   form->addRow(message_label(QStringLiteral("--world-size")));
+  dist_eval_ = new QComboBox(this);
+  dist_eval_->addItem(tr("sharded over the processes"), QStringLiteral("sharded"));
+  dist_eval_->addItem(tr("rank 0 alone"), QStringLiteral("rank0"));
+  dist_eval_->setToolTip(
+      tr("How a run of several processes evaluates: every process encodes its share of the split "
+         "and rank 0 ranks it all (faster), or rank 0 encodes it all while the others wait. The "
+         "same recall either way."));
+  form->addRow(tr("Evaluation"), dist_eval_);
+  form->addRow(message_label(QStringLiteral("--dist-eval")));
   eval_at_start_ = new QCheckBox(tr("evaluate the starting model as epoch 0"), this);
   form->addRow(QString(), eval_at_start_);
 
@@ -285,7 +294,7 @@ TrainAdvancedFields::TrainAdvancedFields(
                  finelip_margin_, finelip_lr_, goal_crop_weight_, structxlip_structure_weight_,
                  structxlip_consistency_weight_, structxlip_local_weight_})
     connect(s, &QDoubleSpinBox::valueChanged, this, &TrainAdvancedFields::edited);
-  for (auto* c : {precision_, batch_sampler_, framework_, train_towers_})
+  for (auto* c : {precision_, batch_sampler_, framework_, train_towers_, dist_eval_})
     connect(c, &QComboBox::currentIndexChanged, this, &TrainAdvancedFields::edited);
   for (auto* b : {allow_outside_root_, skip_bad_images_, eval_at_start_, hn_, finelip_hardest_})
     connect(b, &QCheckBox::toggled, this, &TrainAdvancedFields::edited);
@@ -332,6 +341,7 @@ void TrainAdvancedFields::write(const hnclip::TrainConfig& c) {
   loader_workers_->setValue(c.loader_workers);
   precision_->setCurrentText(QString::fromStdString(hnclip::to_string(c.precision)));
   processes_->setValue(c.world_size);
+  dist_eval_->setCurrentIndex(dist_eval_->findData(QString::fromStdString(c.dist_eval)));
   given_backend_ = c.dist_backend;
   eval_at_start_->setChecked(c.eval_at_start);
 }
@@ -376,6 +386,7 @@ void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
   hnclip::from_string(precision_->currentText().toStdString(), c.precision);
   c.world_size = processes_->value();
   c.dist_backend = c.world_size > 1 ? given_backend_ : std::string();
+  c.dist_eval = dist_eval_->currentData().toString().toStdString();
   c.eval_at_start = eval_at_start_->isChecked();
 }
 
@@ -440,6 +451,8 @@ QStringList TrainAdvancedFields::changedFromDefaults() const {
   if (c.precision != d.precision)
     changed << tr("precision %1").arg(QString::fromStdString(hnclip::to_string(c.precision)));
   if (c.world_size != d.world_size) changed << tr("%1 processes").arg(c.world_size);
+  if (c.dist_eval != d.dist_eval)
+    changed << tr("evaluation on %1").arg(QString::fromStdString(c.dist_eval));
   if (c.eval_at_start != d.eval_at_start) changed << tr("no start evaluation");
   return changed;
 }

@@ -78,6 +78,7 @@ class TrainAdvancedFields : public QGroupBox {
   QSpinBox* loader_workers_ = nullptr;
   QComboBox* precision_ = nullptr;
   QSpinBox* processes_ = nullptr;  // world_size: data-parallel processes on this machine
+  QComboBox* dist_eval_ = nullptr;  // dist_eval: sharded | rank0 (item data)
   // dist_backend is what a stored run used, not a choice made here: carried through unchanged so
   // that "same as run" keeps every key (a new run records what it used again).
   std::string given_backend_;

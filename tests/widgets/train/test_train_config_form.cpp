@@ -118,6 +118,7 @@ class TestTrainConfigForm : public QObject {
     c.name = "every key";
     c.world_size = 2;
     c.dist_backend = "gloo";
+    c.dist_eval = "rank0";
     c.framework = hnclip::Framework::kLongClip;
     c.hn = false;
     c.longclip_pca_components = 7;
