@@ -7,7 +7,8 @@
 // GradientReducer's bucket count, and "overlapped", how many bucket all-reduces over all steps
 // were issued while the backward still ran).
 // Rank, world size and master come from the env:// variables torchrun sets (RANK, WORLD_SIZE,
-// MASTER_ADDR, MASTER_PORT), as in `hnclip train`; --timeout-s bounds the rendezvous.
+// MASTER_ADDR, MASTER_PORT), as in `hnclip train`; --timeout-s bounds the rendezvous;
+// --rank0-term W adds a parameter only rank 0's loss reaches (saved as "grad/extra", "weight/extra").
 // Exit 0 on success, 1 with one line on stderr otherwise.
 
 #include <cstdlib>
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
   std::string out, gbar = "recomputed";
   int steps = 3;
   int64_t batch = 8;
-  double gamma = 0.5, timeout_s = 60;
+  double gamma = 0.5, timeout_s = 60, rank0_term = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--out") out = v;
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
     else if (a == "--gamma") gamma = std::stod(v);
     else if (a == "--gbar") gbar = v;
     else if (a == "--timeout-s") timeout_s = std::stod(v);
+    else if (a == "--rank0-term") rank0_term = std::stod(v);
     else {
       std::cerr << "distributed_step_worker: unknown option " << a << "\n";
       return 1;
@@ -91,6 +93,11 @@ int main(int argc, char** argv) {
     for (const auto& p : model->named_parameters()) {
       if (p.key() != "logit_scale") summed.push_back(p.value());
     }
+    // --rank0-term W: a parameter outside the model that only rank 0's loss reaches (W·|extra|²):
+    // on the other ranks no gradient hook sees it, so it takes part as zeros and the sum is
+    // rank 0's gradient alone — the one process's, which adds the term once.
+    auto extra = torch::linspace(-1, 1, 5).requires_grad_(rank0_term != 0);
+    if (rank0_term != 0) summed.insert(summed.begin(), extra);
     // Small buckets, so that the tiny model has several and the overlap can be seen.
     std::unique_ptr<hnclip::GradientReducer> reducer;
     if (group) {
@@ -98,7 +105,9 @@ int main(int argc, char** argv) {
                                                           kFirstBucketBytes);
     }
     int64_t overlapped = 0;
-    torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(kLearningRate));
+    auto trained = model->parameters();
+    if (rank0_term != 0) trained.push_back(extra);
+    torch::optim::AdamW opt(trained, torch::optim::AdamWOptions(kLearningRate));
     torch::serialize::OutputArchive archive;
     std::vector<double> losses;
     for (int step = 1; step <= steps; ++step) {
@@ -117,8 +126,10 @@ int main(int argc, char** argv) {
       }
       auto loss = hnclip::hn_contrastive_loss(img, txt, model->scale(), gamma,
                                               for_g.defined() ? for_g : txt).loss;
+      auto optimised = loss;
+      if (rank0_term != 0 && spec.rank == 0) optimised = loss + rank0_term * (extra * extra).sum();
       if (reducer) reducer->prepare();
-      loss.backward();
+      optimised.backward();
       if (reducer) {
         reducer->finish();
         overlapped += reducer->overlapped_buckets();
@@ -126,10 +137,12 @@ int main(int argc, char** argv) {
       losses.push_back(loss.item<double>());
       if (step == 1) {
         for (const auto& p : model->named_parameters()) archive.write("grad/" + p.key(), p.value().grad().clone());
+        if (rank0_term != 0) archive.write("grad/extra", extra.grad().clone());
       }
       opt.step();
     }
     for (const auto& p : model->named_parameters()) archive.write("weight/" + p.key(), p.value().detach().clone());
+    if (rank0_term != 0) archive.write("weight/extra", extra.detach().clone());
     archive.write("loss", torch::tensor(losses, torch::kDouble));
     archive.write("buckets", torch::tensor(reducer ? reducer->buckets() : 0, torch::kLong));
     archive.write("overlapped", torch::tensor(overlapped, torch::kLong));

@@ -180,6 +180,14 @@ TEST_F(DistributedTraining, UnevenShardsEqualOneProcess) {
   expect_two_ranks_equal_one_process(*this, "--steps 3 --batch 7 --gamma 0.5 --gbar recomputed");
 }
 
+// A parameter that rank 1's backward never reaches (no gradient hook fires there): it takes part
+// in the sum as zeros — undefined .grad at step 1, zeroed .grad after — and every rank ends where
+// one process does.
+TEST_F(DistributedTraining, AParameterOnlyRank0ReachesIsSummedAsOneProcess) {
+  expect_two_ranks_equal_one_process(
+      *this, "--steps 3 --batch 8 --gamma 0.5 --gbar recomputed --rank0-term 0.5");
+}
+
 TEST_F(DistributedTraining, ARankThatCannotReachTheMasterNamesTheAddress) {
   const int port = hnclip::free_loopback_port();  // nobody serves it
   std::string err;
