@@ -610,9 +610,9 @@ bool Trainer::train_step(State& st, const Batch& batch, int epoch) {
                lr,
                sl.scale.item<double>(),
                grad_norm,
-               {}};
+               {},
+               st.ranks};
   for (const auto& t : sl.terms) ev.loss_terms.push_back({t.name, t.weight, t.value.item<double>()});
-  ev.ranks = st.ranks;
   for (auto* o : observers_) o->on_step(ev);
   return true;
 }
