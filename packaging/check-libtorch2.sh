@@ -153,15 +153,32 @@ fi
 
 # --- 2. The source tree -------------------------------------------------------------------------
 # A copy of the working tree as git sees it (tracked files plus untracked ones git does not
-# ignore), so uncommitted changes are checked too; tar keeps the modification times, so the kept
-# build folder rebuilds only what changed.
+# ignore), so uncommitted changes are checked too. The kept build folder must rebuild what
+# changed since the last copy, so a file whose content changed is written anew (its time: now) and
+# an unchanged one keeps its copy's time. (The working tree's own times will not do: a file edited
+# after the last copy but before that copy's build finished is older than its stale object.)
 phase "copying the source tree"
 src="$root/src/hnclip"
-rm -rf "$src"
-mkdir -p "$src"
+staging="$root/src/hnclip.incoming"
+rm -rf "$staging"
+mkdir -p "$src" "$staging"
 (cd "$repo" && git ls-files -z --cached --others --exclude-standard \
   | while IFS= read -r -d '' f; do if [ -e "$f" ]; then printf '%s\0' "$f"; fi; done \
-  | tar --null -T - -cf -) | tar -xf - -C "$src"
+  | tar --null -T - -cf -) | tar -xf - -C "$staging"
+changed=0
+while IFS= read -r -d '' f; do
+  if ! cmp -s "$staging/$f" "$src/$f"; then
+    mkdir -p "$src/$(dirname "$f")"
+    rm -f "$src/$f"
+    cp -P "$staging/$f" "$src/$f"
+    changed=$((changed + 1))
+  fi
+done < <(cd "$staging" && find . \( -type f -o -type l \) -printf '%P\0')
+while IFS= read -r -d '' f; do
+  [ -e "$staging/$f" ] || [ -L "$staging/$f" ] || rm -f "$src/$f"
+done < <(cd "$src" && find . \( -type f -o -type l \) -printf '%P\0')
+rm -rf "$staging"
+echo "check-libtorch2: $changed files new or changed since the last copy"
 
 # --- 3. Build and core tests ------------------------------------------------------------------
 # The core tests (and the CLI the e2e tests run) are built and run first, so their result comes
