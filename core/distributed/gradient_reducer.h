@@ -3,8 +3,9 @@
 // running — DDP's overlap, on the hooks LibTorch's C++ API offers. Each parameter carries a
 // gradient hook; when every gradient of a bucket has arrived, the bucket is flattened and its
 // all-reduce issued asynchronously, so the transfer of the last layers' gradients runs while
-// autograd still computes the first layers'. finish() then issues what never arrived (as zeros),
-// waits for every bucket and writes the sums into .grad.
+// autograd still computes the first layers'. finish() then issues the buckets still waiting (a
+// gradient no hook saw taking part as its .grad, or zeros), waits for every bucket and writes the
+// sums into .grad.
 //
 // Summed, not averaged: with gather_with_grad every rank computes the same global loss and its
 // backward reaches the parameters only through its own rows, so the sum is the one-process
