@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "eval/dot_product_ranking.h"
 #include "numeric/non_finite_values.h"
 
 namespace hnclip {
@@ -25,10 +26,33 @@ void refuse_non_finite(const torch::Tensor& features, const std::string& directi
   }
 }
 
-// Query rows multiplied per BLAS call on the CPU: enough for the product to run at full speed,
-// few enough that each thread's scores (64 x C floats, 25.6 MB at 100k candidates) stay far below
-// the chunk's.
+// Query rows per call of the score function on the CPU (rank_scores: any score, e.g. caption
+// consensus): few enough that each thread's scores (64 x C floats, 25.6 MB at 100k candidates)
+// stay far below the chunk's.
 constexpr int64_t kRowsPerProduct = 64;
+
+void check_positives(int64_t nq, int64_t nc, const std::vector<std::vector<int64_t>>& positives) {
+  if (static_cast<int64_t>(positives.size()) != nq) {
+    throw std::invalid_argument("rank_retrieval: one positive list per query is required");
+  }
+  if (nc == 0) throw std::invalid_argument("rank_retrieval: no candidates");
+  for (const auto& pos : positives) {
+    if (pos.empty()) throw std::invalid_argument("rank_retrieval: query without ground truth");
+    for (int64_t p : pos) {
+      if (p < 0 || p >= nc) throw std::out_of_range("rank_retrieval: positive id out of range");
+    }
+  }
+}
+
+// Recall@K from the ranks: the share of queries ranked K or better, in percent.
+void add_recall(RetrievalResult& result, const std::vector<int>& ks) {
+  const auto nq = static_cast<int64_t>(result.ranks.size());
+  for (int k : ks) {
+    int64_t hits = 0;
+    for (int64_t r : result.ranks) hits += r <= k ? 1 : 0;
+    result.recall.emplace_back(k, nq == 0 ? 0.0 : 100.0 * static_cast<double>(hits) / nq);
+  }
+}
 
 // What one pass over a query's row of scores finds.
 struct RowScan {
@@ -90,32 +114,32 @@ RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& cand
                                const std::vector<std::vector<int64_t>>& positives,
                                const std::string& direction, const RetrievalOptions& options) {
   torch::NoGradGuard no_grad;
-  const auto cand_t = candidates.detach().to(torch::kFloat).t().contiguous();  // [d, C]
   const auto q_all = queries.detach().to(torch::kFloat);
+  const auto cand = candidates.detach().to(torch::kFloat);  // [C, d], multiplied as its transpose
   // Refused, never ranked: a NaN score compares false with everything, so its ground truth would
   // count as first and garbage would score R@1 = 100%.
   refuse_non_finite(q_all, direction, "query");
-  refuse_non_finite(candidates.detach().to(torch::kFloat), direction, "candidate");
-  const bool on_cpu = q_all.device().is_cpu() && cand_t.device().is_cpu();
-  return rank_scores(
-      queries.size(0), candidates.size(0),
-      [&](int64_t from, int64_t to) { return torch::matmul(q_all.slice(0, from, to), cand_t); },
-      on_cpu ? torch::Device(torch::kCPU) : q_all.device(), positives, direction, options);
+  refuse_non_finite(cand, direction, "candidate");
+  if (!(q_all.device().is_cpu() && cand.device().is_cpu())) {
+    return rank_scores(
+        queries.size(0), candidates.size(0),
+        [&](int64_t from, int64_t to) { return torch::matmul(q_all.slice(0, from, to), cand.t()); },
+        q_all.device(), positives, direction, options);
+  }
+  // On the CPU, tiles of queries x candidates (dot_product_ranking.h says why).
+  check_positives(q_all.size(0), cand.size(0), positives);
+  RetrievalResult result;
+  result.direction = direction;
+  rank_dot_products(q_all, cand, positives, std::min<int64_t>(options.topk, cand.size(0)),
+                    options.max_chunk_elements, direction, result);
+  add_recall(result, options.ks);
+  return result;
 }
 
 RetrievalResult rank_scores(int64_t nq, int64_t nc, const ScoreRows& scores,
                             c10::Device device, const std::vector<std::vector<int64_t>>& positives,
                             const std::string& direction, const RetrievalOptions& options) {
-  if (static_cast<int64_t>(positives.size()) != nq) {
-    throw std::invalid_argument("rank_retrieval: one positive list per query is required");
-  }
-  if (nc == 0) throw std::invalid_argument("rank_retrieval: no candidates");
-  for (const auto& pos : positives) {
-    if (pos.empty()) throw std::invalid_argument("rank_retrieval: query without ground truth");
-    for (int64_t p : pos) {
-      if (p < 0 || p >= nc) throw std::out_of_range("rank_retrieval: positive id out of range");
-    }
-  }
+  check_positives(nq, nc, positives);
   torch::NoGradGuard no_grad;
   const int64_t chunk = std::max<int64_t>(1, options.max_chunk_elements / nc);
   const int64_t keep = std::min<int64_t>(options.topk, nc);
@@ -174,11 +198,7 @@ RetrievalResult rank_scores(int64_t nq, int64_t nc, const ScoreRows& scores,
       }
     }
   }
-  for (int k : options.ks) {
-    int64_t hits = 0;
-    for (int64_t r : result.ranks) hits += r <= k ? 1 : 0;
-    result.recall.emplace_back(k, nq == 0 ? 0.0 : 100.0 * static_cast<double>(hits) / nq);
-  }
+  add_recall(result, options.ks);
   return result;
 }
 

@@ -4,6 +4,7 @@
 
 #include "eval/retrieval_metrics.h"
 
+#include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -84,6 +85,52 @@ TEST(RetrievalMetrics, MatchesBruteForceWithTiesAndMultiCaptionImages) {
       }
     }
   }
+}
+
+// The CPU's tiled ranking (dot_product_ranking.h) on more candidates than one tile, on two
+// threads, with exact ties: small integer features make every score exact in any summation order,
+// so the reference's scores and the products' are the same numbers. Ties with a ground truth come
+// by the dozen (counted against the query from inside the margin), and one ground truth has 1,500
+// exact copies among the candidates: more than a margin keeps, so that query is ranked from its
+// whole row. Chunk bounds that make tiles of every candidate count and one row per block.
+TEST(RetrievalMetrics, TiledRankingMatchesBruteForceWithExactTiesOnTwoThreads) {
+  const int threads_before = at::get_num_threads();
+  at::set_num_threads(2);
+  torch::manual_seed(29);
+  const int64_t nc = 9000, nq = 240, d = 32;
+  auto candidates = torch::randint(-8, 9, {nc, d}).to(torch::kFloat);
+  std::vector<std::vector<int64_t>> truth(nq);
+  std::vector<torch::Tensor> rows;
+  for (int64_t q = 0; q < nq; ++q) {
+    truth[q] = {(q * 29) % 6000};
+    if (q % 3 == 0) truth[q].push_back(6000 + q);  // a second ground truth
+    rows.push_back(candidates[truth[q][0]] + torch::randint(-2, 3, {d}).to(torch::kFloat));
+  }
+  auto queries = torch::stack(rows);
+  // 1,500 exact copies of query 7's ground truth (ids 7000-8499), each tying with it.
+  candidates.slice(0, 7000, 8500).copy_(candidates[truth[7][0]].expand({1500, d}));
+  const auto scores = torch::matmul(queries, candidates.t());
+  for (int64_t chunk_elements : {int64_t{1} << 24, int64_t{5000}, int64_t{9001}}) {
+    RetrievalOptions opt;
+    opt.max_chunk_elements = chunk_elements;
+    opt.topk = 20;
+    const auto r = rank_retrieval(queries, candidates, truth, "t2i", opt);
+    for (int64_t q = 0; q < nq; ++q) {
+      auto row = scores[q].contiguous();
+      std::vector<float> s(row.data_ptr<float>(), row.data_ptr<float>() + row.numel());
+      ASSERT_EQ(r.ranks[q], brute_force_rank(s, {truth[q].begin(), truth[q].end()}))
+          << "query " << q << ", chunk " << chunk_elements;
+      std::vector<int64_t> order(s.size());
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return s[a] > s[b]; });
+      order.resize(20);
+      ASSERT_EQ(r.topk[q], order) << "query " << q << ", chunk " << chunk_elements;
+    }
+  }
+  // Query 7 is ranked behind every copy of its ground truth.
+  RetrievalOptions opt;
+  EXPECT_GT(rank_retrieval(queries, candidates, truth, "t2i", opt).ranks[7], 1500);
+  at::set_num_threads(threads_before);
 }
 
 TEST(RetrievalMetrics, TieWithTheGroundTruthCountsAgainstTheQuery) {
