@@ -3,8 +3,12 @@
 // worker threads, each worker loading whole batches — for 1 and 2 workers, next to the same work
 // in Python with Pillow + torch (tests/core/reference/pillow_reference.py) as the peer.
 //
-// Usage: preprocess_throughput [--images N] [--n-px S] [--batch B] [--repeats R] [--no-python]
-// Writes N 640x480 JPEGs (OpenCV, quality 90) into a scratch folder, removed at the end. Each
+// Usage: preprocess_throughput [--source jpeg|builtin] [--images N] [--n-px S] [--batch B]
+//          [--repeats R] [--no-python]
+// --source jpeg (the default) writes N 640x480 JPEGs (OpenCV, quality 90) into a scratch folder;
+// --source builtin generates the built-in benchmark (size "small") there and takes the first N
+// images of its train split: the 48x48 PNGs a default run trains on (use --n-px 48, the tiny
+// preset's input, to preprocess them as that run does). The folder is removed at the end. Each
 // figure is the best of R passes after one warm-up pass (files in the page cache): images per
 // wall-clock second, and images per CPU-second of the whole process (user + system), which a
 // machine shared with other jobs distorts less.
@@ -30,6 +34,7 @@
 #include "data/batch_loader.h"
 #include "data/image_pipeline.h"
 #include "data/split_data.h"
+#include "data/synthetic_benchmark.h"
 #include "text/word_tokenizer.h"
 
 namespace fs = std::filesystem;
@@ -114,8 +119,17 @@ int main(int argc, char** argv) {
   int batch = 20;
   int repeats = 3;
   bool python = true;
+  std::string source = "jpeg";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--source" && i + 1 < argc) {
+      source = argv[++i];
+      if (source != "jpeg" && source != "builtin") {
+        std::cerr << "--source must be jpeg or builtin, not " << source << "\n";
+        return 2;
+      }
+      continue;
+    }
     auto value = [&]() {
       if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
       return std::stoi(argv[++i]);
@@ -145,22 +159,39 @@ int main(int argc, char** argv) {
   std::vector<hnclip::Sample> samples;
   std::vector<std::string> captions;
   std::string paths;
-  for (int i = 0; i < images; ++i) {
-    const std::string path = (dir / ("img" + std::to_string(i) + ".jpg")).string();
-    if (!cv::imwrite(path, make_photo(static_cast<uint64_t>(i)), {cv::IMWRITE_JPEG_QUALITY, kJpegQuality})) {
-      throw std::runtime_error("cannot write " + path);
+  std::string what;
+  if (source == "jpeg") {
+    for (int i = 0; i < images; ++i) {
+      const std::string path = (dir / ("img" + std::to_string(i) + ".jpg")).string();
+      if (!cv::imwrite(path, make_photo(static_cast<uint64_t>(i)), {cv::IMWRITE_JPEG_QUALITY, kJpegQuality})) {
+        throw std::runtime_error("cannot write " + path);
+      }
+      samples.push_back({path, {"photo " + std::to_string(i)}, "train", ""});
     }
-    samples.push_back({path, {"photo " + std::to_string(i)}, "train", ""});
-    captions.push_back(samples.back().captions.front());
-    paths += " " + path;
+    what = std::to_string(kWidth) + "x" + std::to_string(kHeight) + " JPEG q" + std::to_string(kJpegQuality);
+  } else {
+    hnclip::SyntheticOptions options;
+    options.cache_dir = (dir / "cache").string();
+    options.size = "small";
+    const auto train = hnclip::open_synthetic_benchmark(options)->split("train");
+    if (static_cast<int>(train.size()) < images) {
+      std::cerr << "the built-in small benchmark's train split has " << train.size() << " images, fewer than --images "
+                << images << "\n";
+      return 2;
+    }
+    samples.assign(train.begin(), train.begin() + images);
+    what = "the built-in benchmark's PNGs";
+  }
+  for (const auto& sample : samples) {
+    captions.push_back(sample.captions.front());
+    paths += " " + sample.image;
   }
   hnclip::ImagePipelineConfig cfg;
   cfg.image_size = n_px;
   auto tokenizer = std::make_shared<hnclip::WordTokenizer>(hnclip::WordTokenizer::build(captions, 8));
   const hnclip::SplitData data(samples, tokenizer, cfg);
 
-  std::printf("images %d (%dx%d JPEG q%d), n_px %d, batch %d, best of %d\n", images, kWidth, kHeight,
-              kJpegQuality, n_px, batch, repeats);
+  std::printf("images %d (%s), n_px %d, batch %d, best of %d\n", images, what.c_str(), n_px, batch, repeats);
   loader_pass(data, 1, batch);  // warm-up: page cache, allocator
   double ips1 = 0.0;
   double cpu1 = 0.0;

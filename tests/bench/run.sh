@@ -29,8 +29,15 @@ if ! dpkg -s libfaiss-dev >/dev/null 2>&1; then
   sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
   $sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libfaiss-dev
 fi
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE="${HNCLIP_BENCH_BUILD_TYPE:-Release}" -DHNCLIP_BUILD_GUI=OFF \
-  -DHNCLIP_BUILD_TESTS=ON -DHNCLIP_BUILD_BENCH=ON >/dev/null
+# Its own folder is configured without the GUI (the benchmarks need none); a folder named by
+# HNCLIP_BENCH_BUILD that is already configured keeps its own settings and only gains the
+# benchmarks (so pointing it at build/dev does not switch the workbench off there).
+if [ -n "${HNCLIP_BENCH_BUILD:-}" ] && [ -f "$BUILD/CMakeCache.txt" ]; then
+  cmake -S . -B "$BUILD" -DHNCLIP_BUILD_TESTS=ON -DHNCLIP_BUILD_BENCH=ON >/dev/null
+else
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE="${HNCLIP_BENCH_BUILD_TYPE:-Release}" -DHNCLIP_BUILD_GUI=OFF \
+    -DHNCLIP_BUILD_TESTS=ON -DHNCLIP_BUILD_BENCH=ON >/dev/null
+fi
 cmake --build "$BUILD" -j "$JOBS" --target train_step_vs_pytorch retrieval_vs_faiss caption_geometry_scale \
   preprocess_throughput hnclip
 
@@ -90,6 +97,8 @@ bench "caption geometry" "$WORK/geometry.json" \
 # waiting for batches and in probes, for gamma 0 and 0.5.
 real_run() {
   "$BUILD/tests/preprocess_throughput" --n-px 224 "${loader[@]}" | tee "$WORK/loader.txt"
+  # The built-in benchmark's 48x48 PNGs, preprocessed for the tiny preset's 48-pixel input.
+  "$BUILD/tests/preprocess_throughput" --source builtin --n-px 48 "${loader[@]}" | tee "$WORK/loader_png.txt"
   for gamma in 0 0.5; do
     "$BUILD/app/hnclip" train --benchmark-size "$size" --epochs 1 --gamma "$gamma" --probe-every 5 \
       --threads "$THREADS" --json --db "$WORK/runs.db" --cache-dir "$WORK/cache" \
@@ -99,11 +108,12 @@ real_run() {
 import json, sys
 work = sys.argv[1]
 out = {"real_run": {}}
-for line in open(f"{work}/loader.txt"):
-    if line.startswith("cpp_batch_loader workers 1:"):
-        out["loader_ours"] = float(line.split(",")[1].split()[0])
-    elif line.startswith("python_pillow_torch"):
-        out["loader_peer"] = float(line.split(",")[1].split()[0])
+for name, suffix in (("loader.txt", ""), ("loader_png.txt", "_png")):
+    for line in open(f"{work}/{name}"):
+        if line.startswith("cpp_batch_loader workers 1:"):
+            out["loader_ours" + suffix] = float(line.split(",")[1].split()[0])
+        elif line.startswith("python_pillow_torch"):
+            out["loader_peer" + suffix] = float(line.split(",")[1].split()[0])
 for g in ("0", "0.5"):
     out["real_run"][g] = json.load(open(f"{work}/run_gamma{g}.json"))
 print(json.dumps(out))
