@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "numeric/blas_threads.h"
+
 namespace hnclip {
 
 namespace {
@@ -150,6 +152,7 @@ void scan_chunk(const torch::Tensor& all, const torch::Tensor& all_t, int64_t r0
   // Off the CPU the chunk's cosines are computed on the device and scanned here.
   torch::Tensor device_sims;
   if (!on_cpu) device_sims = torch::matmul(all.slice(0, r0, r1), all_t).cpu().contiguous();
+  const SingleThreadedBlas one_thread_per_product;  // the threads below are the parallelism
   at::parallel_for(r0, r1, 1, [&](int64_t from, int64_t to) {
     GeometryPartial p(options.bins);
     std::vector<std::pair<T, int64_t>> heap;

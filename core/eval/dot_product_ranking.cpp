@@ -8,6 +8,7 @@
 #include <limits>
 #include <utility>
 
+#include "numeric/blas_threads.h"
 #include "numeric/non_finite_values.h"
 
 namespace hnclip {
@@ -169,6 +170,7 @@ void rank_dot_products(const at::Tensor& queries, const at::Tensor& candidates,
   std::vector<int64_t> bad(static_cast<size_t>(nq), -1);
   std::vector<char> settle_by_row(static_cast<size_t>(nq), 0);
 
+  const SingleThreadedBlas one_thread_per_product;  // the threads below are the parallelism
   at::parallel_for(0, blocks, 1, [&](int64_t block_from, int64_t block_to) {
     auto buffer = torch::empty({rows_per_block, tile}, torch::kFloat);
     std::vector<QueryState> states(static_cast<size_t>(rows_per_block));

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "eval/dot_product_ranking.h"
+#include "numeric/blas_threads.h"
 #include "numeric/non_finite_values.h"
 
 namespace hnclip {
@@ -161,6 +162,7 @@ RetrievalResult rank_scores(int64_t nq, int64_t nc, const ScoreRows& scores,
     // Per query row, the rank count, the finiteness check and the top-k selection: one pass and a
     // second over a row still in cache (400 KB at 100k candidates) instead of three passes over
     // the whole chunk (a scan for non-finite values, torch::topk, the rank loop).
+    const SingleThreadedBlas one_thread_per_product;  // the threads below are the parallelism
     at::parallel_for(start, end, 1, [&](int64_t from, int64_t to) {
       std::vector<std::pair<float, int64_t>> heap;
       heap.reserve(static_cast<size_t>(keep));

@@ -57,6 +57,7 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
 
   configure_threads(config.threads);
   auto assets = build_run_assets(config, paths.cache_dir, chosen.path, log);
+  configure_threads(config.threads, &assets.model->config());  // the BLAS pool for this model
   load_checkpoint_weights(chosen.path, assets.model);
   const auto device = resolve_device(to_string(config.device));
   assets.model->to(device);

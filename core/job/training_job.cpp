@@ -409,7 +409,7 @@ int64_t TrainingJob::test_captions() const { return impl_->test_data->num_captio
 TrainResult TrainingJob::run(const std::atomic<bool>& stop,
                              const std::vector<TrainObserver*>& observers, PauseGate* pause) {
   auto& s = *impl_;
-  configure_threads(s.config.threads);
+  configure_threads(s.config.threads, &s.model->config());
   if (!s.store) {
     // A rank above 0: it trains its shard; rank 0 records and saves the run.
     s.trainer->set_pause_gate(pause);

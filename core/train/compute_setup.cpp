@@ -1,25 +1,21 @@
 #include "train/compute_setup.h"
 
-#include <dlfcn.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <stdexcept>
+
+#include "model/clip_config.h"
+#include "numeric/blas_threads.h"
 
 namespace hnclip {
 
-namespace {
-// OpenBLAS is reached through LibTorch, not linked by us: look its setter up at run time, so the
-// code also runs against a LibTorch built on MKL (where the symbol is absent and this is a no-op).
-void set_blas_threads(int n) {
-  using SetThreads = void (*)(int);
-  if (auto* f = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) f(n);
-}
-}  // namespace
+int64_t model_width(const ClipConfig& model) { return std::max(model.vision_width, model.text_width); }
 
-void configure_threads(int threads) {
+void configure_threads(int threads, const ClipConfig* model) {
   if (threads < 1) throw std::invalid_argument("--threads must be >= 1");
   at::set_num_threads(threads);
-  set_blas_threads(1);
+  set_blas_threads(model && model_width(*model) >= kBlasPoolWidth ? threads : 1);
 }
 
 c10::Device resolve_device(const std::string& spec) {

@@ -210,7 +210,8 @@ Measured run_ours(const Options& o, const std::string& name, const torch::Tensor
   StepTimes times;
   trainer.add_observer(&times);
   std::atomic<bool> stop{false};
-  hnclip::configure_threads(o.threads);
+  const auto cfg = model_config(o);
+  hnclip::configure_threads(o.threads, &cfg);  // as TrainingJob::run does for this model
   const auto result = trainer.run(hnclip::TrainStart{}, stop);
   fs::remove_all(ckpt);
   if (result.status != "finished" || static_cast<int64_t>(times.ends.size()) != steps)
