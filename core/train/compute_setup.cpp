@@ -2,6 +2,10 @@
 
 #include <torch/torch.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -12,8 +16,24 @@ namespace hnclip {
 
 int64_t model_width(const ClipConfig& model) { return std::max(model.vision_width, model.text_width); }
 
+namespace {
+// glibc serves blocks above a threshold (128 KB, rising with use up to 32 MB) with mmap and hands
+// them back with munmap at free, and trims the heap's free top above 128 KB: a training step's
+// activations (MBs each, allocated and freed every step) were mapped, faulted in and zeroed page by
+// page anew at every step. Keeping them in the heap for reuse made the tiny step 15% faster
+// (0.219 -> 0.186 s and 0.222 -> 0.188 s at batch 128, 2 threads; measured with the equivalent
+// GLIBC_TUNABLES). Resident memory then stays at its peak instead of falling between steps.
+void keep_freed_memory_for_reuse() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+}  // namespace
+
 void configure_threads(int threads, const ClipConfig* model) {
   if (threads < 1) throw std::invalid_argument("--threads must be >= 1");
+  keep_freed_memory_for_reuse();
   at::set_num_threads(threads);
   set_blas_threads(model && model_width(*model) >= kBlasPoolWidth ? threads : 1);
 }

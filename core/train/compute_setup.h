@@ -22,7 +22,9 @@ constexpr int64_t kBlasPoolWidth = 256;
 // gives each product to the BLAS in one call, so it ran on one core; for tiny (64 wide) at batch
 // 128 a two-thread pool made it 1.75x slower (0.34 against 0.19 s) — many small products, whose
 // pool threads compete with LibTorch's. Only those two widths were measured; 256 lies between.
-// `model` null (no model: retrieval, geometry) means one thread. Safe to call more than once.
+// `model` null (no model: retrieval, geometry) means one thread. It also keeps memory that is
+// freed in the process's heap for reuse instead of returning it to the system block by block
+// (compute_setup.cpp says why). Safe to call more than once.
 void configure_threads(int threads, const ClipConfig* model = nullptr);
 
 // The width configure_threads compares with kBlasPoolWidth: the wider of the two towers.
