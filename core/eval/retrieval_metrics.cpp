@@ -32,6 +32,12 @@ void refuse_non_finite(const torch::Tensor& features, const std::string& directi
 // stay far below the chunk's.
 constexpr int64_t kRowsPerProduct = 64;
 
+std::string shape(const torch::Tensor& t) {
+  std::string out = "[";
+  for (int64_t i = 0; i < t.dim(); ++i) out += (i ? ", " : "") + std::to_string(t.size(i));
+  return out + "]";
+}
+
 void check_positives(int64_t nq, int64_t nc, const std::vector<std::vector<int64_t>>& positives) {
   if (static_cast<int64_t>(positives.size()) != nq) {
     throw std::invalid_argument("rank_retrieval: one positive list per query is required");
@@ -115,6 +121,11 @@ RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& cand
                                const std::vector<std::vector<int64_t>>& positives,
                                const std::string& direction, const RetrievalOptions& options) {
   torch::NoGradGuard no_grad;
+  // Checked before anything reads the features: the CPU path indexes them by row and d itself.
+  if (queries.dim() != 2 || candidates.dim() != 2 || queries.size(1) != candidates.size(1)) {
+    throw std::invalid_argument(direction + ": queries [Q, d] and candidates [C, d] must share d (got " +
+                                shape(queries) + " and " + shape(candidates) + ")");
+  }
   const auto q_all = queries.detach().to(torch::kFloat);
   const auto cand = candidates.detach().to(torch::kFloat);  // [C, d], multiplied as its transpose
   // Refused, never ranked: a NaN score compares false with everything, so its ground truth would

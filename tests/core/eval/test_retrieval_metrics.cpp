@@ -158,6 +158,14 @@ TEST(RetrievalMetrics, RejectsInconsistentInput) {
   EXPECT_THROW(rank_retrieval(q, q, {{0}}, "t2i"), std::invalid_argument);
   EXPECT_THROW(rank_retrieval(q, q, {{0}, {}}, "t2i"), std::invalid_argument);
   EXPECT_THROW(rank_retrieval(q, q, {{0}, {5}}, "t2i"), std::out_of_range);
+  // Features of different widths are refused before anything reads them (the CPU path indexes
+  // the candidates by row itself), naming both shapes.
+  try {
+    rank_retrieval(q, torch::zeros({2, 4}), {{0}, {1}}, "t2i");
+    ADD_FAILURE() << "ranked features of different widths";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("[2, 3] and [2, 4]"), std::string::npos) << e.what();
+  }
 }
 
 // A NaN score compares false with everything: unguarded, the ground truth ranks first and a
