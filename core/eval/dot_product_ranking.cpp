@@ -8,6 +8,7 @@
 #include <limits>
 #include <utility>
 
+#include "eval/best_candidates.h"
 #include "numeric/blas_threads.h"
 #include "numeric/non_finite_values.h"
 
@@ -25,17 +26,6 @@ constexpr size_t kMaxScoresInMargin = 1024;
 // 1e-7. A ground truth outside it is caught and ranked from its whole row.
 constexpr double kMarginRelative = 4e-5;
 
-using Entry = std::pair<float, int64_t>;  // (score, candidate id)
-
-// "a before b" in the result's order: a is better (higher score, or equal and earlier). A type of
-// its own, not a function, so the heap operations inline it.
-struct Better {
-  bool operator()(const Entry& a, const Entry& b) const {
-    return a.first > b.first || (a.first == b.first && a.second < b.second);
-  }
-};
-constexpr Better better{};
-
 // What one query carries from tile to tile.
 struct QueryState {
   float lo = 0, hi = 0;                    // the margin around the estimated ground-truth score
@@ -45,7 +35,7 @@ struct QueryState {
   std::vector<float> inside;               // non-ground-truth scores in [lo, hi]
   bool overflowed = false;                 // more than kMaxScoresInMargin inside
   int64_t bad = -1;                        // the first candidate whose score is not finite
-  std::vector<Entry> heap;                 // the best `keep` so far; root: the worst of them
+  BestCandidates top;                      // the best `keep` so far
 };
 
 // The margin: the ground truths' best score in double precision, widened by kMarginRelative of
@@ -76,7 +66,7 @@ bool is_positive(const std::vector<int64_t>& pos, int64_t c) {
 
 // One query's scores against the candidates [c0, c0 + n).
 void scan_tile(const float* row, int64_t c0, int64_t n, const std::vector<int64_t>& pos,
-               int64_t keep, QueryState& s) {
+               QueryState& s) {
   for (int64_t p : pos) {
     if (p < c0 || p >= c0 + n) continue;
     s.best = std::max(s.best, row[p - c0]);
@@ -113,21 +103,7 @@ void scan_tile(const float* row, int64_t c0, int64_t n, const std::vector<int64_
       }
     }
   }
-  // The best `keep`: candidates arrive in id order, so a later one enters only with a strictly
-  // higher score than the worst kept (equal scores stay in candidate order).
-  if (keep <= 0) return;
-  int64_t c = 0;
-  for (; c < n && static_cast<int64_t>(s.heap.size()) < keep; ++c) {
-    s.heap.emplace_back(row[c], c0 + c);
-    if (static_cast<int64_t>(s.heap.size()) == keep) std::make_heap(s.heap.begin(), s.heap.end(), better);
-  }
-  for (; c < n; ++c) {
-    if (row[c] > s.heap.front().first) {
-      std::pop_heap(s.heap.begin(), s.heap.end(), better);
-      s.heap.back() = {row[c], c0 + c};
-      std::push_heap(s.heap.begin(), s.heap.end(), better);
-    }
-  }
+  s.top.offer(row, c0, n);  // candidates arrive in id order, tile after tile
 }
 
 // The rank from one whole row of scores, for a query the margin could not settle.
@@ -182,7 +158,7 @@ void rank_dot_products(const at::Tensor& queries, const at::Tensor& candidates,
       for (int64_t q = b0; q < b1; ++q) {
         auto& s = states[static_cast<size_t>(q - b0)];
         s = QueryState{};
-        s.heap.reserve(static_cast<size_t>(keep));
+        s.top.reset(keep);
         set_margin(q_data + q * d, c_data, d, positives[static_cast<size_t>(q)], s);
       }
       for (int64_t c0 = 0; c0 < nc; c0 += tile) {
@@ -191,7 +167,7 @@ void rank_dot_products(const at::Tensor& queries, const at::Tensor& candidates,
         at::mm_out(out, q_rows, cand.slice(0, c0, c0 + n).t());
         const float* base = buffer.data_ptr<float>();
         for (int64_t q = b0; q < b1; ++q) {
-          scan_tile(base + (q - b0) * tile, c0, n, positives[static_cast<size_t>(q)], keep,
+          scan_tile(base + (q - b0) * tile, c0, n, positives[static_cast<size_t>(q)],
                     states[static_cast<size_t>(q - b0)]);
         }
       }
@@ -199,10 +175,7 @@ void rank_dot_products(const at::Tensor& queries, const at::Tensor& candidates,
         auto& s = states[static_cast<size_t>(q - b0)];
         bad[static_cast<size_t>(q)] = s.bad;
         if (s.bad >= 0) continue;
-        std::sort(s.heap.begin(), s.heap.end(), better);
-        auto& top = result.topk[static_cast<size_t>(q)];
-        top.resize(s.heap.size());
-        for (size_t i = 0; i < s.heap.size(); ++i) top[i] = s.heap[i].second;
+        s.top.ids(result.topk[static_cast<size_t>(q)]);
         if (s.overflowed || s.best < s.lo || s.best > s.hi) {
           settle_by_row[static_cast<size_t>(q)] = 1;
           continue;

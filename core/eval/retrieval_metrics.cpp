@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "eval/best_candidates.h"
 #include "eval/dot_product_ranking.h"
 #include "numeric/blas_threads.h"
 #include "numeric/non_finite_values.h"
@@ -31,12 +32,6 @@ void refuse_non_finite(const torch::Tensor& features, const std::string& directi
 // consensus): few enough that each thread's scores (64 x C floats, 25.6 MB at 100k candidates)
 // stay far below the chunk's.
 constexpr int64_t kRowsPerProduct = 64;
-
-std::string shape(const torch::Tensor& t) {
-  std::string out = "[";
-  for (int64_t i = 0; i < t.dim(); ++i) out += (i ? ", " : "") + std::to_string(t.size(i));
-  return out + "]";
-}
 
 void check_positives(int64_t nq, int64_t nc, const std::vector<std::vector<int64_t>>& positives) {
   if (static_cast<int64_t>(positives.size()) != nq) {
@@ -89,32 +84,6 @@ RowScan count_and_check(const float* row, int64_t n, float best) {
   return r;
 }
 
-// The `keep` best candidates of a row, best first; equal scores in candidate order (so the list
-// is deterministic, which torch::topk does not promise). A heap of the kept ones whose root is the
-// worst: after the first `keep` candidates almost every score loses to the root at one compare.
-void top_candidates(const float* row, int64_t n, int64_t keep, std::vector<int64_t>& out,
-                    std::vector<std::pair<float, int64_t>>& heap) {
-  // "a before b" in the heap's order: a is better (higher score, or equal and earlier).
-  auto better = [](const std::pair<float, int64_t>& a, const std::pair<float, int64_t>& b) {
-    return a.first > b.first || (a.first == b.first && a.second < b.second);
-  };
-  heap.clear();
-  out.clear();
-  if (keep <= 0) return;
-  for (int64_t c = 0; c < keep; ++c) heap.emplace_back(row[c], c);
-  std::make_heap(heap.begin(), heap.end(), better);  // root: the worst kept
-  for (int64_t c = keep; c < n; ++c) {
-    // Later candidates lose ties (they come after), so only a strictly higher score enters.
-    if (row[c] > heap.front().first) {
-      std::pop_heap(heap.begin(), heap.end(), better);
-      heap.back() = {row[c], c};
-      std::push_heap(heap.begin(), heap.end(), better);
-    }
-  }
-  std::sort(heap.begin(), heap.end(), better);
-  out.resize(heap.size());
-  for (size_t i = 0; i < heap.size(); ++i) out[i] = heap[i].second;
-}
 }  // namespace
 
 RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& candidates,
@@ -124,7 +93,7 @@ RetrievalResult rank_retrieval(const at::Tensor& queries, const at::Tensor& cand
   // Checked before anything reads the features: the CPU path indexes them by row and d itself.
   if (queries.dim() != 2 || candidates.dim() != 2 || queries.size(1) != candidates.size(1)) {
     throw std::invalid_argument(direction + ": queries [Q, d] and candidates [C, d] must share d (got " +
-                                shape(queries) + " and " + shape(candidates) + ")");
+                                c10::str(queries.sizes()) + " and " + c10::str(candidates.sizes()) + ")");
   }
   const auto q_all = queries.detach().to(torch::kFloat);
   const auto cand = candidates.detach().to(torch::kFloat);  // [C, d], multiplied as its transpose
@@ -175,8 +144,7 @@ RetrievalResult rank_scores(int64_t nq, int64_t nc, const ScoreRows& scores,
     // the whole chunk (a scan for non-finite values, torch::topk, the rank loop).
     const SingleThreadedBlas one_thread_per_product;  // the threads below are the parallelism
     at::parallel_for(start, end, 1, [&](int64_t from, int64_t to) {
-      std::vector<std::pair<float, int64_t>> heap;
-      heap.reserve(static_cast<size_t>(keep));
+      BestCandidates best_candidates;
       for (int64_t b0 = from; b0 < to; b0 += kRowsPerProduct) {
         const int64_t b1 = std::min(to, b0 + kRowsPerProduct);
         torch::Tensor block;
@@ -197,7 +165,9 @@ RetrievalResult rank_scores(int64_t nq, int64_t nc, const ScoreRows& scores,
           if (scan.bad >= 0) continue;
           for (int64_t p : pos) scan.ahead -= row[p] >= best ? 1 : 0;  // ground truths never count
           result.ranks[q] = 1 + scan.ahead;
-          top_candidates(row, nc, keep, result.topk[q], heap);
+          best_candidates.reset(keep);
+          best_candidates.offer(row, 0, nc);
+          best_candidates.ids(result.topk[q]);
         }
       }
     });
