@@ -90,14 +90,29 @@ ProbeValues compare_gradients(double loss_standard, double loss_boosted,
   v.loss_standard = loss_standard;
   v.loss_boosted = loss_boosted;
   // Sums of squares and the dot product accumulated per tensor in fp32 (the precision of the
-  // training step), then combined in double.
-  double ss = 0, sb = 0, dot = 0;
+  // training step), then combined in double. The per-tensor sums stay on the gradients' device
+  // and come back in one transfer: an item() each would be three syncs per tensor on a GPU. When
+  // both vectors hold the same tensor (γ = 0) one sum serves all three.
+  std::vector<at::Tensor> sums[3];  // Σ s², Σ b², Σ s·b
   for (size_t i = 0; i < gs.size(); ++i) {
     const bool has_s = gs[i].defined(), has_b = gb[i].defined();
-    if (has_s) ss += gs[i].pow(2).sum().item<double>();
-    if (has_b) sb += gb[i].pow(2).sum().item<double>();
-    if (has_s && has_b) dot += (gs[i] * gb[i]).sum().item<double>();
+    if (has_s && has_b && gs[i].is_same(gb[i])) {
+      const auto sq = gs[i].pow(2).sum();
+      for (auto& part : sums) part.push_back(sq);
+      continue;
+    }
+    if (has_s) sums[0].push_back(gs[i].pow(2).sum());
+    if (has_b) sums[1].push_back(gb[i].pow(2).sum());
+    if (has_s && has_b) sums[2].push_back((gs[i] * gb[i]).sum());
   }
+  double total[3] = {0, 0, 0};
+  for (int k = 0; k < 3; ++k) {
+    if (sums[k].empty()) continue;
+    const auto host = torch::stack(sums[k]).to(torch::kCPU, torch::kDouble).contiguous();
+    const double* v = host.data_ptr<double>();
+    for (int64_t j = 0; j < host.numel(); ++j) total[k] += v[j];
+  }
+  const double ss = total[0], sb = total[1], dot = total[2];
   v.grad_norm_standard = std::sqrt(ss);
   v.grad_norm_boosted = std::sqrt(sb);
   v.grad_ratio = v.grad_norm_standard == 0 ? std::numeric_limits<double>::infinity()
