@@ -271,6 +271,9 @@ int run_job(TrainingJob& job, bool json, TrainResult* result_out = nullptr) {
                        {"i2t", have_best ? recall_json(result.best_eval.i2t) : nlohmann::json()},
                        {"train_seconds", result.train_seconds},
                        {"probe_seconds", result.probe_seconds},
+                       {"probes", result.probes},
+                       {"backward_seconds", result.backward_seconds},
+                       {"backward_passes", result.backward_passes},
                        {"loader_wait_seconds", result.loader_wait_seconds},
                        {"images_per_second", ips},
                        {"config", nlohmann::json(job.config())}};

@@ -20,6 +20,12 @@ struct TrainResult {
   int64_t images_seen = 0;
   double loader_wait_seconds = 0;
   double probe_seconds = 0;     // part of train_seconds spent in gradient probes
+  int64_t probes = 0;
+  // Part of train_seconds spent in the training backward passes (every step's, probed or not;
+  // not the probe's own passes), and how many this process ran: probe_seconds / probes against
+  // backward_seconds / backward_passes says how far a probe is from its floor of one extra pass.
+  double backward_seconds = 0;
+  int64_t backward_passes = 0;
 };
 
 }  // namespace hnclip

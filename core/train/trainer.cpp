@@ -371,9 +371,14 @@ void Trainer::sum_over_ranks(const State& st, std::vector<torch::Tensor>& grads)
 }
 
 void Trainer::training_backward(State& st, const torch::Tensor& loss) const {
+  // Timed so that a probe's extra pass can be set against the pass every step takes (on a GPU,
+  // host time: the kernels may still be queued).
+  const auto t = Clock::now();
   if (st.reducer) st.reducer->prepare();
   loss.backward();
   if (st.reducer) st.reducer->finish();
+  st.result.backward_seconds += std::chrono::duration<double>(Clock::now() - t).count();
+  ++st.result.backward_passes;
 }
 
 TrainResult Trainer::run(const TrainStart& start, const std::atomic<bool>& stop) {
@@ -888,6 +893,7 @@ void Trainer::backward_with_probe(State& st, const StepLoss& sl, int epoch) {
   // The training backward itself is not probe time; what the probe adds before and after it is.
   seconds += Seconds(Clock::now() - t).count();
   st.result.probe_seconds += seconds;
+  ++st.result.probes;
 }
 
 double Trainer::clip_gradients(const std::vector<torch::Tensor>& trainable) const {
