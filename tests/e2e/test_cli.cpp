@@ -58,7 +58,8 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   ASSERT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << "exactly one JSON object: " << r.out;
   auto j = json::parse(r.out);
   for (const char* key : {"run_id", "status", "best_epoch", "n_test", "t2i", "i2t", "train_seconds",
-                          "images_per_second", "config"}) {
+                          "probe_seconds", "probes", "backward_seconds", "backward_passes",
+                          "loader_wait_seconds", "images_per_second", "config"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["status"], "finished");

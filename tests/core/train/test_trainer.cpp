@@ -235,6 +235,13 @@ TEST(Trainer, ProbesChangeNothing) {
   ASSERT_EQ(on.events.probes.size(), 8u / 3u);  // steps 3 and 6 of 8
   EXPECT_EQ(on.events.probes[0].step, 3);
   EXPECT_EQ(on.events.probes[1].epoch, 2);
+  // The run's counters: one training backward per step, probed or not, and one count per probe.
+  EXPECT_EQ(on.result.probes, 2);
+  EXPECT_EQ(off.result.probes, 0);
+  EXPECT_EQ(on.result.backward_passes, static_cast<int64_t>(on.events.steps.size()));
+  EXPECT_EQ(off.result.backward_passes, static_cast<int64_t>(off.events.steps.size()));
+  EXPECT_GT(on.result.backward_seconds, 0);
+  EXPECT_LT(on.result.backward_seconds, on.result.train_seconds);
   // The probed batch's standard loss is the step's own standard loss.
   EXPECT_NEAR(on.events.probes[0].loss_standard, on.events.steps[2].loss_standard, 1e-6);
   EXPECT_NEAR(on.events.probes[0].loss_boosted, on.events.steps[2].loss, 1e-6);
