@@ -9,14 +9,22 @@
 // the core (model/, loss/, the autocast guard): no Qt, OpenCV or SQLite.
 //
 // Usage: gpu_step [--preset ViT-L/14] [--context 248] [--batch 128] [--warmup 3] [--steps 10]
-//                 [--device cuda|cpu|cuda:N] [--precision bf16|fp32] [--peak-tflops T] [--json OUT]
-// Prints a summary; with --json writes {"step_seconds": [...], "flops_per_step": ..., ...}.
+//                 [--device cuda|cpu|cuda:N] [--precision bf16|fp32] [--peak-tflops T]
+//                 [--optimizer adamw|fused] [--phase-steps 3] [--json OUT]
+//        gpu_step --check-fused-adamw [--device D]
+// --optimizer adamw is torch::optim::AdamW, what the Trainer runs (one parameter at a time: about
+// ten kernels per tensor); fused is LibTorch 2.x's at::_fused_adamw_ (one multi-tensor kernel),
+// measured here as a candidate for the Trainer. --check-fused-adamw first shows the two give the
+// same weights (three steps of the tiny model from the same start).
+// Prints a summary; with --json writes {"step_seconds": [...], "flops_per_step": ...,
+// "phase_seconds": {"forward", "backward", "optimizer": [...]}, ...}.
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -24,6 +32,7 @@
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #include "loss/hn_contrastive_loss.h"
 #include "model/clip_config.h"
@@ -44,7 +53,74 @@ struct Options {
   std::string device = "cuda";
   std::string precision = "bf16";
   double peak_tflops = 0;  // 0: MFU not reported
+  std::string optimizer = "adamw";
+  int phase_steps = 3;
+  bool check_fused_adamw = false;
   std::string json_out;
+};
+
+constexpr double kBeta1 = 0.9, kBeta2 = 0.98, kEps = 1e-6, kWeightDecay = 0.1;
+
+// The step's optimiser: the Trainer's torch::optim::AdamW, or at::_fused_adamw_ over the same
+// hyper-parameters (LibTorch >= 2.0), its state kept here as PyTorch's optimizer keeps it.
+class StepOptimizer {
+ public:
+  StepOptimizer(std::vector<torch::Tensor> params, const std::string& kind)
+      : params_(std::move(params)), fused_(kind == "fused") {
+    if (kind != "adamw" && kind != "fused")
+      throw std::invalid_argument("--optimizer must be adamw or fused");
+    if (!fused_) {
+      adamw_ = std::make_unique<torch::optim::AdamW>(
+          params_, torch::optim::AdamWOptions(kLearningRate)
+                       .betas({kBeta1, kBeta2})
+                       .eps(kEps)
+                       .weight_decay(kWeightDecay));
+      return;
+    }
+#if TORCH_VERSION_MAJOR >= 2
+    for (const auto& p : params_) {
+      exp_avg_.push_back(torch::zeros_like(p));
+      exp_avg_sq_.push_back(torch::zeros_like(p));
+      // One float step counter per tensor on the tensor's device, as torch.optim's fused AdamW.
+      steps_.push_back(torch::zeros({}, p.options().dtype(torch::kFloat)));
+    }
+#else
+    throw std::invalid_argument("--optimizer fused needs LibTorch >= 2.0 (this build has " +
+                                std::string(TORCH_VERSION) + ")");
+#endif
+  }
+
+  void zero_grad() {
+    if (adamw_) return adamw_->zero_grad();
+    for (auto& p : params_) p.mutable_grad().reset();
+  }
+
+  void step() {
+    if (adamw_) {
+      adamw_->step();
+      return;
+    }
+#if TORCH_VERSION_MAJOR >= 2
+    std::vector<torch::Tensor> p, g, m, v, t;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (!params_[i].grad().defined()) continue;
+      p.push_back(params_[i]);
+      g.push_back(params_[i].grad());
+      m.push_back(exp_avg_[i]);
+      v.push_back(exp_avg_sq_[i]);
+      t.push_back(steps_[i]);
+    }
+    at::_foreach_add_(t, 1);
+    at::_fused_adamw_(p, g, m, v, /*max_exp_avg_sqs=*/{}, t, kLearningRate, kBeta1, kBeta2,
+                      kWeightDecay, kEps, /*amsgrad=*/false, /*maximize=*/false);
+#endif
+  }
+
+ private:
+  std::vector<torch::Tensor> params_;
+  bool fused_;
+  std::unique_ptr<torch::optim::AdamW> adamw_;
+  std::vector<torch::Tensor> exp_avg_, exp_avg_sq_, steps_;
 };
 
 // Forward FLOPs of one transformer layer over `t` tokens of width `w`: the Q/K/V and output
@@ -89,11 +165,14 @@ Options parse(int argc, char** argv) {
     else if (a == "--device") o.device = value();
     else if (a == "--precision") o.precision = value();
     else if (a == "--peak-tflops") o.peak_tflops = std::stod(value());
+    else if (a == "--optimizer") o.optimizer = value();
+    else if (a == "--phase-steps") o.phase_steps = std::stoi(value());
+    else if (a == "--check-fused-adamw") o.check_fused_adamw = true;
     else if (a == "--json") o.json_out = value();
     else throw std::invalid_argument("unknown option " + a);
   }
-  if (o.steps < 1 || o.warmup < 0 || o.batch < 2 || o.context < 2)
-    throw std::invalid_argument("bad --steps/--warmup/--batch/--context");
+  if (o.steps < 1 || o.warmup < 0 || o.batch < 2 || o.context < 2 || o.phase_steps < 0)
+    throw std::invalid_argument("bad --steps/--warmup/--batch/--context/--phase-steps");
   if (o.precision != "bf16" && o.precision != "fp32")
     throw std::invalid_argument("--precision must be bf16 or fp32");
   return o;
@@ -101,6 +180,57 @@ Options parse(int argc, char** argv) {
 
 void synchronize(const c10::Device& d) {
   if (d.is_cuda()) torch::cuda::synchronize(d.index() < 0 ? -1 : d.index());
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+torch::Tensor l2(const torch::Tensor& x) {
+  return torch::nn::functional::normalize(x.to(torch::kFloat),
+                                          torch::nn::functional::NormalizeFuncOptions().dim(-1));
+}
+
+// The two optimisers from the same weights, three steps of the tiny model on one batch (fp32):
+// the largest weight difference over the largest weight. Exit status 0 when within 1e-5.
+int check_fused_adamw(const Options& o) {
+  const c10::Device device(o.device);
+  const auto config = hnclip::clip_preset("tiny", 1000, 16);
+  torch::manual_seed(0);
+  const auto images = torch::randn({8, 3, config.image_size, config.image_size}).to(device);
+  const auto tokens = torch::randint(1, 999, {8, 16}, torch::kLong).to(device);
+  std::vector<std::vector<torch::Tensor>> weights;
+  for (const std::string kind : {"adamw", "fused"}) {
+    auto model = hnclip::make_clip_model(config, kWeightsSeed);
+    model->to(device);
+    model->train();
+    StepOptimizer opt(model->parameters(), kind);
+    for (int s = 0; s < 3; ++s) {
+      const auto text = l2(model->encode_text(tokens).pooled);
+      auto loss = hnclip::hn_contrastive_loss(l2(model->encode_image(images).pooled), text,
+                                              model->scale(), kGamma, text)
+                      .loss;
+      opt.zero_grad();
+      loss.backward();
+      opt.step();
+    }
+    std::vector<torch::Tensor> w;
+    for (const auto& p : model->parameters()) w.push_back(p.detach().to(torch::kCPU).clone());
+    weights.push_back(std::move(w));
+  }
+  double worst = 0, scale = 0;
+  for (size_t i = 0; i < weights[0].size(); ++i) {
+    worst = std::max(worst, (weights[0][i] - weights[1][i]).abs().max().item<double>());
+    scale = std::max(scale, weights[0][i].abs().max().item<double>());
+  }
+  const double rel = worst / scale;
+  std::printf("fused AdamW vs torch::optim::AdamW after 3 steps (tiny, %s): largest weight "
+              "difference %.3g, %.3g of the largest weight (%zu tensors) — %s\n",
+              o.device.c_str(), worst, rel, weights[0].size(), rel <= 1e-5 ? "agree" : "DIFFER");
+  return rel <= 1e-5 ? 0 : 1;
 }
 
 }  // namespace
@@ -111,6 +241,7 @@ int main(int argc, char** argv) {
     const c10::Device device(o.device);
     if (device.is_cuda() && !torch::cuda::is_available())
       throw std::invalid_argument("--device " + o.device + ": this LibTorch sees no CUDA device");
+    if (o.check_fused_adamw) return check_fused_adamw(o);
     const auto config = hnclip::clip_preset(o.preset, kVocab, o.context);
     auto model = hnclip::make_clip_model(config, kWeightsSeed);
     model->to(device);
@@ -121,21 +252,9 @@ int main(int argc, char** argv) {
     auto tokens = torch::randint(1, kVocab - 1, {o.batch, o.context}, torch::kLong);
     tokens.select(1, o.context - 1).fill_(kVocab - 1);  // every caption fills the context
     tokens = tokens.to(device);
-    torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(kLearningRate)
-                                                     .betas({0.9, 0.98})
-                                                     .eps(1e-6)
-                                                     .weight_decay(0.1));
+    StepOptimizer opt(model->parameters(), o.optimizer);
     const bool bf16 = o.precision == "bf16";
-    const auto l2 = [](const torch::Tensor& x) {
-      return torch::nn::functional::normalize(x.to(torch::kFloat),
-                                              torch::nn::functional::NormalizeFuncOptions().dim(-1));
-    };
-
-    std::vector<double> seconds;
-    double first_loss = NAN;
-    synchronize(device);
-    auto last = std::chrono::steady_clock::now();
-    for (int s = 0; s < o.warmup + o.steps; ++s) {
+    const auto step_loss = [&]() {
       torch::Tensor image, text;
       {
         hnclip::AutocastGuard autocast(device.type(), bf16);
@@ -144,20 +263,48 @@ int main(int argc, char** argv) {
       }
       image = l2(image);
       text = l2(text);
-      auto loss = hnclip::hn_contrastive_loss(image, text, model->scale(), kGamma, text).loss;
+      return hnclip::hn_contrastive_loss(image, text, model->scale(), kGamma, text).loss;
+    };
+
+    std::vector<double> seconds;
+    double first_loss = NAN, first_step_seconds = NAN;
+    synchronize(device);
+    auto last = std::chrono::steady_clock::now();
+    for (int s = 0; s < o.warmup + o.steps; ++s) {
+      auto loss = step_loss();
       opt.zero_grad();
       loss.backward();
       opt.step();
       synchronize(device);
       if (s == 0) first_loss = loss.item<double>();
       const auto now = std::chrono::steady_clock::now();
-      if (s >= o.warmup) seconds.push_back(std::chrono::duration<double>(now - last).count());
+      const double took = std::chrono::duration<double>(now - last).count();
+      if (s == 0) first_step_seconds = took;
+      if (s >= o.warmup) seconds.push_back(took);
       last = now;
     }
-    std::vector<double> sorted = seconds;
-    std::sort(sorted.begin(), sorted.end());
-    const size_t n = sorted.size();
-    const double median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    // Where a step's time goes: a few more steps, synchronised between the phases (so a little
+    // slower in all than the timed steps above).
+    std::vector<double> forward_s, backward_s, optimizer_s;
+    const auto since = [](std::chrono::steady_clock::time_point t) {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
+    for (int s = 0; s < o.phase_steps; ++s) {
+      auto t = std::chrono::steady_clock::now();
+      auto loss = step_loss();
+      synchronize(device);
+      forward_s.push_back(since(t));
+      t = std::chrono::steady_clock::now();
+      opt.zero_grad();
+      loss.backward();
+      synchronize(device);
+      backward_s.push_back(since(t));
+      t = std::chrono::steady_clock::now();
+      opt.step();
+      synchronize(device);
+      optimizer_s.push_back(since(t));
+    }
+    const double median = median_of(seconds);
     const double flops = step_flops(config, o.context, o.batch);
     const double tflops = flops / median / 1e12;
     nlohmann::json report{{"preset", o.preset},           {"context", o.context},
@@ -165,12 +312,20 @@ int main(int argc, char** argv) {
                           {"precision", o.precision},     {"step_seconds", seconds},
                           {"median_s", median},           {"images_per_second", o.batch / median},
                           {"flops_per_step", flops},      {"achieved_tflops", tflops},
-                          {"first_loss", first_loss},     {"torch_version", TORCH_VERSION}};
+                          {"first_loss", first_loss},     {"torch_version", TORCH_VERSION},
+                          {"optimizer", o.optimizer},
+                          {"first_step_seconds", first_step_seconds},
+                          {"phase_seconds",
+                           {{"forward", forward_s},
+                            {"backward", backward_s},
+                            {"optimizer", optimizer_s}}}};
     if (o.peak_tflops > 0) report["mfu"] = tflops / o.peak_tflops;
-    std::printf("%s, %lld-token text, batch %lld, %s on %s: median %.4f s/step, %.1f images/s\n",
+    std::printf("%s, %lld-token text, batch %lld, %s, %s on %s: median %.4f s/step, %.1f images/s "
+                "(first step %.2f s; phases forward %.4f, backward %.4f, optimizer %.4f s)\n",
                 o.preset.c_str(), static_cast<long long>(o.context),
-                static_cast<long long>(o.batch), o.precision.c_str(), o.device.c_str(), median,
-                o.batch / median);
+                static_cast<long long>(o.batch), o.precision.c_str(), o.optimizer.c_str(),
+                o.device.c_str(), median, o.batch / median, first_step_seconds,
+                median_of(forward_s), median_of(backward_s), median_of(optimizer_s));
     std::printf("model FLOPs per step %.4g (forward + backward of both towers), %.2f TFLOP/s%s\n",
                 flops, tflops,
                 o.peak_tflops > 0

@@ -15,9 +15,11 @@ usage:
   train_step_peer.py gpu-time PRESET CONTEXT BATCH GAMMA WARMUP STEPS DEVICE eager|compile
       tests/bench/gpu_step.sh's peer: the model of PRESET (ViT-L/14, ViT-B/32, tiny) with random
       weights and a CONTEXT-token text tower on DEVICE, a random batch, the encoders under bf16
-      autocast and the loss in fp32, AdamW; `compile` wraps the model in torch.compile first.
-      Prints one JSON line {"step_seconds": [...], "loss": first loss} (steps synchronised on
-      CUDA before the clock is read)
+      autocast and the loss in fp32, AdamW; `compile` runs the forward (both towers and the loss)
+      through torch.compile.
+      Prints one JSON line {"step_seconds": [...], "first_step_seconds", "loss": first loss,
+      "phase_seconds": {"forward", "backward", "optimizer": [...]}} (steps synchronised on CUDA
+      before the clock is read; the phases from 3 more steps synchronised between them)
 
 WEIGHTS: a torch.save'd state dict under OpenAI CLIP's names (what `hnclip export` writes);
 BATCH: torch.save'd {"images": [B, 3, S, S] float32, "tokens": [B, L] int64, "vision_heads",
@@ -134,8 +136,10 @@ def hn_clip_loss(image, text, scale, gamma):
     s = image @ text.t()
     labels = torch.arange(s.shape[0], device=s.device)
     if gamma > 0:
-        g = (text @ text.t()).detach()
-        g.fill_diagonal_(0)
+        # Gbar's diagonal zeroed out of place: torch.compile refuses fill_diagonal_ on this view
+        # (a mutation through as_strided); the values are the same.
+        eye = torch.eye(s.shape[0], dtype=torch.bool, device=s.device)
+        g = (text @ text.t()).detach().masked_fill(eye, 0.0)
         logits_i, logits_t = scale * (s + gamma * g), scale * (s.t() + gamma * g)
     else:
         logits_i, logits_t = scale * s, scale * s.t()
@@ -235,7 +239,7 @@ def random_clip(preset, context):
     return model
 
 
-def gpu_time(preset, context, batch, gamma, warmup, steps, device, mode):
+def gpu_time(preset, context, batch, gamma, warmup, steps, device, mode, phase_steps=3):
     torch.manual_seed(0)
     dev = torch.device(device)
     model = random_clip(preset, context).to(dev)
@@ -246,13 +250,19 @@ def gpu_time(preset, context, batch, gamma, warmup, steps, device, mode):
     tokens[:, -1] = VOCAB - 1  # the end token last: every caption fills the context
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5, betas=(0.9, 0.98), eps=1e-6,
                             weight_decay=0.1)
-    step_model = torch.compile(model) if mode == "compile" else model
 
-    def features():
+    def step_loss(images, tokens):
         with torch.autocast(device_type=dev.type, dtype=torch.bfloat16):
-            image = step_model.encode_image(images)
-            text = step_model.encode_text(tokens)
-        return F.normalize(image.float(), dim=-1), F.normalize(text.float(), dim=-1)
+            image = model.encode_image(images)
+            text = model.encode_text(tokens)
+        image, text = F.normalize(image.float(), dim=-1), F.normalize(text.float(), dim=-1)
+        return hn_clip_loss(image, text, model.logit_scale.exp().clamp(max=100.0), gamma)
+
+    # torch.compile(model) alone would compile only model.forward, which this CLIP (like OpenAI's)
+    # never calls: encode_image / encode_text would run eager. Compiling the whole forward (both
+    # towers and the loss) as one function is the peer at its strongest; its backward is compiled
+    # with it (AOTAutograd). The optimiser stays torch.optim's default (foreach on CUDA).
+    loss_fn = torch.compile(step_loss) if mode == "compile" else step_loss
 
     def sync():
         if dev.type == "cuda":
@@ -262,8 +272,7 @@ def gpu_time(preset, context, batch, gamma, warmup, steps, device, mode):
     sync()
     last = time.perf_counter()
     for _ in range(warmup + steps):
-        image, text = features()
-        loss = hn_clip_loss(image, text, model.logit_scale.exp().clamp(max=100.0), gamma)
+        loss = loss_fn(images, tokens)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -273,7 +282,29 @@ def gpu_time(preset, context, batch, gamma, warmup, steps, device, mode):
         now = time.perf_counter()
         times.append(now - last)
         last = now
-    print(json.dumps({"step_seconds": times[warmup:], "loss": first_loss}))
+    # Where a step's time goes: a few more steps, synchronised between the phases (so a little
+    # slower in all than the timed steps above).
+    phases = {"forward": [], "backward": [], "optimizer": []}
+    for _ in range(phase_steps):
+        t0 = time.perf_counter()
+        loss = loss_fn(images, tokens)
+        sync()
+        t1 = time.perf_counter()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        sync()
+        t2 = time.perf_counter()
+        opt.step()
+        sync()
+        t3 = time.perf_counter()
+        phases["forward"].append(t1 - t0)
+        phases["backward"].append(t2 - t1)
+        phases["optimizer"].append(t3 - t2)
+    report = {"step_seconds": times[warmup:], "first_step_seconds": times[0], "loss": first_loss,
+              "phase_seconds": phases, "torch_version": torch.__version__, "mode": mode}
+    if dev.type == "cuda":
+        report["peak_memory_bytes"] = torch.cuda.max_memory_allocated(dev)
+    print(json.dumps(report))
 
 
 def main():
