@@ -10,12 +10,16 @@
 //
 // Usage: gpu_step [--preset ViT-L/14] [--context 248] [--batch 128] [--warmup 3] [--steps 10]
 //                 [--device cuda|cpu|cuda:N] [--precision bf16|fp32] [--peak-tflops T]
-//                 [--optimizer adamw|fused] [--phase-steps 3] [--json OUT]
+//                 [--optimizer adamw|fused] [--gamma 0.5] [--attention auto|explicit|fused]
+//                 [--phase-steps 3] [--json OUT]
 //        gpu_step --check-fused-adamw [--device D]
 // --optimizer adamw is torch::optim::AdamW, what the Trainer runs (one parameter at a time: about
 // ten kernels per tensor); fused is LibTorch 2.x's at::_fused_adamw_ (one multi-tensor kernel),
 // measured here as a candidate for the Trainer. --check-fused-adamw first shows the two give the
 // same weights (three steps of the tiny model from the same start).
+// --gamma: the margin strength (0: plain InfoNCE). --attention: the attention path of every layer
+// (auto: at::scaled_dot_product_attention on LibTorch 2.x; explicit: the matmul-softmax-matmul
+// path of 1.13, kept on 2.x for comparison).
 // Prints a summary; with --json writes {"step_seconds": [...], "flops_per_step": ...,
 // "phase_seconds": {"forward", "backward", "optimizer": [...]}, ...}.
 
@@ -37,13 +41,13 @@
 #include "loss/hn_contrastive_loss.h"
 #include "model/clip_config.h"
 #include "model/make_clip_model.h"
+#include "model/multihead_self_attention.h"
 #include "train/autocast_guard.h"
 
 namespace {
 
 constexpr int64_t kVocab = 49408;
 constexpr int64_t kWeightsSeed = 1;
-constexpr double kGamma = 0.5;
 constexpr double kLearningRate = 1e-5;
 
 struct Options {
@@ -54,6 +58,8 @@ struct Options {
   std::string precision = "bf16";
   double peak_tflops = 0;  // 0: MFU not reported
   std::string optimizer = "adamw";
+  double gamma = 0.5;
+  std::string attention = "auto";
   int phase_steps = 3;
   bool check_fused_adamw = false;
   std::string json_out;
@@ -166,6 +172,8 @@ Options parse(int argc, char** argv) {
     else if (a == "--precision") o.precision = value();
     else if (a == "--peak-tflops") o.peak_tflops = std::stod(value());
     else if (a == "--optimizer") o.optimizer = value();
+    else if (a == "--gamma") o.gamma = std::stod(value());
+    else if (a == "--attention") o.attention = value();
     else if (a == "--phase-steps") o.phase_steps = std::stoi(value());
     else if (a == "--check-fused-adamw") o.check_fused_adamw = true;
     else if (a == "--json") o.json_out = value();
@@ -173,6 +181,8 @@ Options parse(int argc, char** argv) {
   }
   if (o.steps < 1 || o.warmup < 0 || o.batch < 2 || o.context < 2 || o.phase_steps < 0)
     throw std::invalid_argument("bad --steps/--warmup/--batch/--context/--phase-steps");
+  if (o.attention != "auto" && o.attention != "explicit" && o.attention != "fused")
+    throw std::invalid_argument("--attention must be auto, explicit or fused");
   if (o.precision != "bf16" && o.precision != "fp32")
     throw std::invalid_argument("--precision must be bf16 or fp32");
   return o;
@@ -211,7 +221,7 @@ int check_fused_adamw(const Options& o) {
     for (int s = 0; s < 3; ++s) {
       const auto text = l2(model->encode_text(tokens).pooled);
       auto loss = hnclip::hn_contrastive_loss(l2(model->encode_image(images).pooled), text,
-                                              model->scale(), kGamma, text)
+                                              model->scale(), o.gamma, text)
                       .loss;
       opt.zero_grad();
       loss.backward();
@@ -246,6 +256,13 @@ int main(int argc, char** argv) {
     auto model = hnclip::make_clip_model(config, kWeightsSeed);
     model->to(device);
     model->train();
+    if (o.attention != "auto") {
+      const auto path = o.attention == "fused" ? hnclip::AttentionPath::Fused
+                                               : hnclip::AttentionPath::Explicit;
+      for (const auto& m : model->modules(/*include_self=*/false)) {
+        if (auto* attention = m->as<hnclip::MultiheadSelfAttentionImpl>()) attention->path = path;
+      }
+    }
     torch::manual_seed(0);
     const auto images =
         torch::randn({o.batch, 3, config.image_size, config.image_size}).to(device);
@@ -263,7 +280,7 @@ int main(int argc, char** argv) {
       }
       image = l2(image);
       text = l2(text);
-      return hnclip::hn_contrastive_loss(image, text, model->scale(), kGamma, text).loss;
+      return hnclip::hn_contrastive_loss(image, text, model->scale(), o.gamma, text).loss;
     };
 
     std::vector<double> seconds;
@@ -313,18 +330,21 @@ int main(int argc, char** argv) {
                           {"median_s", median},           {"images_per_second", o.batch / median},
                           {"flops_per_step", flops},      {"achieved_tflops", tflops},
                           {"first_loss", first_loss},     {"torch_version", TORCH_VERSION},
-                          {"optimizer", o.optimizer},
+                          {"optimizer", o.optimizer},     {"gamma", o.gamma},
+                          {"attention", o.attention},
                           {"first_step_seconds", first_step_seconds},
                           {"phase_seconds",
                            {{"forward", forward_s},
                             {"backward", backward_s},
                             {"optimizer", optimizer_s}}}};
     if (o.peak_tflops > 0) report["mfu"] = tflops / o.peak_tflops;
-    std::printf("%s, %lld-token text, batch %lld, %s, %s on %s: median %.4f s/step, %.1f images/s "
-                "(first step %.2f s; phases forward %.4f, backward %.4f, optimizer %.4f s)\n",
+    std::printf("%s, %lld-token text, batch %lld, %s, %s, gamma %g, attention %s on %s: median "
+                "%.4f s/step, %.1f images/s (first loss %.6f; first step %.2f s; phases forward "
+                "%.4f, backward %.4f, optimizer %.4f s)\n",
                 o.preset.c_str(), static_cast<long long>(o.context),
-                static_cast<long long>(o.batch), o.precision.c_str(), o.optimizer.c_str(),
-                o.device.c_str(), median, o.batch / median, first_step_seconds,
+                static_cast<long long>(o.batch), o.precision.c_str(), o.optimizer.c_str(), o.gamma,
+                o.attention.c_str(), o.device.c_str(), median, o.batch / median, first_loss,
+                first_step_seconds,
                 median_of(forward_s), median_of(backward_s), median_of(optimizer_s));
     std::printf("model FLOPs per step %.4g (forward + backward of both towers), %.2f TFLOP/s%s\n",
                 flops, tflops,
