@@ -4,11 +4,16 @@ what, ours, peer, ratio, target, met or missed — with the machine, the date an
 usage: performance_table.py REVISION REPORT_JSON...   (Markdown on stdout)
 A report is train_step_vs_pytorch's (it has "preset"), retrieval_vs_faiss's (it has "topk") or
 caption_geometry_scale's (it has "captions") or run.sh's own real_run.json (it has "real_run").
+The GPU rows come from a committed record of tests/bench/gpu_step.sh's run on a GPU machine
+(docs/perf/gpu_step.json, or $HNCLIP_BENCH_GPU_RECORD): this CPU cannot measure them, so the
+record says where and when they were measured. $HNCLIP_BENCH_DATE pins the date line, for
+re-rendering an earlier run's reports (with $HNCLIP_BENCH_PROVENANCE saying so).
 """
 import datetime
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 
@@ -176,12 +181,96 @@ def rows_for(report):
     return rows
 
 
-# Rows this script cannot measure: (what, why not, requirement).
-NOT_YET = [
+# Rows this script cannot measure and no record gives: (what, why not, requirement).
+NOT_YET_GPU = [
     ("GPU step (ViT-L/14, batch 128, bf16) against eager PyTorch and torch.compile",
      "not run: needs a GPU; `tests/bench/gpu_step.sh` on a GPU machine measures it (README)",
      "req 10"),
 ]
+
+GPU_RECORD = os.environ.get("HNCLIP_BENCH_GPU_RECORD") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "perf", "gpu_step.json")
+
+
+def gpu_record():
+    try:
+        with open(GPU_RECORD) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+
+
+def gpu_notes(rec):
+    st, ma = rec["step"], rec["margin_and_attention"]
+    return [f"- GPU rows (not measured by this run: this machine has no GPU): {rec['machine']}. "
+            f"The step: `{st['command']}` at revision {st['revision']}, {st['date']}, built by "
+            f"{st['build']}; {st['fused_adamw_check']}. The margin and attention rows: "
+            f"`{ma['command']}` at revision {ma['revision']}, {ma['date']}. Every number is in "
+            f"`docs/perf/gpu_step.json`."]
+
+
+def gpu_rows(rec):
+    st, ma = rec["step"], rec["margin_and_attention"]
+    sides = st["sides"]
+    ours = sides["ours (LibTorch, torch::optim::AdamW as the Trainer)"]
+    fused = sides["ours with at::_fused_adamw_ (candidate)"]
+    eager, comp = sides["PyTorch eager"], sides["PyTorch torch.compile"]
+    what = (f"{st['preset']}, {st['context']}-token text, batch {st['batch']}, bf16 autocast, "
+            f"HN loss, AdamW — {st['machine']}")
+
+    def t(side):
+        return (f"{ms(side['median_s'])} / step (rounds {ms(side['min_s'])}–{ms(side['max_s'])}), "
+                f"{side['images_per_second']:.0f} images/s")
+
+    def ratio(a, b):  # steps/s of a over b
+        return f"{b['median_s'] / a['median_s']:.3f}× steps/s"
+
+    rows = [(f"GPU step vs PyTorch eager — {what}", t(ours), "eager " + t(eager),
+             ratio(ours, eager), "(measure)", "—"),
+            ("… with at::_fused_adamw_ in place of torch::optim::AdamW (a candidate, not yet in "
+             "the Trainer; optimiser phase "
+             f"{ms(fused['phase_median_s']['optimizer'])} against {ms(ours['phase_median_s']['optimizer'])})",
+             t(fused), "eager " + t(eager), ratio(fused, eager), "(measure)", "—"),
+            (f"GPU step vs PyTorch torch.compile (both towers and the loss compiled) — {what}",
+             t(ours), "torch.compile " + t(comp), ratio(ours, comp), "≥ 0.9×",
+             "met" if comp["median_s"] / ours["median_s"] >= 0.9 else "missed"),
+            (f"GPU model FLOP utilisation ({st['flops_per_step']:.3g} FLOPs per step: forward and "
+             f"backward of both towers; data-sheet peak {st['peak_tflops']:.0f} TFLOP/s, measured "
+             f"8192³ bf16 product {st['measured_matmul_tflops']:.0f} TFLOP/s)",
+             f"{100 * ours['mfu']:.1f}% ({ours['tflops']:.0f} TFLOP/s; "
+             f"{100 * ours['tflops'] / st['measured_matmul_tflops']:.1f}% of the measured rate)",
+             f"torch.compile {100 * comp['mfu']:.1f}%, eager {100 * eager['mfu']:.1f}%", "",
+             "≥ 40%", "met" if ours["mfu"] >= 0.4 else "missed")]
+
+    def med_of(gamma, attention):
+        return statistics.median(r["median_s"] for r in ma["runs"]
+                                 if r["gamma"] == gamma and r["attention"] == attention)
+
+    def by_round(gamma_a, att_a, gamma_b, att_b):
+        out = []
+        for rnd in sorted({r["round"] for r in ma["runs"]}):
+            a = [r["median_s"] for r in ma["runs"]
+                 if r["round"] == rnd and r["gamma"] == gamma_a and r["attention"] == att_a]
+            b = [r["median_s"] for r in ma["runs"]
+                 if r["round"] == rnd and r["gamma"] == gamma_b and r["attention"] == att_b]
+            if a and b:
+                out.append(a[0] / b[0] - 1)
+        return out
+
+    hn, plain, explicit = med_of(0.5, "auto"), med_of(0.0, "auto"), med_of(0.5, "explicit")
+    loss_fused = next(r["first_loss"] for r in ma["runs"] if r["gamma"] == 0.5 and r["attention"] == "auto")
+    loss_explicit = next(r["first_loss"] for r in ma["runs"] if r["attention"] == "explicit")
+    margin = hn / plain - 1
+    rounds = ", ".join(f"{100 * x:+.2f}%" for x in by_round(0.5, "auto", 0.0, "auto"))
+    rows.append((f"Margin overhead on the GPU (γ = 0.5 recomputed Ḡ over γ = 0) — {what}",
+                 f"{ms(hn)} / step", f"{ms(plain)} / step at γ = 0",
+                 f"{100 * margin:+.2f}% (rounds: {rounds})", "≤ 1%",
+                 "met" if margin <= 0.01 else "missed"))
+    rows.append((f"Fused attention on the GPU: at::scaled_dot_product_attention over the explicit "
+                 f"path (first losses {loss_fused:.6f} and {loss_explicit:.6f}) — {what}",
+                 f"{ms(hn)} / step", f"{ms(explicit)} / step explicit",
+                 f"{explicit / hn:.3f}× steps/s", "(measure)", "—"))
+    return rows
 
 
 def main():
@@ -193,7 +282,9 @@ def main():
                "ratio against a peer measured in the same run on the same machine: absolute times "
                "on a shared machine drift, ratios of interleaved runs much less.\n")
     out.append(f"- Machine: {machine()}")
-    out.append(f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
+    date = os.environ.get("HNCLIP_BENCH_DATE") or \
+        f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC"
+    out.append(f"- Date: {date}")
     out.append(f"- Revision: {revision}")
     if os.environ.get("HNCLIP_BENCH_PROVENANCE"):
         out.append(f"- How this table was made: {os.environ['HNCLIP_BENCH_PROVENANCE']}")
@@ -221,14 +312,22 @@ def main():
                    f"{chk['gradients_compared']} tensors (≤ 1e-4 required; worst "
                    f"`{chk['grad_worst_tensor']}`); the trainer's own first step reported loss "
                    f"{chk.get('trainer_first_step_loss', float('nan')):.7f}.")
+    rec = gpu_record()
+    if rec:
+        out.extend(gpu_notes(rec))
     out.append("")
     out.append("| what | ours | peer | ratio | target | |")
     out.append("|---|---|---|---|---|---|")
     for r in reports:
         for row in rows_for(r):
             out.append("| " + " | ".join(row) + " |")
-    for what, why, req in NOT_YET:
-        out.append(f"| {what} | {why} | | | issue 17 {req} | missed |")
+    rec = gpu_record()
+    if rec:
+        for row in gpu_rows(rec):
+            out.append("| " + " | ".join(row) + " |")
+    else:
+        for what, why, req in NOT_YET_GPU:
+            out.append(f"| {what} | {why} | | | issue 17 {req} | missed |")
     out.append("")
     out.append("Ratios: steps per second, ours over the peer's (above 1 = the workbench is "
                "faster); overheads: our median step time with the feature over without, minus 1. "
