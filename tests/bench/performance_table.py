@@ -166,6 +166,16 @@ def rows_for(report):
                      step_cell(c["ours_frozen"]), step_cell(c["ours_hn"]) + " recomputed",
                      f"{o * 100:+.2f}%{round_spread(report.get('frozen_over_recomputed_rounds'))}",
                      "≤ 0% (within 1%)", "met" if o <= 0.01 else "missed"))
+    if "frozen_overhead_isolated" in report:
+        o = report["frozen_overhead_isolated"]
+        f = report["frozen_isolated"]
+        rows.append((f"Frozen Ḡ's per-step work measured alone (the batch's rows gathered from a "
+                     f"{f['cache_rows']:,}-caption cache, then the loss's forward + backward; "
+                     f"median of {f['reps']}), as a share of the step — {name}",
+                     f"{f['loss_seconds_frozen'] * 1e6:.0f} µs",
+                     f"{f['loss_seconds_recomputed'] * 1e6:.0f} µs recomputed",
+                     f"{o * 100:+.4f}% of a step", "≤ 0% (within 1%)",
+                     "met" if o <= 0.01 else "missed"))
     if "bf16_speedup" in report:
         r = report["bf16_speedup"]
         rows.append((f"CPU bf16 autocast step (--precision bf16) against fp32, γ = 0.5 — {name}",

@@ -286,22 +286,29 @@ json check_against_peer(const Options& o, const fs::path& weights, const fs::pat
   return r;
 }
 
+// The batch's L2-normalised features and the logit scale, as the encoders hand them to the loss,
+// detached: what the isolated loss measurements below start each repetition from.
+struct LossInputs {
+  torch::Tensor image, text, scale;
+};
+
+LossInputs loss_inputs(const Options& o, const torch::Tensor& images, const torch::Tensor& tokens) {
+  auto model = hnclip::make_clip_model(model_config(o), kWeightsSeed);
+  torch::NoGradGuard no_grad;
+  namespace F = torch::nn::functional;
+  const auto norm = F::NormalizeFuncOptions().dim(-1);
+  return {F::normalize(model->encode_image(images).pooled, norm),
+          F::normalize(model->encode_text(tokens).pooled, norm), model->scale().detach()};
+}
+
 // The margins' cost where it arises, free of the step's noise: the loss's forward and backward
 // on this batch's features (leaves, as the encoders hand them over) with γ = 0.5 and recomputed Ḡ
 // against γ = 0, interleaved, `reps` times each; the median difference is what the margins add
 // to a step. On a shared machine step times drift by more than the 1% target, so the whole-step
 // comparison alone cannot resolve it.
 json isolated_margin_cost(const Options& o, const torch::Tensor& images, const torch::Tensor& tokens) {
-  auto model = hnclip::make_clip_model(model_config(o), kWeightsSeed);
-  torch::Tensor img, txt;
-  {
-    torch::NoGradGuard no_grad;
-    namespace F = torch::nn::functional;
-    const auto norm = F::NormalizeFuncOptions().dim(-1);
-    img = F::normalize(model->encode_image(images).pooled, norm);
-    txt = F::normalize(model->encode_text(tokens).pooled, norm);
-  }
-  const auto scale = model->scale().detach();
+  const auto in = loss_inputs(o, images, tokens);
+  const auto &img = in.image, &txt = in.text, &scale = in.scale;
   using Clock = std::chrono::steady_clock;
   std::vector<double> with, without;
   constexpr int kReps = 200;
@@ -319,6 +326,44 @@ json isolated_margin_cost(const Options& o, const torch::Tensor& images, const t
   }
   return {{"loss_seconds_gamma", median(with)}, {"loss_seconds_plain", median(without)},
           {"reps", kReps}};
+}
+
+// Frozen Ḡ's per-step work where it arises, the same way: what Trainer::step_loss does for it —
+// the batch's caption ids made a tensor, their rows gathered from the cached frozen features
+// (a 10,000-caption cache here; the rows change every repetition, as batches do), the loss's
+// forward and backward with Ḡ built from those rows — against the loss with Ḡ from the live
+// text features (recomputed), interleaved, `reps` times each. The features Ḡ is built from do not
+// need a gradient either way, so the difference is the gather alone.
+json isolated_frozen_cost(const Options& o, const torch::Tensor& images, const torch::Tensor& tokens) {
+  const auto in = loss_inputs(o, images, tokens);
+  const auto &img = in.image, &txt = in.text, &scale = in.scale;
+  constexpr int64_t kCacheRows = 10000;
+  torch::manual_seed(0);
+  const auto cache = torch::nn::functional::normalize(
+      torch::randn({kCacheRows, txt.size(1)}),
+      torch::nn::functional::NormalizeFuncOptions().dim(-1));
+  const int64_t b = img.size(0);
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> frozen, recomputed;
+  constexpr int kReps = 200;
+  for (int r = 0; r < kReps; ++r) {
+    std::vector<int64_t> captions(static_cast<size_t>(b));
+    for (int64_t i = 0; i < b; ++i) captions[static_cast<size_t>(i)] = (r * b + i * 7919) % kCacheRows;
+    for (bool use_frozen : {true, false}) {
+      auto v = img.clone().requires_grad_(true), t = txt.clone().requires_grad_(true);
+      const auto t0 = Clock::now();
+      const auto for_g =
+          use_frozen ? cache.index_select(0, torch::tensor(captions, torch::kLong)) : t;
+      auto out = hnclip::hn_contrastive_loss(v, t, scale, kGamma, for_g);
+      out.loss.backward();
+      (void)out.loss.item<double>();
+      (void)out.loss_standard.item<double>();
+      const double sec = std::chrono::duration<double>(Clock::now() - t0).count();
+      (use_frozen ? frozen : recomputed).push_back(sec);
+    }
+  }
+  return {{"loss_seconds_frozen", median(frozen)}, {"loss_seconds_recomputed", median(recomputed)},
+          {"cache_rows", kCacheRows}, {"reps", kReps}};
 }
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -391,6 +436,7 @@ int main(int argc, char** argv) {
     report["check"] = check_against_peer(o, weights, batch, images, tokens);
     std::cerr << "check: " << report["check"].dump() << "\n";
     report["margin_isolated"] = isolated_margin_cost(o, images, tokens);
+    report["frozen_isolated"] = isolated_frozen_cost(o, images, tokens);
     if (!report["check"]["ok"].get<bool>()) {
       std::cerr << "train_step_vs_pytorch: the two steps do not compute the same loss and "
                    "gradients; nothing timed\n";
@@ -457,6 +503,12 @@ int main(int argc, char** argv) {
     }
     if (has("ours_hn_bf16") && has("ours_hn"))
       report["bf16_speedup"] = med("ours_hn") / med("ours_hn_bf16");
+    if (has("ours_hn")) {
+      const auto& f = report["frozen_isolated"];
+      report["frozen_overhead_isolated"] =
+          (f["loss_seconds_frozen"].get<double>() - f["loss_seconds_recomputed"].get<double>()) /
+          med("ours_hn");
+    }
     if (has("ours_frozen") && has("ours_hn")) {
       report["frozen_over_recomputed"] = med("ours_frozen") / med("ours_hn") - 1;
       report["frozen_over_recomputed_rounds"] = per_round("ours_frozen", "ours_hn");
@@ -474,7 +526,7 @@ int main(int argc, char** argv) {
                   c["median_s"].get<double>(), c["round_min_s"].get<double>(),
                   c["round_max_s"].get<double>());
     }
-    for (const char* k : {"speed_ratio", "speed_ratio_blas1", "margin_overhead", "margin_overhead_isolated", "frozen_over_recomputed", "probe_overhead", "bf16_speedup"}) {
+    for (const char* k : {"speed_ratio", "speed_ratio_blas1", "margin_overhead", "margin_overhead_isolated", "frozen_over_recomputed", "frozen_overhead_isolated", "probe_overhead", "bf16_speedup"}) {
       if (report.contains(k)) std::printf("  %-22s %.4f\n", k, report[k].get<double>());
     }
     if (!o.json_out.empty()) std::ofstream(o.json_out) << report.dump(2) << "\n";
