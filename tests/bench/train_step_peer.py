@@ -244,7 +244,10 @@ def random_clip(preset, context):
     return model
 
 
-def gpu_time(preset, context, batch, gamma, warmup, steps, device, mode, phase_steps=3):
+def gpu_step_setup(preset, context, batch, gamma, device, mode):
+    """The GPU modes' shared step: the model of PRESET with random weights on DEVICE, a random
+    batch, AdamW, and the loss function (compiled for mode `compile`). Returns
+    (dev, model, images, tokens, opt, loss_fn)."""
     torch.manual_seed(0)
     dev = torch.device(device)
     model = random_clip(preset, context).to(dev)
@@ -268,6 +271,12 @@ def gpu_time(preset, context, batch, gamma, warmup, steps, device, mode, phase_s
     # towers and the loss) as one function is the peer at its strongest; its backward is compiled
     # with it (AOTAutograd). The optimiser stays torch.optim's default (foreach on CUDA).
     loss_fn = torch.compile(step_loss) if mode == "compile" else step_loss
+    return dev, model, images, tokens, opt, loss_fn
+
+
+def gpu_time(preset, context, batch, gamma, warmup, steps, device, mode, phase_steps=3):
+    dev, model, images, tokens, opt, loss_fn = gpu_step_setup(preset, context, batch, gamma,
+                                                              device, mode)
 
     def sync():
         if dev.type == "cuda":
@@ -336,25 +345,8 @@ def gpu_profile(preset, context, batch, gamma, steps, device, mode):
     after a warm-up (compile's included). Prints one JSON line {"per_step_ms": {class: ms},
     "top": [[kernel, ms per step, class], ...], "steps": N}."""
     from torch.profiler import ProfilerActivity, profile
-    torch.manual_seed(0)
-    dev = torch.device(device)
-    model = random_clip(preset, context).to(dev)
-    model.train()
-    res = GPU_PRESETS[preset][0][0]
-    images = torch.randn(batch, 3, res, res, device=dev)
-    tokens = torch.randint(1, VOCAB - 1, (batch, context), device=dev)
-    tokens[:, -1] = VOCAB - 1
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-5, betas=(0.9, 0.98), eps=1e-6,
-                            weight_decay=0.1)
-
-    def step_loss(images, tokens):
-        with torch.autocast(device_type=dev.type, dtype=torch.bfloat16):
-            image = model.encode_image(images)
-            text = model.encode_text(tokens)
-        image, text = F.normalize(image.float(), dim=-1), F.normalize(text.float(), dim=-1)
-        return hn_clip_loss(image, text, model.logit_scale.exp().clamp(max=100.0), gamma)
-
-    loss_fn = torch.compile(step_loss) if mode == "compile" else step_loss
+    dev, model, images, tokens, opt, loss_fn = gpu_step_setup(preset, context, batch, gamma,
+                                                              device, mode)
 
     def step():
         loss = loss_fn(images, tokens)
