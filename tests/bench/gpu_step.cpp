@@ -13,10 +13,11 @@
 //                 [--optimizer adamw|fused] [--gamma 0.5] [--attention auto|explicit|fused]
 //                 [--phase-steps 3] [--json OUT]
 //        gpu_step --check-fused-adamw [--device D]
-// --optimizer adamw is torch::optim::AdamW, what the Trainer runs (one parameter at a time: about
-// ten kernels per tensor); fused is LibTorch 2.x's at::_fused_adamw_ (one multi-tensor kernel),
-// measured here as a candidate for the Trainer. --check-fused-adamw first shows the two give the
-// same weights (three steps of the tiny model from the same start).
+// --optimizer adamw is torch::optim::AdamW's own loop (one parameter at a time: about ten kernels
+// per tensor), what the Trainer runs on LibTorch 1.13; fused is at::_fused_adamw_ (one
+// multi-tensor kernel) on the same state, what the Trainer runs on 2.x (train/fused_adamw.h).
+// --check-fused-adamw first shows the two give the same weights (three steps of the tiny model
+// from the same start).
 // --gamma: the margin strength (0: plain InfoNCE). --attention: the attention path of every layer
 // (auto: at::scaled_dot_product_attention on LibTorch 2.x; explicit: the matmul-softmax-matmul
 // path of 1.13, kept on 2.x for comparison).
@@ -43,6 +44,7 @@
 #include "model/make_clip_model.h"
 #include "model/multihead_self_attention.h"
 #include "train/autocast_guard.h"
+#include "train/fused_adamw.h"
 
 namespace {
 
@@ -67,66 +69,40 @@ struct Options {
 
 constexpr double kBeta1 = 0.9, kBeta2 = 0.98, kEps = 1e-6, kWeightDecay = 0.1;
 
-// The step's optimiser: the Trainer's torch::optim::AdamW, or at::_fused_adamw_ over the same
-// hyper-parameters (LibTorch >= 2.0), its state kept here as PyTorch's optimizer keeps it.
+// The step's optimiser: torch::optim::AdamW, stepped by its own loop ("adamw", the Trainer on
+// LibTorch 1.13) or by at::_fused_adamw_ on the same state ("fused", the Trainer on 2.x:
+// train/fused_adamw.h).
 class StepOptimizer {
  public:
   StepOptimizer(std::vector<torch::Tensor> params, const std::string& kind)
-      : params_(std::move(params)), fused_(kind == "fused") {
+      : fused_(kind == "fused") {
     if (kind != "adamw" && kind != "fused")
       throw std::invalid_argument("--optimizer must be adamw or fused");
-    if (!fused_) {
-      adamw_ = std::make_unique<torch::optim::AdamW>(
-          params_, torch::optim::AdamWOptions(kLearningRate)
-                       .betas({kBeta1, kBeta2})
-                       .eps(kEps)
-                       .weight_decay(kWeightDecay));
-      return;
+    if (fused_ && !params.empty() && !hnclip::fused_adamw_supported(params.front().device())) {
+      throw std::invalid_argument("--optimizer fused: LibTorch " + std::string(TORCH_VERSION) +
+                                  " has no fused AdamW for " + params.front().device().str());
     }
-#if TORCH_VERSION_MAJOR >= 2
-    for (const auto& p : params_) {
-      exp_avg_.push_back(torch::zeros_like(p));
-      exp_avg_sq_.push_back(torch::zeros_like(p));
-      // One float step counter per tensor on the tensor's device, as torch.optim's fused AdamW.
-      steps_.push_back(torch::zeros({}, p.options().dtype(torch::kFloat)));
-    }
-#else
-    throw std::invalid_argument("--optimizer fused needs LibTorch >= 2.0 (this build has " +
-                                std::string(TORCH_VERSION) + ")");
-#endif
+    adamw_ = std::make_unique<torch::optim::AdamW>(std::move(params),
+                                                   torch::optim::AdamWOptions(kLearningRate)
+                                                       .betas({kBeta1, kBeta2})
+                                                       .eps(kEps)
+                                                       .weight_decay(kWeightDecay));
   }
 
-  void zero_grad() {
-    if (adamw_) return adamw_->zero_grad();
-    for (auto& p : params_) p.mutable_grad().reset();
-  }
+  void zero_grad() { adamw_->zero_grad(); }
 
   void step() {
-    if (adamw_) {
+    if (!fused_) {
       adamw_->step();
       return;
     }
-#if TORCH_VERSION_MAJOR >= 2
-    std::vector<torch::Tensor> p, g, m, v, t;
-    for (size_t i = 0; i < params_.size(); ++i) {
-      if (!params_[i].grad().defined()) continue;
-      p.push_back(params_[i]);
-      g.push_back(params_[i].grad());
-      m.push_back(exp_avg_[i]);
-      v.push_back(exp_avg_sq_[i]);
-      t.push_back(steps_[i]);
-    }
-    at::_foreach_add_(t, 1);
-    at::_fused_adamw_(p, g, m, v, /*max_exp_avg_sqs=*/{}, t, kLearningRate, kBeta1, kBeta2,
-                      kWeightDecay, kEps, /*amsgrad=*/false, /*maximize=*/false);
-#endif
+    if (!hnclip::fused_adamw_step(*adamw_))
+      throw std::runtime_error("--optimizer fused: the fused kernel refused this step");
   }
 
  private:
-  std::vector<torch::Tensor> params_;
   bool fused_;
   std::unique_ptr<torch::optim::AdamW> adamw_;
-  std::vector<torch::Tensor> exp_avg_, exp_avg_sq_, steps_;
 };
 
 // Forward FLOPs of one transformer layer over `t` tokens of width `w`: the Q/K/V and output
