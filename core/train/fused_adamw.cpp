@@ -1,6 +1,7 @@
 #include "train/fused_adamw.h"
 
 #include <map>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -11,13 +12,16 @@
 namespace hnclip {
 namespace {
 
-// The key torch::optim keeps a parameter's state under: the TensorImpl's address, as a string in
-// LibTorch 1.13 and as the pointer itself in 2.x.
+// The key torch::optim keeps a parameter's state under: the TensorImpl's address, printed to a
+// string in LibTorch 1.13 (by c10::guts::to_string, an ostream, gone in 2.x) and the pointer
+// itself in 2.x.
 template <typename StateMap>
 typename StateMap::key_type state_key(const torch::Tensor& p) {
   using Key = typename StateMap::key_type;
   if constexpr (std::is_same_v<Key, std::string>) {
-    return c10::guts::to_string(p.unsafeGetTensorImpl());
+    std::ostringstream address;
+    address << p.unsafeGetTensorImpl();
+    return address.str();
   } else {
     return static_cast<Key>(p.unsafeGetTensorImpl());
   }
