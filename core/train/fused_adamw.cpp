@@ -81,13 +81,14 @@ bool fused_adamw_step(torch::optim::AdamW& optimizer) {
       l.grads.push_back(p.grad());
       l.exp_avgs.push_back(s.exp_avg());
       l.exp_avg_sqs.push_back(s.exp_avg_sq());
-      l.steps.push_back(static_cast<double>(s.step()));
+      l.steps.push_back(static_cast<double>(s.step() + 1));  // this step's number
       l.states.push_back(&s);
     }
     for (auto& [kind, l] : lists) {
-      // The kernel counts steps in float tensors on the parameters' device (one per parameter,
-      // as torch.optim keeps them): one copy in, views of it for the kernel, which adds 1 to
-      // each; the optimiser's own integer count follows on the host.
+      // The kernel reads this step's number (the count after it, as torch.optim adds 1 before
+      // the call; the kernel itself adds nothing) from float tensors on the parameters' device,
+      // one per parameter: one copy in, views of it for the kernel. The optimiser's own integer
+      // count follows on the host.
       const auto steps = torch::tensor(l.steps, torch::kFloat).to(l.params.front().device());
       const auto step_views = steps.unbind(0);
       at::_fused_adamw_(l.params, l.grads, l.exp_avgs, l.exp_avg_sqs, /*max_exp_avg_sqs=*/{},

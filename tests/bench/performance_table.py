@@ -214,7 +214,7 @@ def gpu_notes(rec):
     st, ma = rec["step"], rec["margin_and_attention"]
     return [f"- GPU rows (not measured by this run: this machine has no GPU): {rec['machine']}. "
             f"The step: `{st['command']}` at revision {st['revision']}, {st['date']}, built by "
-            f"{st['build']}; {st['fused_adamw_check']}. The margin and attention rows: "
+            f"{st['build']}; {st['fused_adamw_check']}. {st.get('sides_note', '')} The margin and attention rows: "
             f"`{ma['command']}` at revision {ma['revision']}, {ma['date']}. Every number is in "
             f"`docs/perf/gpu_step.json`."]
 
@@ -222,8 +222,10 @@ def gpu_notes(rec):
 def gpu_rows(rec):
     st, ma = rec["step"], rec["margin_and_attention"]
     sides = st["sides"]
-    ours = sides["ours (LibTorch, torch::optim::AdamW as the Trainer)"]
-    fused = sides["ours with at::_fused_adamw_ (candidate)"]
+    # The Trainer's step on a GPU (LibTorch 2.x) is the fused one since 471877f; the loop, what
+    # it ran before, is the "before" row.
+    ours = sides["ours, at::_fused_adamw_ (the Trainer on LibTorch 2.x)"]
+    loop = sides["ours, torch::optim::AdamW's loop (the Trainer on LibTorch 1.13)"]
     eager, comp = sides["PyTorch eager"], sides["PyTorch torch.compile"]
     what = (f"{st['preset']}, {st['context']}-token text, batch {st['batch']}, bf16 autocast, "
             f"HN loss, AdamW — {st['machine']}")
@@ -235,12 +237,14 @@ def gpu_rows(rec):
     def ratio(a, b):  # steps/s of a over b
         return f"{b['median_s'] / a['median_s']:.3f}× steps/s"
 
-    rows = [(f"GPU step vs PyTorch eager — {what}", t(ours), "eager " + t(eager),
+    opt_ms = f"optimiser phase {ms(ours['phase_median_s']['optimizer'])}"
+    rows = [(f"GPU step vs PyTorch eager — {what}; AdamW stepped by at::_fused_adamw_, as the "
+             f"Trainer on LibTorch 2.x ({opt_ms})", t(ours), "eager " + t(eager),
              ratio(ours, eager), "(measure)", "—"),
-            ("… with at::_fused_adamw_ in place of torch::optim::AdamW (a candidate, not yet in "
-             "the Trainer; optimiser phase "
-             f"{ms(fused['phase_median_s']['optimizer'])} against {ms(ours['phase_median_s']['optimizer'])})",
-             t(fused), "eager " + t(eager), ratio(fused, eager), "(measure)", "—"),
+            ("… before: torch::optim::AdamW's own loop, the Trainer's step until 471877f "
+             f"(optimiser phase {ms(loop['phase_median_s']['optimizer'])}; torch.compile "
+             f"{ratio(loop, comp)}, model FLOP utilisation {100 * loop['mfu']:.1f}%)",
+             t(loop), "eager " + t(eager), ratio(loop, eager), "(measure)", "—"),
             (f"GPU step vs PyTorch torch.compile (both towers and the loss compiled) — {what}",
              t(ours), "torch.compile " + t(comp), ratio(ours, comp), "≥ 0.9×",
              "met" if comp["median_s"] / ours["median_s"] >= 0.9 else "missed"),
