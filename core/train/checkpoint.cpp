@@ -33,7 +33,10 @@ torch::serialize::InputArchive open_archive(const std::string& path) {
   if (!std::filesystem::exists(path)) throw CheckpointError("checkpoint " + path + ": no such file");
   torch::serialize::InputArchive archive;
   try {
-    archive.load_from(path);
+    // Read onto the CPU: the weights are written there, but the optimiser's state is written
+    // where it lived, so without this a GPU run's checkpoint would not open on a machine that
+    // has no GPU (load_checkpoint_weights puts the state back beside the model).
+    archive.load_from(path, torch::Device(torch::kCPU));
   } catch (const c10::Error& e) {
     throw CheckpointError("checkpoint " + path + ": not a readable checkpoint archive (" +
                           std::string(e.what_without_backtrace()).substr(0, 200) + ")");
@@ -70,6 +73,17 @@ void write_archive(torch::serialize::OutputArchive& archive, const std::string& 
   if (error != 0) {
     throw CheckpointError("checkpoint " + path + ": cannot write " + tmp + ": " +
                           std::strerror(error));
+  }
+}
+// The optimiser's moments, read onto the CPU (open_archive), go to the device of the model they
+// update: torch::optim steps them there, and a run saved on one device may resume on another.
+void move_optimizer_state(torch::optim::Optimizer& optimizer, const c10::Device& device) {
+  for (auto& entry : optimizer.state()) {
+    if (auto* s = dynamic_cast<torch::optim::AdamWParamState*>(entry.second.get())) {
+      s->exp_avg(s->exp_avg().to(device));
+      s->exp_avg_sq(s->exp_avg_sq().to(device));
+      if (s->max_exp_avg_sq().defined()) s->max_exp_avg_sq(s->max_exp_avg_sq().to(device));
+    }
   }
 }
 }  // namespace
@@ -235,7 +249,10 @@ void load_checkpoint_weights(const std::string& path, ClipModel& model,
   for (auto& [dst, src] : copies) dst.copy_(src.to(dst.device(), dst.dtype()));
   if (optimizer != nullptr) {
     torch::serialize::InputArchive opt;
-    if (archive.try_read("optimizer", opt)) optimizer->load(opt);
+    if (archive.try_read("optimizer", opt)) {
+      optimizer->load(opt);
+      move_optimizer_state(*optimizer, model->logit_scale.device());
+    }
   }
 }
 

@@ -1,5 +1,6 @@
-// Tests core/train/checkpoint: round trip of weights, optimiser state and header; a checkpoint that
-// does not fit the model is refused with the offending names and leaves the model untouched.
+// Tests core/train/checkpoint: round trip of weights, optimiser state and header; a GPU run's
+// checkpoint (its optimiser state written on the GPU) opens on the CPU; a checkpoint that does not
+// fit the model is refused with the offending names and leaves the model untouched.
 
 #include "train/checkpoint.h"
 
@@ -64,6 +65,48 @@ TEST(Checkpoint, OptimizerStateRoundTrips) {
   }
   opt.step();
   opt2.step();
+  auto p1 = model->named_parameters(), p2 = model2->named_parameters();
+  for (const auto& p : p1) EXPECT_TRUE(torch::equal(p.value(), p2[p.key()])) << p.key();
+}
+
+// A GPU run's checkpoint holds its optimiser state as it lived, on the GPU. Made here by
+// relocating a CPU checkpoint's tensors to 'cuda:0' (tests/core/reference/gpu_checkpoint.py; a
+// reader that restores tensors where they were written fails on it without a GPU, as
+// python3-torch's torch.jit.load does): it opens on the CPU, weights and optimiser state, and the
+// next step is the one the saved run would take.
+TEST(Checkpoint, AGpuRunsCheckpointOpensOnTheCpuWithItsOptimiserState) {
+  test::ScratchDir dir;
+  auto cfg = test::tiny_test_config();
+  auto model = make_clip_model(cfg, 1);
+  torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-3));
+  auto step = [](ClipModel& m, torch::optim::AdamW& o) {
+    o.zero_grad();
+    m->encode_text(torch::tensor({{18, 3, 19, 0, 0, 0, 0, 0}}, torch::kLong)).pooled.sum().backward();
+    o.step();
+  };
+  step(model, opt);
+  const auto saved = (dir / "cpu.pt").string(), gpu = (dir / "gpu.pt").string();
+  save_checkpoint(saved, model, {cfg, {}, 1, 1, 0, {}}, &opt);
+  std::string out, err;
+  ASSERT_EQ(test::run_command(std::string(HNCLIP_REFERENCE_PYTHON) + " " + HNCLIP_TEST_SOURCE_DIR +
+                                  "/core/reference/gpu_checkpoint.py " + saved + " " + gpu,
+                              &out, &err),
+            0)
+      << out << err;
+  ASSERT_NE(out.find("relocated 1"), std::string::npos) << out;
+
+  EXPECT_EQ(read_checkpoint_meta(gpu).epoch, 1);
+  auto model2 = make_clip_model(cfg, 2);
+  torch::optim::AdamW opt2(model2->parameters(), torch::optim::AdamWOptions(1e-3));
+  ASSERT_NO_THROW(load_checkpoint_weights(gpu, model2, &opt2));
+  ASSERT_EQ(opt2.state().size(), opt.state().size());
+  for (const auto& entry : opt2.state()) {
+    const auto& s = static_cast<const torch::optim::AdamWParamState&>(*entry.second);
+    EXPECT_TRUE(s.exp_avg().device().is_cpu());
+    EXPECT_TRUE(s.exp_avg_sq().device().is_cpu());
+  }
+  step(model, opt);
+  step(model2, opt2);
   auto p1 = model->named_parameters(), p2 = model2->named_parameters();
   for (const auto& p : p1) EXPECT_TRUE(torch::equal(p.value(), p2[p.key()])) << p.key();
 }
