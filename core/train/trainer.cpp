@@ -319,9 +319,6 @@ struct Trainer::State {
 
   std::vector<torch::Tensor> trainable;  // what the optimiser updates, also the probe's inputs
   std::unique_ptr<torch::optim::AdamW> optimizer;
-  // Its steps go through at::_fused_adamw_ where this LibTorch has it for the device (2.x):
-  // the same update on the same state, one kernel instead of ~10 per tensor (fused_adamw.h).
-  bool fused_adamw = false;
   LrSchedule schedule{0, 0, 0};
   int64_t steps_per_epoch = 0;
   torch::Tensor frozen_text;  // defined for frozen Ḡ only
@@ -463,7 +460,6 @@ void Trainer::set_up(State& st, const TrainStart& start) {
                                              .weight_decay(c.weight_decay)));
   }
   st.optimizer = std::make_unique<torch::optim::AdamW>(std::move(groups), base);
-  st.fused_adamw = fused_adamw_supported(device_);
   if (!start.checkpoint.empty())
     load_checkpoint_weights(start.checkpoint, model_, st.optimizer.get());
   if (group_) {
@@ -601,7 +597,9 @@ bool Trainer::train_step(State& st, const Batch& batch, int epoch) {
   }
   const double grad_norm = clip_gradients(st.trainable);
   fault_point("train.step");
-  if (!st.fused_adamw || !fused_adamw_step(*st.optimizer)) st.optimizer->step();
+  // One multi-tensor kernel where this LibTorch has it for the device (2.x), else AdamW's loop:
+  // the same update on the same state (fused_adamw.h).
+  if (!fused_adamw_step(*st.optimizer)) st.optimizer->step();
   if (!c.fixed_scale) {
     torch::NoGradGuard no_grad;
     model_->logit_scale.clamp_max_(std::log(ClipModel::Impl::kMaxLogitScale));
