@@ -42,9 +42,9 @@ constexpr Dtype kDtypes[] = {
     {"U8", c10::kByte},    {"BOOL", c10::kBool},
 };
 
-std::string where(const std::string& path) { return "safetensors file " + path + ": "; }
+std::string file_where(const std::string& path) { return "safetensors file " + path + ": "; }
 std::string key_where(const std::string& path, const std::string& key) {
-  return where(path) + "key '" + key + "': ";
+  return file_where(path) + "key '" + key + "': ";
 }
 
 const Dtype* dtype_by_name(const std::string& name) {
@@ -292,12 +292,12 @@ StateDict read_safetensors_file(const std::string& path,
   FileDescriptor file;
   file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (file.fd < 0) {
-    throw StateDictError(where(path) +
+    throw StateDictError(file_where(path) +
                          (std::filesystem::exists(path) ? "cannot be opened" : "no such file"));
   }
   struct stat st {};
   if (::fstat(file.fd, &st) != 0)
-    throw StateDictError(where(path) + "cannot be read (fstat failed)");
+    throw StateDictError(file_where(path) + "cannot be read (fstat failed)");
   const auto size = static_cast<uint64_t>(st.st_size);
   if (size < kLengthBytes) {
     throw StateDictError(key_where(path, kHeaderLengthKey) + "the file has " +
@@ -306,7 +306,7 @@ StateDict read_safetensors_file(const std::string& path,
   // PROT_WRITE with MAP_PRIVATE: tensors stay writable (copy-on-write, the file never changes).
   void* base = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, file.fd, 0);
   if (base == MAP_FAILED) {
-    throw StateDictError(where(path) + "cannot be mapped (" + std::strerror(errno) + ")");
+    throw StateDictError(file_where(path) + "cannot be mapped (" + std::strerror(errno) + ")");
   }
   auto map = std::make_shared<Mapping>(base, size);
 
@@ -420,7 +420,7 @@ void write_safetensors_file(const std::string& path, const StateDict& tensors,
   try {
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out) throw StateDictError(where(path) + "cannot create " + tmp);
+      if (!out) throw StateDictError(file_where(path) + "cannot create " + tmp);
       unsigned char length[kLengthBytes];
       for (size_t i = 0; i < kLengthBytes; ++i)
         length[i] = static_cast<unsigned char>(header.size() >> (8 * i));
@@ -435,12 +435,12 @@ void write_safetensors_file(const std::string& path, const StateDict& tensors,
         if (!out) throw StateDictError(key_where(path, name) + "write failed (" + tmp + ")");
       }
       out.close();
-      if (!out) throw StateDictError(where(path) + "write failed (" + tmp + ")");
+      if (!out) throw StateDictError(file_where(path) + "write failed (" + tmp + ")");
     }
     std::filesystem::rename(tmp, path);  // atomic on one file system
   } catch (const std::filesystem::filesystem_error& e) {
     std::filesystem::remove(tmp, ec);
-    throw StateDictError(where(path) + "write failed (" + e.what() + ")");
+    throw StateDictError(file_where(path) + "write failed (" + e.what() + ")");
   } catch (...) {
     std::filesystem::remove(tmp, ec);
     throw;

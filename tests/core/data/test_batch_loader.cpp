@@ -26,7 +26,7 @@ namespace hnclip {
 namespace {
 
 constexpr int64_t kSide = 4;      // fake image side
-constexpr int64_t kContext = 5;   // fake token row length
+constexpr int64_t kFakeContext = 5;   // fake token row length
 constexpr int64_t kPoison = 666;  // loading this image index throws
 constexpr int64_t kBadImage = 777;  // ... throws the DataError of an undecodable file
 
@@ -58,7 +58,7 @@ class FakeData : public PairedData {
 
   at::Tensor load_tokens(const std::vector<int64_t>& captions) const override {
     delay(captions.empty() ? 0 : captions[0] + 1);
-    at::Tensor t = torch::empty({static_cast<int64_t>(captions.size()), kContext}, torch::kInt64);
+    at::Tensor t = torch::empty({static_cast<int64_t>(captions.size()), kFakeContext}, torch::kInt64);
     for (size_t k = 0; k < captions.size(); ++k) t[static_cast<int64_t>(k)].fill_(captions[k]);
     return t;
   }

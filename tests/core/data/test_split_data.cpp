@@ -28,7 +28,7 @@ namespace {
 
 using test::ScratchDir;
 
-constexpr int64_t kContext = 8;  // tokenizer context length used by these tests
+constexpr int64_t kTokenizerContext = 8;  // tokenizer context length used by these tests
 
 class SplitDataTest : public ::testing::Test {
  protected:
@@ -43,7 +43,7 @@ class SplitDataTest : public ::testing::Test {
       samples_.push_back(Sample{path, captions[i], "train", ""});
     }
     tokenizer_ = std::make_shared<WordTokenizer>(
-        WordTokenizer::build({"a red cube the is blue ball green cone left"}, kContext));
+        WordTokenizer::build({"a red cube the is blue ball green cone left"}, kTokenizerContext));
   }
 
   ScratchDir dir_;
@@ -95,11 +95,11 @@ TEST_F(SplitDataTest, LoadImagesRunsThePipelineInRequestOrder) {
 TEST_F(SplitDataTest, LoadTokensEncodesEachCaption) {
   SplitData d(samples_, tokenizer_);
   const at::Tensor t = d.load_tokens({5, 0});
-  EXPECT_EQ(t.sizes(), (std::vector<int64_t>{2, kContext}));
+  EXPECT_EQ(t.sizes(), (std::vector<int64_t>{2, kTokenizerContext}));
   EXPECT_EQ(t.scalar_type(), torch::kInt64);
   const auto row0 = tokenizer_->encode("cone left");
   const auto row1 = tokenizer_->encode("a red cube");
-  for (int64_t j = 0; j < kContext; ++j) {
+  for (int64_t j = 0; j < kTokenizerContext; ++j) {
     EXPECT_EQ(t[0][j].item<int64_t>(), row0[j]);
     EXPECT_EQ(t[1][j].item<int64_t>(), row1[j]);
   }

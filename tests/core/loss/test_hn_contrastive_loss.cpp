@@ -23,14 +23,14 @@ using test::unit_rows;
 using test::from_json_matrix;
 using test::to_json_matrix;
 
-struct Case {
+struct LossCase {
   torch::Tensor V, T, T0;  // T0 undefined = recomputed Ḡ
   double s, gamma;
 };
 
 TEST(HnContrastiveLoss, MatchesIndependentPythonReference) {
   torch::manual_seed(7);
-  std::vector<Case> cases;
+  std::vector<LossCase> cases;
   for (double gamma : {0.0, 0.5, 1.0}) {
     for (bool frozen : {false, true}) {
       for (double s : {10.0, 100.0}) {

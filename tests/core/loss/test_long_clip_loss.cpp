@@ -24,7 +24,7 @@ using test::to_json_matrix;
 
 using test::unit_rows;
 
-struct Case {
+struct LongClipCase {
   torch::Tensor V, T_long, T_short;
   double s, smoothing, gamma;
   int64_t k;
@@ -33,7 +33,7 @@ struct Case {
 
 TEST(LongClipLoss, MatchesIndependentPythonReferenceAndNumpyPca) {
   torch::manual_seed(3);
-  std::vector<Case> cases;
+  std::vector<LongClipCase> cases;
   const int64_t b = 10, d = 12;
   for (bool hn : {false, true}) {
     for (int64_t k : {2, 5}) {

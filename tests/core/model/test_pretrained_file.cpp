@@ -26,7 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kScript =
+const std::string kPretrainedScript =
     std::string(HNCLIP_TEST_SOURCE_DIR) + "/core/reference/pretrained_layouts.py";
 
 // Heads that OpenAI's width / 64 rule would not give (width 64 -> 1): only a config can say them.
@@ -55,7 +55,7 @@ class PretrainedFile : public ::testing::Test {
     original_ = new StateDict(model_state_dict(model));
     write_state_dict_file((dir_->path() / "clip.pt").string(), *original_);
     std::string out, err;
-    const int code = test::run_command(std::string(HNCLIP_REFERENCE_PYTHON) + " " + kScript + " " +
+    const int code = test::run_command(std::string(HNCLIP_REFERENCE_PYTHON) + " " + kPretrainedScript + " " +
                                            (dir_->path() / "clip.pt").string() + " " +
                                            dir_->path().string() + " 4 2",
                                        &out, &err);

@@ -25,10 +25,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::string kScript =
+const std::string kSafetensorsScript =
     std::string(HNCLIP_TEST_SOURCE_DIR) + "/core/reference/safetensors_files.py";
 
-std::string dtype_name(c10::ScalarType t) {
+std::string safetensors_dtype(c10::ScalarType t) {
   switch (t) {
     case c10::kDouble:
       return "F64";
@@ -56,13 +56,13 @@ std::string dtype_name(c10::ScalarType t) {
 }
 
 // The same description the Python script writes: key, dtype, shape, values as float64.
-json describe(const StateDict& sd) {
+json describe_as_safetensors_script(const StateDict& sd) {
   auto out = json::array();
   for (const auto& [key, t] : sd) {
     auto flat = t.reshape({-1}).to(torch::kDouble).contiguous();
     std::vector<double> values(flat.data_ptr<double>(), flat.data_ptr<double>() + flat.numel());
     out.push_back({{"key", key},
-                   {"dtype", dtype_name(t.scalar_type())},
+                   {"dtype", safetensors_dtype(t.scalar_type())},
                    {"shape", t.sizes().vec()},
                    {"values", values}});
   }
@@ -94,7 +94,7 @@ std::string raw_file(const std::string& header, size_t data_bytes) {
 
 int python(const std::string& args, std::string* err) {
   std::string out;
-  return test::run_command(std::string(HNCLIP_REFERENCE_PYTHON) + " " + kScript + " " + args, &out,
+  return test::run_command(std::string(HNCLIP_REFERENCE_PYTHON) + " " + kSafetensorsScript + " " + args, &out,
                            err);
 }
 
@@ -134,7 +134,7 @@ class SafetensorsFile : public ::testing::Test {
     SCOPED_TRACE(name);
     std::map<std::string, std::string> meta;
     const auto sd = read_safetensors_file(fixture(name), &meta);
-    EXPECT_EQ(describe(sd), expected_.at(name).at("tensors"));
+    EXPECT_EQ(describe_as_safetensors_script(sd), expected_.at(name).at("tensors"));
     EXPECT_EQ(json(meta), expected_.at(name).at("metadata"));
   }
 
@@ -142,7 +142,7 @@ class SafetensorsFile : public ::testing::Test {
   void expect_python_reads(const fs::path& path, const StateDict& sd,
                            const std::map<std::string, std::string>& meta) {
     const auto want = out / (path.filename().string() + ".expected.json");
-    test::write_text_file(want, json{{"tensors", describe(sd)}, {"metadata", meta}}.dump());
+    test::write_text_file(want, json{{"tensors", describe_as_safetensors_script(sd)}, {"metadata", meta}}.dump());
     std::string err;
     EXPECT_EQ(python("check " + path.string() + " " + want.string(), &err), 0) << err;
   }

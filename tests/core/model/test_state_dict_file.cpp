@@ -21,11 +21,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kScript =
+const std::string kStateDictScript =
     std::string(HNCLIP_TEST_SOURCE_DIR) + "/core/reference/state_dict_files.py";
 
 // Python's dtype names (str(torch.float32) without "torch.").
-std::string dtype_name(c10::ScalarType t) {
+std::string python_dtype_name(c10::ScalarType t) {
   switch (t) {
     case c10::kFloat:
       return "float32";
@@ -48,13 +48,13 @@ std::string dtype_name(c10::ScalarType t) {
   }
 }
 
-nlohmann::json describe(const StateDict& sd) {
+nlohmann::json describe_as_state_dict_script(const StateDict& sd) {
   auto out = nlohmann::json::array();
   for (const auto& [key, t] : sd) {
     auto flat = t.reshape({-1}).to(torch::kDouble).contiguous();
     std::vector<double> values(flat.data_ptr<double>(), flat.data_ptr<double>() + flat.numel());
     out.push_back({{"key", key},
-                   {"dtype", dtype_name(t.scalar_type())},
+                   {"dtype", python_dtype_name(t.scalar_type())},
                    {"shape", t.sizes().vec()},
                    {"values", values}});
   }
@@ -68,7 +68,7 @@ class StateDictFile : public ::testing::Test {
     dir_ = std::make_unique<test::ScratchDir>();
     std::string out, err;
     const int code = test::run_command(
-        std::string(HNCLIP_REFERENCE_PYTHON) + " " + kScript + " make " + dir_->path().string(),
+        std::string(HNCLIP_REFERENCE_PYTHON) + " " + kStateDictScript + " make " + dir_->path().string(),
         &out, &err);
     ASSERT_EQ(code, 0) << err;
     expected_ = nlohmann::json::parse(test::read_text_file(dir_->path() / "expected.json"));
@@ -81,7 +81,7 @@ class StateDictFile : public ::testing::Test {
   static void expect_matches_python(const std::string& name) {
     SCOPED_TRACE(name);
     const auto sd = read_state_dict_file(fixture(name));
-    const auto got = describe(sd);
+    const auto got = describe_as_state_dict_script(sd);
     const auto& want = expected_.at(name);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) {
@@ -184,10 +184,10 @@ TEST_F(StateDictFile, WriterOutputLoadsInPythonTorchLoad) {
   const auto path = (dir / "sub" / "out.pt").string();
   write_state_dict_file(path, sd);
   EXPECT_FALSE(fs::exists(path + ".tmp-" + std::to_string(::getpid())));
-  test::write_text_file(dir / "expected.json", describe(sd).dump());
+  test::write_text_file(dir / "expected.json", describe_as_state_dict_script(sd).dump());
 
   std::string out, err;
-  const int code = test::run_command(std::string(HNCLIP_REFERENCE_PYTHON) + " " + kScript +
+  const int code = test::run_command(std::string(HNCLIP_REFERENCE_PYTHON) + " " + kStateDictScript +
                                          " check " + path + " " + (dir / "expected.json").string(),
                                      &out, &err);
   EXPECT_EQ(code, 0) << out << err;
@@ -195,7 +195,7 @@ TEST_F(StateDictFile, WriterOutputLoadsInPythonTorchLoad) {
 
   // And the C++ reader reads its own file back unchanged.
   const auto back = read_state_dict_file(path);
-  EXPECT_EQ(describe(back), describe(sd));
+  EXPECT_EQ(describe_as_state_dict_script(back), describe_as_state_dict_script(sd));
 }
 
 TEST_F(StateDictFile, WriterRefusesDuplicateKeysAndLeavesNoFile) {
