@@ -5,6 +5,7 @@
 # reproduces it (replay: build/fuzz/tests/fuzz/<target> <file>). CI runs it as `run.sh 30`.
 # Usage: tests/fuzz/run.sh [SECONDS] [TARGET...]
 #   HNCLIP_FUZZ_BUILD_JOBS  parallel compile jobs (default 2)
+#   HNCLIP_FUZZ_JOBS        targets fuzzed at once (default: the number of cores)
 #   HNCLIP_FUZZ_BUILD_DIR   build folder (default build/fuzz)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -47,25 +48,38 @@ asan_options="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_retu
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0"
 
-failed=()
-for t in "${targets[@]}"; do
-  corpus="$scratch/corpus/$t"
-  artifacts="$scratch/findings/$t"
+# libFuzzer runs one process on one core, so the targets run HNCLIP_FUZZ_JOBS at a time (default:
+# the machine's cores): each still gets its SECONDS of a whole core, and CI's 2 cores finish the
+# six targets in half the time.
+fuzz_one() {
+  local t="$1" corpus="$scratch/corpus/$1" artifacts="$scratch/findings/$1" options="$asan_options"
   mkdir -p "$corpus" "$artifacts"
   cp tests/fuzz/corpus/"$t"/* "$corpus"/
-  log="$scratch/$t.log"
-  echo "fuzz: $t for $seconds s (log $log)"
   # LibTorch's own leak (lsan.supp) is recognised only in a full stack: slower, that target only.
-  export ASAN_OPTIONS="$asan_options"
-  [ "$t" = fuzz_state_dict_zip ] && export ASAN_OPTIONS="$asan_options:fast_unwind_on_malloc=0"
-  rc=0
+  [ "$t" = fuzz_state_dict_zip ] && options="$options:fast_unwind_on_malloc=0"
+  local rc=0
   # -timeout: an input that takes 10 s is a finding (a hang); -rss_limit_mb: LibTorch + ASan.
-  nice -n 19 "$build/tests/fuzz/$t" "$corpus" -dict="$(dict_of "$t")" -max_total_time="$seconds" \
-    -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$artifacts/" \
-    >"$log" 2>&1 || rc=$?
+  ASAN_OPTIONS="$options" nice -n 19 "$build/tests/fuzz/$t" "$corpus" -dict="$(dict_of "$t")" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+    -artifact_prefix="$artifacts/" >"$scratch/$t.log" 2>&1 || rc=$?
+  echo "$rc" >"$scratch/$t.rc"
+}
+
+jobs="${HNCLIP_FUZZ_JOBS:-$(nproc)}"
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  echo "fuzz: $t for $seconds s (log $scratch/$t.log)"
+  fuzz_one "$t" &
+done
+wait
+
+failed=()
+for t in "${targets[@]}"; do
+  log="$scratch/$t.log"
+  rc=$(cat "$scratch/$t.rc" 2>/dev/null || echo "no exit status")
   grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 | sed "s/^/fuzz: $t: /" || true
-  crashes=$(find "$artifacts" -type f | sort)
-  if [ "$rc" -ne 0 ] || [ -n "$crashes" ]; then
+  crashes=$(find "$scratch/findings/$t" -type f | sort)
+  if [ "$rc" != 0 ] || [ -n "$crashes" ]; then
     echo "fuzz: FINDING in $t (exit $rc); reproduce with $build/tests/fuzz/$t <file>:" >&2
     for c in $crashes; do echo "fuzz:   $c" >&2; done
     grep -E 'ERROR: |runtime error:|SUMMARY:' "$log" | head -5 | sed 's/^/fuzz:   /' >&2 || true
