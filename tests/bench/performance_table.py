@@ -7,7 +7,8 @@ caption_geometry_scale's (it has "captions") or run.sh's own real_run.json (it h
 The GPU rows come from a committed record of tests/bench/gpu_step.sh's run on a GPU machine
 (docs/perf/gpu_step.json, or $HNCLIP_BENCH_GPU_RECORD): this CPU cannot measure them, so the
 record says where and when they were measured. $HNCLIP_BENCH_DATE pins the date line, for
-re-rendering an earlier run's reports (with $HNCLIP_BENCH_PROVENANCE saying so).
+re-rendering an earlier run's reports (with $HNCLIP_BENCH_PROVENANCE saying so); run.sh keeps
+the reports of the run that wrote docs/PERFORMANCE.md in docs/perf/cpu/.
 """
 import datetime
 import json

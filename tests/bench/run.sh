@@ -129,6 +129,12 @@ table="$WORK/PERFORMANCE.md"
 cat "$table"
 if [ "$quick" = 0 ]; then
   cp "$table" docs/PERFORMANCE.md
-  echo "run.sh: wrote docs/PERFORMANCE.md" >&2
+  # The reports the table was made from, committed beside it (as gpu_step.json is): every figure
+  # can be looked up, and the table re-rendered (performance_table.py with HNCLIP_BENCH_DATE)
+  # without rerunning the suite.
+  mkdir -p docs/perf/cpu
+  cp "$WORK/real_run.json" "$WORK/retrieval.json" "$WORK/geometry.json" \
+    "$WORK/train_step_tiny.json" "$WORK/train_step_vit_b32.json" docs/perf/cpu/
+  echo "run.sh: wrote docs/PERFORMANCE.md and its reports, docs/perf/cpu/*.json" >&2
 fi
 exit "$failed"
