@@ -68,11 +68,16 @@ int main(int argc, char** argv) {
   std::ofstream("/proc/self/clear_refs") << "5";
   const int64_t baseline = status_bytes("VmRSS");
   std::vector<double> seconds;
+  // After each call: the peak so far and what stays resident, so that memory kept from one call
+  // to the next (a leak, or the allocator holding freed blocks) shows apart from one call's peak.
+  std::vector<int64_t> peak_by_rep, resident_by_rep;
   hnclip::CaptionGeometry g;
   for (int r = 0; r < reps; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     g = hnclip::compute_caption_geometry(features);
     seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    peak_by_rep.push_back(status_bytes("VmHWM") - baseline);
+    resident_by_rep.push_back(status_bytes("VmRSS") - baseline);
   }
   const int64_t peak = status_bytes("VmHWM") - baseline;
   auto sorted = seconds;
@@ -84,6 +89,8 @@ int main(int argc, char** argv) {
                            {"seconds", seconds},      {"median_s", median},
                            {"min_s", sorted.front()}, {"max_s", sorted.back()},
                            {"peak_bytes", peak},      {"nxn_fp32_bytes", nn_bytes},
+                           {"peak_bytes_by_rep", peak_by_rep},
+                           {"resident_bytes_by_rep", resident_by_rep},
                            {"mean_hardest", g.mean_hardest},
                            {"top_pair_cosine", g.top_pairs.empty() ? 0.0 : g.top_pairs[0].cosine}};
   std::printf("caption geometry, %lld captions, d = %lld, %d threads: median %.2f s (%.2f-%.2f); "
