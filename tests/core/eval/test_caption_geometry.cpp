@@ -130,6 +130,38 @@ TEST(CaptionGeometry, ChunkedEqualsBruteForce) {
   EXPECT_EQ(whole.bucket_counts, g.bucket_counts);
 }
 
+// Each thread computes its rows' cosines 64 at a time into one block made before the loop and
+// reused: with 300 captions on two threads each thread fills it three times, the last time
+// partly. Every block must hold only its own rows' cosines.
+TEST(CaptionGeometry, ReusedProductBlocksEqualBruteForce) {
+  const int previous_threads = at::get_num_threads();
+  at::set_num_threads(2);
+  const int64_t n = 300, d = 8;
+  const auto f = clustered_features(n, d, 11);
+  CaptionGeometryOptions opt;
+  opt.bins = 40;
+  opt.neighbors = 3;
+  opt.top_pairs = 10;
+  const auto g = compute_caption_geometry(f, opt);
+  at::set_num_threads(previous_threads);
+  const auto b = brute_force(f, opt.bins);
+  EXPECT_EQ(g.pairwise_histogram, b.pairwise_hist);
+  EXPECT_EQ(g.hardest_histogram, b.hardest_hist);
+  for (int k = 0; k < kGeometryBuckets; ++k) EXPECT_EQ(g.bucket_counts[k], b.buckets[k]);
+  ASSERT_EQ(g.hardest.size(), b.hardest.size());
+  for (size_t i = 0; i < b.hardest.size(); ++i) EXPECT_NEAR(g.hardest[i], b.hardest[i], 1e-12) << i;
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(g.neighbors[i].size(), 3u);
+    for (int64_t r = 0; r < 3; ++r)
+      EXPECT_EQ(g.neighbors[i][r].index, b.nearest[i][r]) << "caption " << i << " rank " << r;
+  }
+  ASSERT_EQ(g.top_pairs.size(), 10u);
+  for (size_t p = 0; p < g.top_pairs.size(); ++p) {
+    EXPECT_EQ(g.top_pairs[p].a, b.pairs[p].a) << p;
+    EXPECT_EQ(g.top_pairs[p].b, b.pairs[p].b) << p;
+  }
+}
+
 TEST(CaptionGeometry, HandMadeBucketsAndDuplicates) {
   // Three captions: 0 and 1 identical (cosine 1), 2 orthogonal to both.
   const auto f = torch::tensor({1.0, 0.0, 1.0, 0.0, 0.0, 1.0}, torch::kDouble).reshape({3, 2});
