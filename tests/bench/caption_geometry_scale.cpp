@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include <malloc.h>
 #include <torch/torch.h>
 #include <nlohmann/json.hpp>
 
@@ -65,6 +66,10 @@ int main(int argc, char** argv) {
     near.copy_(features.slice(0, 0, n - 1, 10) + 0.25 * at::randn(near.sizes(), gen));
   }
   features = F::normalize(features, norm).contiguous();
+  // The set-up's freed temporaries (several copies of the features) would otherwise stay resident
+  // (the workbench keeps freed memory for reuse: compute_setup.cpp) and be counted in the
+  // baseline, hiding up to that much of what the geometry needs. Hand them back first.
+  malloc_trim(0);
   std::ofstream("/proc/self/clear_refs") << "5";
   const int64_t baseline = status_bytes("VmRSS");
   std::vector<double> seconds;
