@@ -14,8 +14,8 @@
 # folder, default a fresh temporary one, removed at the end), HNCLIP_BENCH_BUILD_TYPE (default
 # Release), HNCLIP_BENCH_ROUNDS (rounds of the ViT-B/32 step and the retrieval, default 3; the
 # tiny step and the geometry always run 3).
-# Measured on the 2-core development machine (Intel Xeon, build/dev already built): 26 minutes,
-# half of it the ViT-B/32 steps.
+# Measured on the 2-core development machines, build/dev already built: 26 minutes on an Intel
+# Xeon VM, 49-53 minutes on an AMD EPYC VM; half of it or more the ViT-B/32 steps.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 quick=0
