@@ -224,10 +224,9 @@ CaptionGeometry compute_caption_geometry(const at::Tensor& features, const Capti
   // block made inside the parallel loop came from that thread's glibc arena, whose heaps (64 MB
   // at most) are unmapped whenever one empties: at 50,000 captions every 12.8 MB block was a
   // fresh mapping, faulted in page by page (perf: 9.7% of the time in page faults under sgemm's
-  // zeroing of its output), and the call took 30-34 s against 22-24 s with blocks kept (4 runs
-  // each, interleaved; caption_geometry_scale --captions 50000; 18.5-21.8 s now). Made here, on
-  // the calling thread, they also bound what later calls keep resident: 203 MiB above the
-  // features from the second call on, where it had grown by ~100 MiB a call to 465 MiB.
+  // zeroing of its output): the call took 30-35 s (caption_geometry_scale --captions 50000),
+  // 18.5-24.9 s with the blocks made here. Made on the calling thread, they also stay out of the
+  // worker threads' arenas, which had kept ~100 MiB more resident after every call.
   std::vector<torch::Tensor> products;
   if (all.device().is_cpu()) {
     for (int t = 0; t < at::get_num_threads(); ++t)
