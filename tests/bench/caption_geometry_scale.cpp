@@ -89,11 +89,16 @@ int main(int argc, char** argv) {
   std::sort(sorted.begin(), sorted.end());
   const double median = hnclip::bench::median(seconds);
   const double nn_bytes = static_cast<double>(n) * static_cast<double>(n) * 4;
-  nlohmann::json report = {{"captions", n},           {"dim", dim},
-                           {"threads", threads},      {"reps", reps},
-                           {"seconds", seconds},      {"median_s", median},
-                           {"min_s", sorted.front()}, {"max_s", sorted.back()},
-                           {"peak_bytes", peak},      {"nxn_fp32_bytes", nn_bytes},
+  nlohmann::json report = {{"captions", n},
+                           {"dim", dim},
+                           {"threads", threads},
+                           {"reps", reps},
+                           {"seconds", seconds},
+                           {"median_s", median},
+                           {"min_s", sorted.front()},
+                           {"max_s", sorted.back()},
+                           {"peak_bytes", peak},
+                           {"nxn_fp32_bytes", nn_bytes},
                            {"peak_bytes_by_rep", peak_by_rep},
                            {"resident_bytes_by_rep", resident_by_rep},
                            {"mean_hardest", g.mean_hardest},
