@@ -27,9 +27,12 @@
 // Each runs --warmup untimed steps, then --steps timed ones; a step's time runs from the end of the
 // previous step to the end of this one (the trainer's step events, perf_counter in Python), so
 // fetching the batch and logging are inside it. The per-configuration figure is the median over
-// every timed step of every round, with the min and max of the rounds' medians; the probe's
+// every timed step of every round, with the min and max of the rounds' medians. The probe's
 // overhead compares means instead (one step in five carries it, which a median would hide), so
-// --steps should be a multiple of 5 for it.
+// --steps should be a multiple of 5 for it. It is taken within ours_probe's own runs (the mean of
+// all its timed steps over that of its unprobed ones), free of the difference between two trainer
+// instances, which on this shared machine reaches tens of percent for one configuration run twice;
+// ours_probe's mean over ours_hn's is reported too.
 //
 // The trainer is fed the same batch at every step by an in-memory source (no decoding: that is
 // the loader benchmark's business); its epoch-end evaluation and checkpoint fall outside the
@@ -156,9 +159,14 @@ class StepTimes : public hnclip::TrainObserver {
  public:
   void on_step(const hnclip::StepEvent& e) override {
     ends.push_back(e.wall_time_s);
+    probed.push_back(!probes.empty() && probes.back() == e.step);
     if (first_loss < 0) first_loss = e.loss;
   }
+  // A step's probe is reported before the step's own event (trainer.cpp: during its backward).
+  void on_probe(const hnclip::ProbeEvent& e) override { probes.push_back(e.step); }
   std::vector<double> ends;
+  std::vector<bool> probed;  // per step: it carried a gradient probe
+  std::vector<int64_t> probes;
   double first_loss = -1;
 };
 
@@ -195,6 +203,7 @@ hnclip::TrainConfig train_config(const Options& o, const std::string& name) {
 
 struct Measured {
   std::vector<double> step_seconds;  // the timed steps of one round
+  std::vector<bool> probed;          // per timed step: it carried a gradient probe
   double first_loss = NAN;
 };
 
@@ -221,8 +230,10 @@ Measured run_ours(const Options& o, const std::string& name, const torch::Tensor
     throw std::runtime_error(name + ": the run ended " + result.status + " " + result.message);
   Measured m;
   m.first_loss = times.first_loss;
-  for (int64_t i = o.warmup; i < steps; ++i)
+  for (int64_t i = o.warmup; i < steps; ++i) {
     m.step_seconds.push_back(times.ends[i] - (i == 0 ? 0.0 : times.ends[i - 1]));
+    m.probed.push_back(times.probed[i]);
+  }
   return m;
 }
 
@@ -445,6 +456,9 @@ int main(int argc, char** argv) {
 
     std::map<std::string, std::vector<double>> all;        // every timed step
     std::map<std::string, std::vector<double>> round_med;  // each round's median
+    // ours_probe's timed steps, those that carried a probe and those that did not, pooled over
+    // rounds, and each round's mean over all its steps against its unprobed steps' mean.
+    std::vector<double> probe_steps, unprobed_steps, probe_within_rounds;
     for (int r = 0; r < o.reps; ++r) {
       for (size_t k = 0; k < o.configs.size(); ++k) {
         const auto& name = o.configs[(k + static_cast<size_t>(r)) % o.configs.size()];
@@ -462,6 +476,21 @@ int main(int argc, char** argv) {
           }
         }
         all[name].insert(all[name].end(), m.step_seconds.begin(), m.step_seconds.end());
+        if (name == "ours_probe") {
+          double sum_all = 0, sum_plain = 0;
+          int64_t n_plain = 0;
+          for (size_t i = 0; i < m.step_seconds.size(); ++i) {
+            (m.probed[i] ? probe_steps : unprobed_steps).push_back(m.step_seconds[i]);
+            sum_all += m.step_seconds[i];
+            if (!m.probed[i]) sum_plain += m.step_seconds[i], ++n_plain;
+          }
+          const auto n_all = static_cast<int64_t>(m.step_seconds.size());
+          if (n_plain > 0 && n_plain < n_all) {
+            const double mean_all = sum_all / static_cast<double>(n_all);
+            const double mean_plain = sum_plain / static_cast<double>(n_plain);
+            probe_within_rounds.push_back(mean_all / mean_plain - 1);
+          }
+        }
         round_med[name].push_back(median(m.step_seconds));
         std::cerr << "round " << r + 1 << "/" << o.reps << " " << name << ": median "
                   << median(m.step_seconds) << " s/step\n";
@@ -517,6 +546,24 @@ int main(int argc, char** argv) {
     auto mean = [&](const std::string& n) { return report["configs"][n]["mean_s"].get<double>(); };
     if (has("ours_probe") && has("ours_hn"))
       report["probe_overhead"] = mean("ours_probe") / mean("ours_hn") - 1;
+    if (!probe_steps.empty() && !unprobed_steps.empty()) {
+      auto avg = [](const std::vector<double>& v) {
+        double sum = 0;
+        for (double t : v) sum += t;
+        return sum / static_cast<double>(v.size());
+      };
+      const double with = avg(probe_steps), without = avg(unprobed_steps);
+      const double share = static_cast<double>(probe_steps.size()) /
+                           static_cast<double>(probe_steps.size() + unprobed_steps.size());
+      report["probe_within_run"] = {{"probed_steps", probe_steps.size()},
+                                    {"unprobed_steps", unprobed_steps.size()},
+                                    {"probed_mean_s", with},
+                                    {"unprobed_mean_s", without},
+                                    {"probe_seconds", with - without}};
+      // The mean step (probed share at its cost) over an unprobed step, in the same runs.
+      report["probe_overhead_within_run"] = share * (with - without) / without;
+      report["probe_overhead_within_run_rounds"] = probe_within_rounds;
+    }
 
     std::cout << o.preset << " batch " << o.batch << " context " << o.context << ", " << o.threads
               << " threads, " << o.reps << " rounds x " << o.steps << " steps\n";
@@ -526,7 +573,10 @@ int main(int argc, char** argv) {
                   c["median_s"].get<double>(), c["round_min_s"].get<double>(),
                   c["round_max_s"].get<double>());
     }
-    for (const char* k : {"speed_ratio", "speed_ratio_blas1", "margin_overhead", "margin_overhead_isolated", "frozen_over_recomputed", "frozen_overhead_isolated", "probe_overhead", "bf16_speedup"}) {
+    for (const char* k :
+         {"speed_ratio", "speed_ratio_blas1", "margin_overhead", "margin_overhead_isolated",
+          "frozen_over_recomputed", "frozen_overhead_isolated", "probe_overhead",
+          "probe_overhead_within_run", "bf16_speedup"}) {
       if (report.contains(k)) std::printf("  %-22s %.4f\n", k, report[k].get<double>());
     }
     if (!o.json_out.empty()) std::ofstream(o.json_out) << report.dump(2) << "\n";
