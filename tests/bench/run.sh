@@ -67,13 +67,13 @@ if [ "$quick" = 1 ]; then
   loader=(--images 64 --repeats 1); size=small
 else
   rounds=${HNCLIP_BENCH_ROUNDS:-3}
-  tiny=(--warmup 2 --steps 10 --reps 3); b32=(--warmup 1 --steps 2 --reps "$rounds")
+  tiny=(--warmup 2 --steps 10 --reps 5); b32=(--warmup 1 --steps 2 --reps "$rounds")
   retrieval=(--queries 100000 --candidates 100000 --reps "$rounds"); geometry=(--captions 50000 --reps 3)
   loader=(--images 512 --repeats 3); size=default
 fi
 # The probe's cost is measured on the tiny step (whose 10 timed steps hold two probed ones) and in
 # the real runs below; ViT-B/32's few steps would hold none.
-b32+=(--configs ours_hn,ours_plain,ours_frozen,ours_hn_bf16,peer_hn,peer_hn_blas1)
+b32+=(--configs ours_hn,ours_plain,ours_frozen,ours_hn_aa,ours_hn_bf16,peer_hn,peer_hn_blas1)
 # Requirements 2-4 and 8: the training step against PyTorch, the margins' and the probe's overhead,
 # and bf16 autocast against fp32 (requirement 8's speed half; its recall half is in the README).
 bench "training step, tiny" "$WORK/train_step_tiny.json" \

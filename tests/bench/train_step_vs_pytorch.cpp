@@ -18,6 +18,9 @@
 //   ours_plain    Trainer, γ = 0 (plain InfoNCE)                      → margin overhead
 //   ours_frozen   Trainer, γ = 0.5, frozen Ḡ (frozen caption features cached at set-up)
 //   ours_probe    Trainer, γ = 0.5, recomputed, --probe-every 5       → probe overhead
+//   ours_hn_aa    ours_hn again, in a trainer instance of its own: the A/A control, how far two
+//                 instances of one configuration differ here → the noise floor of the whole-step
+//                 comparisons between configurations (margins, frozen Ḡ)
 //   ours_hn_bf16  ours_hn with --precision bf16: the encoders under CPU bf16 autocast, the loss
 //                 and the optimiser in fp32                           → bf16 speed-up (req 8)
 //   peer_hn       the PyTorch step, γ = 0.5 (what ours_hn is compared with), run as a researcher
@@ -31,8 +34,7 @@
 // overhead compares means instead (one step in five carries it, which a median would hide), so
 // --steps should be a multiple of 5 for it. It is taken within ours_probe's own runs (the mean of
 // all its timed steps over that of its unprobed ones), free of the difference between two trainer
-// instances, which on this shared machine reaches tens of percent for one configuration run twice;
-// ours_probe's mean over ours_hn's is reported too.
+// instances (which ours_hn_aa measures); ours_probe's mean over ours_hn's is reported too.
 //
 // The trainer is fed the same batch at every step by an in-memory source (no decoding: that is
 // the loader benchmark's business); its epoch-end evaluation and checkpoint fall outside the
@@ -92,8 +94,9 @@ struct Options {
   std::string preset = "tiny";
   int64_t batch = 128, context = 96, vocab = 1000;
   int threads = 2, warmup = 2, steps = 10, reps = 3;
-  std::vector<std::string> configs = {"ours_hn", "ours_plain",   "ours_frozen",  "ours_probe",
-                                      "ours_hn_bf16", "peer_hn", "peer_hn_blas1"};
+  std::vector<std::string> configs = {"ours_hn",      "ours_plain", "ours_frozen",  "ours_probe",
+                                      "ours_hn_aa",   "ours_hn_bf16", "peer_hn",
+                                      "peer_hn_blas1"};
   fs::path work;
   std::string python = "/usr/bin/python3";
   std::string json_out;
@@ -410,7 +413,7 @@ Options parse(int argc, char** argv) {
   if (o.steps < 1 || o.reps < 1 || o.warmup < 0) throw std::invalid_argument("bad --steps/--reps/--warmup");
   for (const auto& c : o.configs) {
     if (c != "ours_hn" && c != "ours_plain" && c != "ours_frozen" && c != "ours_probe" &&
-        c != "ours_hn_bf16" && c != "peer_hn" && c != "peer_hn_blas1")
+        c != "ours_hn_aa" && c != "ours_hn_bf16" && c != "peer_hn" && c != "peer_hn_blas1")
       throw std::invalid_argument("--configs: unknown configuration " + c);
   }
   return o;
@@ -520,6 +523,10 @@ int main(int argc, char** argv) {
       }
       return paired;
     };
+    if (has("ours_hn_aa") && has("ours_hn")) {
+      report["aa_control"] = med("ours_hn_aa") / med("ours_hn") - 1;
+      report["aa_control_rounds"] = per_round("ours_hn_aa", "ours_hn");
+    }
     if (has("ours_hn") && has("ours_plain")) {
       report["margin_overhead"] = med("ours_hn") / med("ours_plain") - 1;
       report["margin_overhead_rounds"] = per_round("ours_hn", "ours_plain");
@@ -576,7 +583,7 @@ int main(int argc, char** argv) {
     for (const char* k :
          {"speed_ratio", "speed_ratio_blas1", "margin_overhead", "margin_overhead_isolated",
           "frozen_over_recomputed", "frozen_overhead_isolated", "probe_overhead",
-          "probe_overhead_within_run", "bf16_speedup"}) {
+          "probe_overhead_within_run", "aa_control", "bf16_speedup"}) {
       if (report.contains(k)) std::printf("  %-22s %.4f\n", k, report[k].get<double>());
     }
     if (!o.json_out.empty()) std::ofstream(o.json_out) << report.dump(2) << "\n";
