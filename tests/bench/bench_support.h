@@ -1,10 +1,12 @@
 #pragma once
 // What the benchmark programs of tests/bench share: running a peer (a Python script, or the
-// program itself as a child) and collecting its output, and the median of repeated timings.
+// program itself as a child) and collecting its output, and the median and mean of repeated
+// timings.
 // Header-only: each benchmark is one .cpp linked with one core library (tests/CMakeLists.txt).
 
 #include <algorithm>
 #include <cstdio>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,6 +37,12 @@ inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The arithmetic mean; at least one value. (Where a rare costly step must count — one probed
+// step in five — the median would hide it.)
+inline double mean(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
 }  // namespace hnclip::bench

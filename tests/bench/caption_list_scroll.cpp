@@ -16,6 +16,7 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 
+#include "bench/bench_support.h"
 #include "widgets/captions/caption_list_model.h"
 
 namespace {
@@ -83,9 +84,7 @@ Timing measure(int n, int frames) {
     ms.push_back(static_cast<double>(clock.nsecsElapsed()) / 1e6);
   }
   std::sort(ms.begin(), ms.end());
-  double sum = 0;
-  for (double m : ms) sum += m;
-  t.frame_mean_ms = sum / static_cast<double>(ms.size());
+  t.frame_mean_ms = hnclip::bench::mean(ms);
   t.frame_p99_ms = ms[static_cast<size_t>(0.99 * static_cast<double>(ms.size() - 1))];
 
   clock.restart();

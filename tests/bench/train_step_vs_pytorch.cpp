@@ -80,6 +80,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using hnclip::bench::command_output;
+using hnclip::bench::mean;
 using hnclip::bench::median;
 using hnclip::bench::shell_quote;
 using nlohmann::json;
@@ -480,19 +481,13 @@ int main(int argc, char** argv) {
         }
         all[name].insert(all[name].end(), m.step_seconds.begin(), m.step_seconds.end());
         if (name == "ours_probe") {
-          double sum_all = 0, sum_plain = 0;
-          int64_t n_plain = 0;
+          std::vector<double> unprobed;
           for (size_t i = 0; i < m.step_seconds.size(); ++i) {
             (m.probed[i] ? probe_steps : unprobed_steps).push_back(m.step_seconds[i]);
-            sum_all += m.step_seconds[i];
-            if (!m.probed[i]) sum_plain += m.step_seconds[i], ++n_plain;
+            if (!m.probed[i]) unprobed.push_back(m.step_seconds[i]);
           }
-          const auto n_all = static_cast<int64_t>(m.step_seconds.size());
-          if (n_plain > 0 && n_plain < n_all) {
-            const double mean_all = sum_all / static_cast<double>(n_all);
-            const double mean_plain = sum_plain / static_cast<double>(n_plain);
-            probe_within_rounds.push_back(mean_all / mean_plain - 1);
-          }
+          if (!unprobed.empty() && unprobed.size() < m.step_seconds.size())
+            probe_within_rounds.push_back(mean(m.step_seconds) / mean(unprobed) - 1);
         }
         round_med[name].push_back(median(m.step_seconds));
         std::cerr << "round " << r + 1 << "/" << o.reps << " " << name << ": median "
@@ -501,10 +496,8 @@ int main(int argc, char** argv) {
     }
     for (const auto& name : o.configs) {
       const auto& rm = round_med[name];
-      double sum = 0;
-      for (double t : all[name]) sum += t;
       report["configs"][name] = {{"median_s", median(all[name])},
-                                 {"mean_s", sum / static_cast<double>(all[name].size())},
+                                 {"mean_s", mean(all[name])},
                                  {"round_min_s", *std::min_element(rm.begin(), rm.end())},
                                  {"round_max_s", *std::max_element(rm.begin(), rm.end())},
                                  {"steps_timed", all[name].size()}};
@@ -550,16 +543,13 @@ int main(int argc, char** argv) {
       report["frozen_over_recomputed_rounds"] = per_round("ours_frozen", "ours_hn");
     }
     // A probe runs on one step in kProbeEvery: the median step would hide it, the mean does not.
-    auto mean = [&](const std::string& n) { return report["configs"][n]["mean_s"].get<double>(); };
+    auto mean_s = [&](const std::string& n) {
+      return report["configs"][n]["mean_s"].get<double>();
+    };
     if (has("ours_probe") && has("ours_hn"))
-      report["probe_overhead"] = mean("ours_probe") / mean("ours_hn") - 1;
+      report["probe_overhead"] = mean_s("ours_probe") / mean_s("ours_hn") - 1;
     if (!probe_steps.empty() && !unprobed_steps.empty()) {
-      auto avg = [](const std::vector<double>& v) {
-        double sum = 0;
-        for (double t : v) sum += t;
-        return sum / static_cast<double>(v.size());
-      };
-      const double with = avg(probe_steps), without = avg(unprobed_steps);
+      const double with = mean(probe_steps), without = mean(unprobed_steps);
       const double share = static_cast<double>(probe_steps.size()) /
                            static_cast<double>(probe_steps.size() + unprobed_steps.size());
       report["probe_within_run"] = {{"probed_steps", probe_steps.size()},
