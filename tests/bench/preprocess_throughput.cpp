@@ -8,10 +8,13 @@
 // --source jpeg (the default) writes N 640x480 JPEGs (OpenCV, quality 90) into a scratch folder;
 // --source builtin generates the built-in benchmark (size "small") there and takes the first N
 // images of its train split: the 48x48 PNGs a default run trains on (use --n-px 48, the tiny
-// preset's input, to preprocess them as that run does). The folder is removed at the end. Each
-// figure is the best of R passes after one warm-up pass (files in the page cache): images per
+// preset's input, to preprocess them as that run does). The folder is removed at the end. After
+// one warm-up pass (files in the page cache), R rounds (--repeats) each run one pass of ours with
+// one worker and then one of the peer (a process of its own, with its own warm-up pass); each
+// side's figure is its best of the R, the ratio the median of the rounds' ratios (each round's
+// two sides ran back to back). Two workers run R passes after that. Figures are images per
 // wall-clock second, and images per CPU-second of the whole process (user + system), which a
-// machine shared with other jobs distorts less.
+// machine shared with other jobs distorts less. A peer that fails fails the program (exit 1).
 
 #include <algorithm>
 #include <chrono>
@@ -20,6 +23,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -31,6 +35,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "bench/bench_support.h"
 #include "data/batch_loader.h"
 #include "data/image_pipeline.h"
 #include "data/split_data.h"
@@ -109,6 +114,29 @@ Pass loader_pass(const hnclip::SplitData& data, int workers, int batch) {
   Pass p{seconds_since(t0), cpu_seconds() - c0};
   if (seen != data.num_images()) throw std::logic_error("loader delivered " + std::to_string(seen) + " images");
   return p;
+}
+
+// One pass of the peer (tests/core/reference/pillow_reference.py: a warm-up pass, then one timed
+// pass, in a process of its own) over the same files: {images/s wall, images per CPU-second}, or
+// nothing (said on stderr) when it failed.
+std::optional<std::pair<double, double>> python_throughput(int n_px, const std::string& paths) {
+  const std::string cmd = std::string(HNCLIP_REFERENCE_PYTHON) + " " + HNCLIP_TEST_SOURCE_DIR +
+                          "/core/reference/pillow_reference.py throughput " + std::to_string(n_px) +
+                          " 1" + paths;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  double wall = 0.0;
+  double cpu = 0.0;
+  if (pipe == nullptr) {
+    std::fprintf(stderr, "python peer failed to start: %s\n", cmd.c_str());
+    return std::nullopt;
+  }
+  const bool read =
+      std::fscanf(pipe, "images_per_second %lf images_per_cpu_second %lf", &wall, &cpu) == 2;
+  if (::pclose(pipe) != 0 || !read) {
+    std::fprintf(stderr, "python peer failed: %s\n", cmd.c_str());
+    return std::nullopt;
+  }
+  return std::make_pair(wall, cpu);
 }
 
 }  // namespace
@@ -191,39 +219,48 @@ int main(int argc, char** argv) {
   auto tokenizer = std::make_shared<hnclip::WordTokenizer>(hnclip::WordTokenizer::build(captions, 8));
   const hnclip::SplitData data(samples, tokenizer, cfg);
 
-  std::printf("images %d (%s), n_px %d, batch %d, best of %d\n", images, what.c_str(), n_px, batch, repeats);
+  std::printf("images %d (%s), n_px %d, batch %d, %d rounds\n", images, what.c_str(), n_px, batch,
+              repeats);
   loader_pass(data, 1, batch);  // warm-up: page cache, allocator
-  double ips1 = 0.0;
-  double cpu1 = 0.0;
-  for (int workers : {1, 2}) {
-    Pass best{1e30, 1e30};
-    for (int r = 0; r < repeats; ++r) {
-      const Pass p = loader_pass(data, workers, batch);
-      best.wall = std::min(best.wall, p.wall);
-      best.cpu = std::min(best.cpu, p.cpu);
+  // One worker against the peer in interleaved rounds — our pass, then a peer process's — so that
+  // the two sides of each round's ratio ran seconds apart: on a shared machine one side's best of
+  // R passes, taken minutes from the other's, has differed by 2x from run to run.
+  Pass best1{1e30, 1e30};
+  double py_best = 0.0;
+  double py_cpu_best = 0.0;
+  std::vector<double> round_ratio, round_ratio_cpu;
+  for (int r = 0; r < repeats; ++r) {
+    const Pass p = loader_pass(data, 1, batch);
+    best1.wall = std::min(best1.wall, p.wall);
+    best1.cpu = std::min(best1.cpu, p.cpu);
+    if (!python) continue;
+    const auto py = python_throughput(n_px, paths);
+    if (!py) {
+      fs::remove_all(dir);
+      return 1;
     }
-    if (workers == 1) {
-      ips1 = images / best.wall;
-      cpu1 = images / best.cpu;
-    }
-    std::printf("cpp_batch_loader workers %d: %.1f images/s wall, %.1f images per CPU-second\n", workers,
-                images / best.wall, images / best.cpu);
+    py_best = std::max(py_best, py->first);
+    py_cpu_best = std::max(py_cpu_best, py->second);
+    round_ratio.push_back(images / p.wall / py->first);
+    round_ratio_cpu.push_back(images / p.cpu / py->second);
   }
-
+  std::printf("cpp_batch_loader workers 1: %.1f images/s wall, %.1f images per CPU-second\n",
+              images / best1.wall, images / best1.cpu);
+  Pass best2{1e30, 1e30};
+  for (int r = 0; r < repeats; ++r) {
+    const Pass p = loader_pass(data, 2, batch);
+    best2.wall = std::min(best2.wall, p.wall);
+    best2.cpu = std::min(best2.cpu, p.cpu);
+  }
+  std::printf("cpp_batch_loader workers 2: %.1f images/s wall, %.1f images per CPU-second\n",
+              images / best2.wall, images / best2.cpu);
   if (python) {
-    const std::string cmd = std::string(HNCLIP_REFERENCE_PYTHON) + " " + HNCLIP_TEST_SOURCE_DIR +
-                            "/core/reference/pillow_reference.py throughput " + std::to_string(n_px) + " " +
-                            std::to_string(repeats) + paths;
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    double py = 0.0;
-    double py_cpu = 0.0;
-    if (pipe == nullptr || std::fscanf(pipe, "images_per_second %lf images_per_cpu_second %lf", &py, &py_cpu) != 2 ||
-        ::pclose(pipe) != 0) {
-      std::fprintf(stderr, "python peer failed: %s\n", cmd.c_str());
-    } else {
-      std::printf("python_pillow_torch 1 process: %.1f images/s wall, %.1f images per CPU-second\n", py, py_cpu);
-      std::printf("ratio cpp (1 worker) / python: %.2f wall, %.2f CPU\n", ips1 / py, cpu1 / py_cpu);
-    }
+    std::printf("python_pillow_torch 1 process: %.1f images/s wall, %.1f images per CPU-second\n",
+                py_best, py_cpu_best);
+    std::printf("ratio per round, cpp (1 worker) / python, CPU:");
+    for (double x : round_ratio_cpu) std::printf(" %.3f", x);
+    std::printf("\nratio cpp (1 worker) / python, median of the rounds: %.2f wall, %.2f CPU\n",
+                hnclip::bench::median(round_ratio), hnclip::bench::median(round_ratio_cpu));
   }
   fs::remove_all(dir);
   return 0;

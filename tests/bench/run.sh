@@ -13,7 +13,7 @@
 # HNCLIP_BENCH_THREADS (LibTorch threads of both sides, default 2), HNCLIP_BENCH_WORK (scratch
 # folder, default a fresh temporary one, removed at the end), HNCLIP_BENCH_BUILD_TYPE (default
 # Release), HNCLIP_BENCH_ROUNDS (rounds of the ViT-B/32 step and the retrieval, default 3; the
-# tiny step and the geometry always run 3).
+# tiny step and the loader always run 5, the geometry 3).
 # Measured on the 2-core development machines, build/dev already built: 26 minutes on an Intel
 # Xeon VM, 49-53 minutes on an AMD EPYC VM; half of it or more the ViT-B/32 steps.
 set -euo pipefail
@@ -69,7 +69,7 @@ else
   rounds=${HNCLIP_BENCH_ROUNDS:-3}
   tiny=(--warmup 2 --steps 10 --reps 5); b32=(--warmup 1 --steps 2 --reps "$rounds")
   retrieval=(--queries 100000 --candidates 100000 --reps "$rounds"); geometry=(--captions 50000 --reps 3)
-  loader=(--images 512 --repeats 3); size=default
+  loader=(--images 512 --repeats 5); size=default
 fi
 # The probe's cost is measured on the tiny step (whose 10 timed steps hold two probed ones) and in
 # the real runs below; ViT-B/32's few steps would hold none.
@@ -115,6 +115,8 @@ for name, suffix in (("loader.txt", ""), ("loader_png.txt", "_png")):
             out["loader_ours" + suffix] = float(line.split(",")[1].split()[0])
         elif line.startswith("python_pillow_torch"):
             out["loader_peer" + suffix] = float(line.split(",")[1].split()[0])
+        elif line.startswith("ratio per round, cpp (1 worker) / python, CPU:"):
+            out["loader_ratio_rounds" + suffix] = [float(x) for x in line.split(":")[1].split()]
 for g in ("0", "0.5"):
     out["real_run"][g] = json.load(open(f"{work}/run_gamma{g}.json"))
 print(json.dumps(out))
