@@ -94,6 +94,11 @@ double cpu_seconds() {
 struct Pass {
   double wall = 0.0;  // seconds
   double cpu = 0.0;   // process CPU seconds
+  // The best of repeated passes: each figure its own minimum.
+  void keep_best(const Pass& p) {
+    wall = std::min(wall, p.wall);
+    cpu = std::min(cpu, p.cpu);
+  }
 };
 
 // One pass of the whole split through a BatchLoader with `workers` threads.
@@ -231,8 +236,7 @@ int main(int argc, char** argv) {
   std::vector<double> round_ratio, round_ratio_cpu;
   for (int r = 0; r < repeats; ++r) {
     const Pass p = loader_pass(data, 1, batch);
-    best1.wall = std::min(best1.wall, p.wall);
-    best1.cpu = std::min(best1.cpu, p.cpu);
+    best1.keep_best(p);
     if (!python) continue;
     const auto py = python_throughput(n_px, paths);
     if (!py) {
@@ -247,11 +251,7 @@ int main(int argc, char** argv) {
   std::printf("cpp_batch_loader workers 1: %.1f images/s wall, %.1f images per CPU-second\n",
               images / best1.wall, images / best1.cpu);
   Pass best2{1e30, 1e30};
-  for (int r = 0; r < repeats; ++r) {
-    const Pass p = loader_pass(data, 2, batch);
-    best2.wall = std::min(best2.wall, p.wall);
-    best2.cpu = std::min(best2.cpu, p.cpu);
-  }
+  for (int r = 0; r < repeats; ++r) best2.keep_best(loader_pass(data, 2, batch));
   std::printf("cpp_batch_loader workers 2: %.1f images/s wall, %.1f images per CPU-second\n",
               images / best2.wall, images / best2.cpu);
   if (python) {
