@@ -1,11 +1,10 @@
 #include "model/residual_attention_block.h"
 #include "model/layer_norm_fp32.h"
+#include "model/quick_gelu.h"
 
 #include <torch/torch.h>
 
 namespace hnclip {
-
-torch::Tensor quick_gelu(const torch::Tensor& x) { return x * torch::sigmoid(1.702 * x); }
 
 ClipMlpImpl::ClipMlpImpl(int64_t width, MlpActivation activation) : activation_(activation) {
   c_fc = register_module("c_fc", torch::nn::Linear(width, 4 * width));

@@ -41,7 +41,4 @@ class ResidualAttentionBlockImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ResidualAttentionBlock);
 
-// QuickGELU, x * sigmoid(1.702 x): what OpenAI's CLIP weights were trained with.
-torch::Tensor quick_gelu(const torch::Tensor& x);
-
 }  // namespace hnclip
