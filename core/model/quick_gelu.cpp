@@ -9,7 +9,7 @@ namespace hnclip {
 namespace {
 
 // LibTorch's CPU silu and silu_backward for bf16 / fp16: vectorised in 2.6, element by element in
-// 1.13, where the custom function ran at 0.37-0.43x the written-out form's speed on bf16
+// 1.13, where the custom function ran at 0.37-0.52x the written-out form's speed on bf16
 // (tests/bench/quick_gelu_vs_written_out --dtype bf16; 2.6 measured 1.3-1.7x faster). Versions
 // between were not measured and keep the written-out form there.
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 6)

@@ -147,10 +147,11 @@ int run_quick_gelu_bench(int argc, char** argv) {
     const auto x = torch::randn(shape.sizes).mul_(2).to(device, dtype);
     const auto g = torch::randn(shape.sizes).to(device, dtype);
     if (dtype == torch::kFloat) {
-      torch::NoGradGuard no_grad;
-      check_agree(hnclip::quick_gelu(x), gelu_written_out(x), std::string(shape.what) + " values");
-    }
-    if (dtype == torch::kFloat) {
+      {
+        torch::NoGradGuard no_grad;
+        check_agree(hnclip::quick_gelu(x), gelu_written_out(x),
+                    std::string(shape.what) + " values");
+      }
       check_agree(gelu_pass(hnclip::quick_gelu, x, g), gelu_pass(gelu_written_out, x, g),
                   std::string(shape.what) + " input gradients");
     }
@@ -174,12 +175,11 @@ int run_quick_gelu_bench(int argc, char** argv) {
     std::string kept = "(GPU: not measured)";
     if (x.is_cpu()) {
       const double size = static_cast<double>(x.numel() * x.element_size());
+      const double kept_ours = gelu_kept_bytes(hnclip::quick_gelu, x);
+      const double kept_peer = gelu_kept_bytes(gelu_written_out, x);
       char buf[96];
-      std::snprintf(buf, sizeof buf, "%.0f / %.0f MB (%.2f / %.2f)",
-                    gelu_kept_bytes(hnclip::quick_gelu, x) / 1e6,
-                    gelu_kept_bytes(gelu_written_out, x) / 1e6,
-                    gelu_kept_bytes(hnclip::quick_gelu, x) / size,
-                    gelu_kept_bytes(gelu_written_out, x) / size);
+      std::snprintf(buf, sizeof buf, "%.0f / %.0f MB (%.2f / %.2f)", kept_ours / 1e6,
+                    kept_peer / 1e6, kept_ours / size, kept_peer / size);
       kept = buf;
     }
     std::printf("%-46s %12.2f %12.2f %7.2fx (%.2f-%.2f)   %s\n", shape.what,
