@@ -2,8 +2,9 @@
 what, ours, peer, ratio, target, met or missed — with the machine, the date and the revision.
 
 usage: performance_table.py REVISION REPORT_JSON...   (Markdown on stdout)
-A report is train_step_vs_pytorch's (it has "preset"), retrieval_vs_faiss's (it has "topk") or
-caption_geometry_scale's (it has "captions") or run.sh's own real_run.json (it has "real_run").
+A report is train_step_vs_pytorch's (it has "preset"), retrieval_vs_faiss's (it has "topk"),
+caption_geometry_scale's (it has "captions"), quick_gelu_vs_written_out's (it has "quick_gelu")
+or run.sh's own real_run.json (it has "real_run").
 The GPU rows come from a committed record of tests/bench/gpu_step.sh's run on a GPU machine
 (docs/perf/gpu_step.json, or $HNCLIP_BENCH_GPU_RECORD): this CPU cannot measure them, so the
 record says where and when they were measured. $HNCLIP_BENCH_DATE pins the date line, for
@@ -130,6 +131,49 @@ def real_run_rows(r):
     return rows
 
 
+def quick_gelu_rows(r):
+    """Requirement 11's before and after for one change, cdcdcd8: the MLP's QuickGELU as one autograd
+    function against the written-out form the step ran before (and the peer still runs), per
+    shape. Where the workbench's side ran the written-out form too (bf16 on the CPU before
+    LibTorch 2.6), the two sides are the same ops: one row says so and gives their spread, which
+    is this machine's noise, not a speed-up."""
+    q = r["quick_gelu"]
+    dtype = {"float": "fp32"}.get(q["dtype"], q["dtype"])
+    how = (f"median of {q['rounds']} rounds × {q['reps']} passes per side, alternating order; "
+           f"{q['threads']} threads")
+    if not q["ours_is_function"]:
+        ratios = [s["ratio"] for s in q["shapes"]]
+        return [(f"QuickGELU forward + backward, {dtype} on {q['device']}: with this LibTorch the "
+                 f"workbench runs the written-out form here, as the peer does (core/model/"
+                 f"quick_gelu.h: the function measured slower), so the two sides are the same ops "
+                 f"— an A/A pair over the same {len(ratios)} shapes ({how})",
+                 f"autograd node {q['ours_node']}", "the written-out form",
+                 f"{min(ratios):.2f}–{max(ratios):.2f}× (medians per shape: noise)", "(measure)",
+                 "—")]
+    rows = []
+    for i, s in enumerate(q["shapes"]):
+        if i == 0:
+            what = (f"QuickGELU forward + backward, {dtype} on {q['device']}: one autograd "
+                    f"function (core/model/quick_gelu.h, cdcdcd8) over the written-out "
+                    f"x·σ(1.702x) the step ran before it and the peer runs ({how}), on the MLP's "
+                    f"hidden activation — {s['what']}")
+        else:
+            what = f"… {s['what']}"
+
+        def cell(seconds, kept):
+            text = ms(seconds) if seconds >= 0.01 else f"{seconds * 1e3:.2f} ms"
+            if kept is not None:
+                text += (f"; keeps {kept / s['hidden_bytes']:.2f}× the hidden tensor "
+                         f"({kept / 1e6:.0f} MB)")
+            return text
+
+        rounds = s["ratio_rounds"]
+        rows.append((what, cell(s["ours_median_s"], s.get("kept_ours_bytes")),
+                     "written out " + cell(s["peer_median_s"], s.get("kept_peer_bytes")),
+                     f"{s['ratio']:.2f}× ({min(rounds):.2f}–{max(rounds):.2f})", "(measure)", "—"))
+    return rows
+
+
 def round_spread(per_round):
     """ " (round by round, back to back: a% to b%)" from per-round overheads, or "" without them."""
     if not per_round:
@@ -159,6 +203,8 @@ def rows_for(report):
         return [(report["failed"], f"**not completed** ({why})", "", "", "", "missed")]
     if "real_run" in report:
         return real_run_rows(report)
+    if "quick_gelu" in report:
+        return quick_gelu_rows(report)
     if "topk" in report:
         return retrieval_rows(report)
     if "captions" in report:
@@ -363,7 +409,7 @@ def main():
     out.append(f"- Build: {os.environ.get('HNCLIP_BENCH_BUILD_TYPE') or 'Release'} "
                f"(`tests/bench/run.sh`; both sides use the same LibTorch, the peer through Python)")
     for r in reports:
-        if "captions" in r or "real_run" in r or "failed" in r:
+        if "captions" in r or "real_run" in r or "quick_gelu" in r or "failed" in r:
             continue
         if "topk" in r:
             out.append(f"- Retrieval ({r['reps']} rounds per side, each side in a process of its "

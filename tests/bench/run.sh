@@ -40,7 +40,7 @@ else
     -DHNCLIP_BUILD_TESTS=ON -DHNCLIP_BUILD_BENCH=ON >/dev/null
 fi
 cmake --build "$BUILD" -j "$JOBS" --target train_step_vs_pytorch retrieval_vs_faiss caption_geometry_scale \
-  preprocess_throughput hnclip
+  preprocess_throughput quick_gelu_vs_written_out hnclip
 
 WORK=${HNCLIP_BENCH_WORK:-$(mktemp -d /tmp/hnclip-bench.XXXXXX)}
 mkdir -p "$WORK"
@@ -64,12 +64,12 @@ bench() {
 if [ "$quick" = 1 ]; then
   tiny=(--warmup 1 --steps 5 --reps 1); b32=(--warmup 1 --steps 1 --reps 1)
   retrieval=(--queries 20000 --candidates 20000 --reps 1); geometry=(--captions 10000 --reps 1)
-  loader=(--images 64 --repeats 1); size=small
+  loader=(--images 64 --repeats 1); size=small; gelu=(--rounds 3 --reps 2)
 else
   rounds=${HNCLIP_BENCH_ROUNDS:-3}
   tiny=(--warmup 2 --steps 10 --reps 5); b32=(--warmup 1 --steps 2 --reps "$rounds")
   retrieval=(--queries 100000 --candidates 100000 --reps "$rounds"); geometry=(--captions 50000 --reps 3)
-  loader=(--images 512 --repeats 5); size=default
+  loader=(--images 512 --repeats 5); size=default; gelu=(--rounds 7 --reps 5)
 fi
 # The probe's cost is measured on the tiny step (whose 10 timed steps hold two probed ones) and in
 # the real runs below; ViT-B/32's few steps would hold none.
@@ -82,6 +82,15 @@ bench "training step, tiny" "$WORK/train_step_tiny.json" \
 bench "training step, ViT-B/32" "$WORK/train_step_vit_b32.json" \
   "$step" --preset ViT-B/32 --batch 32 --context 248 --vocab 49408 --threads "$THREADS" "${b32[@]}" \
   --python "$PY" --work "$WORK/vit_b32" --json "$WORK/train_step_vit_b32.json"
+
+# Requirement 11's before and after for one change inside the step (cdcdcd8): the MLP's QuickGELU
+# as one autograd function against the written-out form it replaced, which the peer runs — fp32,
+# and bf16 (where LibTorch 1.13 keeps the written-out form: the table then shows an A/A pair).
+for dtype in float bf16; do
+  bench "QuickGELU vs written out, $dtype" "$WORK/quick_gelu_$dtype.json" \
+    "$BUILD/tests/quick_gelu_vs_written_out" --dtype "$dtype" --threads "$THREADS" "${gelu[@]}" \
+    --json "$WORK/quick_gelu_$dtype.json"
+done
 
 # Requirement 6: retrieval at scale against faiss IndexFlatIP.
 bench "retrieval vs faiss" "$WORK/retrieval.json" \
@@ -127,7 +136,8 @@ rev="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 [ -n "$(git status --porcelain 2>/dev/null)" ] && rev="$rev (with uncommitted changes)"
 table="$WORK/PERFORMANCE.md"
 "$PY" tests/bench/performance_table.py "$rev" "$WORK/real_run.json" "$WORK/retrieval.json" "$WORK/geometry.json" \
-  "$WORK/train_step_tiny.json" "$WORK/train_step_vit_b32.json" > "$table"
+  "$WORK/train_step_tiny.json" "$WORK/train_step_vit_b32.json" "$WORK/quick_gelu_float.json" \
+  "$WORK/quick_gelu_bf16.json" > "$table"
 cat "$table"
 if [ "$quick" = 0 ]; then
   cp "$table" docs/PERFORMANCE.md
@@ -136,7 +146,8 @@ if [ "$quick" = 0 ]; then
   # without rerunning the suite.
   mkdir -p docs/perf/cpu
   cp "$WORK/real_run.json" "$WORK/retrieval.json" "$WORK/geometry.json" \
-    "$WORK/train_step_tiny.json" "$WORK/train_step_vit_b32.json" docs/perf/cpu/
+    "$WORK/train_step_tiny.json" "$WORK/train_step_vit_b32.json" "$WORK/quick_gelu_float.json" \
+    "$WORK/quick_gelu_bf16.json" docs/perf/cpu/
   echo "run.sh: wrote docs/PERFORMANCE.md and its reports, docs/perf/cpu/*.json" >&2
 fi
 exit "$failed"
