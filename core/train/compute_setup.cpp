@@ -25,17 +25,21 @@ namespace {
 // GLIBC_TUNABLES). Resident memory then stays at its peak instead of falling between steps.
 void keep_freed_memory_for_reuse() {
 #ifdef __GLIBC__
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, kMallocMmapThreshold);
+  mallopt(M_TRIM_THRESHOLD, kMallocTrimThreshold);
 #endif
 }
 }  // namespace
+
+int blas_pool_size(int threads, const ClipConfig* model) {
+  return model && model_width(*model) >= kBlasPoolWidth ? threads : 1;
+}
 
 void configure_threads(int threads, const ClipConfig* model) {
   if (threads < 1) throw std::invalid_argument("--threads must be >= 1");
   keep_freed_memory_for_reuse();
   at::set_num_threads(threads);
-  set_blas_threads(model && model_width(*model) >= kBlasPoolWidth ? threads : 1);
+  set_blas_threads(blas_pool_size(threads, model));
 }
 
 c10::Device resolve_device(const std::string& spec) {

@@ -27,6 +27,15 @@ constexpr int64_t kBlasPoolWidth = 256;
 // (compute_setup.cpp says why). Safe to call more than once.
 void configure_threads(int threads, const ClipConfig* model = nullptr);
 
+// The size configure_threads gives OpenBLAS's pool: `threads` for a model at least kBlasPoolWidth
+// wide, else (or with no model) 1.
+int blas_pool_size(int threads, const ClipConfig* model);
+
+// The glibc settings configure_threads makes (mallopt, in bytes). Another process (a benchmark's
+// peer) gets the same through the environment: MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_.
+inline constexpr int kMallocMmapThreshold = 256 << 20;
+inline constexpr int kMallocTrimThreshold = 1 << 30;
+
 // The width configure_threads compares with kBlasPoolWidth: the wider of the two towers.
 int64_t model_width(const ClipConfig& model);
 

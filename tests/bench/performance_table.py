@@ -224,6 +224,15 @@ def rows_for(report):
                      f"256 wide, e.g. tiny)", step_cell(c["ours_hn"]),
                      step_cell(c["peer_hn_blas1"]), f"{r:.3f}× steps/s", "≥ 1.0× (aim 1.2×)",
                      "met" if r >= 1.0 else "missed"))
+    if "speed_ratio_same_settings" in report:
+        r = report["speed_ratio_same_settings"]
+        env = report.get("peer_same_settings_environment", "")
+        rows.append((f"… against the peer given both of the workbench's process settings "
+                     f"(`{env}`: OpenBLAS's pool as configure_threads sizes it for this model, "
+                     f"glibc's thresholds as its mallopt) — the control of the two rows above: "
+                     f"what is left is the step's own code", step_cell(c["ours_hn"]),
+                     step_cell(c["peer_hn_same_settings"]), f"{r:.3f}× steps/s", "(measure)",
+                     "—"))
     if "aa_control" in report:
         o = report["aa_control"]
         rows.append((f"A/A control: the γ = 0.5 step again, in a second trainer instance, over the "

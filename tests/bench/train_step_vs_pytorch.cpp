@@ -26,7 +26,13 @@
 //   peer_hn       the PyTorch step, γ = 0.5 (what ours_hn is compared with), run as a researcher
 //                 runs it: torch.set_num_threads(T) and nothing else
 //   peer_hn_blas1 the same with OPENBLAS_NUM_THREADS=1, the thread setting the workbench makes
-//                 (compute_setup.h): how much of the ratio is that setting alone
+//                 for models under 256 wide (compute_setup.h): how much of the ratio is that
+//                 setting alone
+//   peer_hn_same_settings  the peer given both process settings the workbench makes
+//                 (configure_threads): OpenBLAS's pool as large as it would make it for this
+//                 model, and glibc's mmap and trim thresholds through the environment
+//                 (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_) → what is left of the ratio
+//                 is what the step's own code does (the control of the two rows above)
 // Each runs --warmup untimed steps, then --steps timed ones; a step's time runs from the end of the
 // previous step to the end of this one (the trainer's step events, perf_counter in Python), so
 // fetching the batch and logging are inside it. The per-configuration figure is the median over
@@ -95,9 +101,9 @@ struct Options {
   std::string preset = "tiny";
   int64_t batch = 128, context = 96, vocab = 1000;
   int threads = 2, warmup = 2, steps = 10, reps = 3;
-  std::vector<std::string> configs = {"ours_hn",      "ours_plain", "ours_frozen",  "ours_probe",
-                                      "ours_hn_aa",   "ours_hn_bf16", "peer_hn",
-                                      "peer_hn_blas1"};
+  std::vector<std::string> configs = {"ours_hn",    "ours_plain",    "ours_frozen",
+                                      "ours_probe", "ours_hn_aa",    "ours_hn_bf16",
+                                      "peer_hn",    "peer_hn_blas1", "peer_hn_same_settings"};
   fs::path work;
   std::string python = "/usr/bin/python3";
   std::string json_out;
@@ -241,13 +247,27 @@ Measured run_ours(const Options& o, const std::string& name, const torch::Tensor
   return m;
 }
 
+// The environment a peer configuration runs in: as a researcher runs it (nothing set), with a
+// one-thread OpenBLAS pool, or with every process setting configure_threads makes for this model.
+std::string peer_environment(const Options& o, const std::string& name) {
+  if (name == "peer_hn_blas1") return "OPENBLAS_NUM_THREADS=1";
+  if (name == "peer_hn_same_settings") {
+    const auto cfg = model_config(o);
+    return "OPENBLAS_NUM_THREADS=" + std::to_string(hnclip::blas_pool_size(o.threads, &cfg)) +
+           " MALLOC_MMAP_THRESHOLD_=" + std::to_string(hnclip::kMallocMmapThreshold) +
+           " MALLOC_TRIM_THRESHOLD_=" + std::to_string(hnclip::kMallocTrimThreshold);
+  }
+  return "";
+}
+
 Measured run_peer(const Options& o, const fs::path& weights, const fs::path& batch,
-                  bool one_blas_thread) {
+                  const std::string& environment) {
   const std::string script = std::string(HNCLIP_TEST_SOURCE_DIR) + "/bench/train_step_peer.py";
   const std::string out = command_output(
-      std::string(one_blas_thread ? "OPENBLAS_NUM_THREADS=1 " : "") + shell_quote(o.python) + " " +
-      shell_quote(script) + " time " + shell_quote(weights) + " " + shell_quote(batch) + " " + std::to_string(kGamma) + " " + std::to_string(o.threads) + " " +
-      std::to_string(o.warmup) + " " + std::to_string(o.steps));
+      (environment.empty() ? "" : environment + " ") + shell_quote(o.python) + " " +
+      shell_quote(script) + " time " + shell_quote(weights) + " " + shell_quote(batch) + " " +
+      std::to_string(kGamma) + " " + std::to_string(o.threads) + " " + std::to_string(o.warmup) +
+      " " + std::to_string(o.steps));
   const auto line = out.substr(out.rfind('{'));
   Measured m;
   m.step_seconds = json::parse(line).at("step_seconds").get<std::vector<double>>();
@@ -414,7 +434,8 @@ Options parse(int argc, char** argv) {
   if (o.steps < 1 || o.reps < 1 || o.warmup < 0) throw std::invalid_argument("bad --steps/--reps/--warmup");
   for (const auto& c : o.configs) {
     if (c != "ours_hn" && c != "ours_plain" && c != "ours_frozen" && c != "ours_probe" &&
-        c != "ours_hn_aa" && c != "ours_hn_bf16" && c != "peer_hn" && c != "peer_hn_blas1")
+        c != "ours_hn_aa" && c != "ours_hn_bf16" && c != "peer_hn" && c != "peer_hn_blas1" &&
+        c != "peer_hn_same_settings")
       throw std::invalid_argument("--configs: unknown configuration " + c);
   }
   return o;
@@ -467,7 +488,7 @@ int main(int argc, char** argv) {
       for (size_t k = 0; k < o.configs.size(); ++k) {
         const auto& name = o.configs[(k + static_cast<size_t>(r)) % o.configs.size()];
         const Measured m = name.rfind("peer_", 0) == 0
-                               ? run_peer(o, weights, batch, name == "peer_hn_blas1")
+                               ? run_peer(o, weights, batch, peer_environment(o, name))
                                : run_ours(o, name, images, tokens, r);
         if (name == "ours_hn" && r == 0) {
           const double d = std::abs(m.first_loss - report["check"]["loss_peer"].get<double>());
@@ -507,6 +528,10 @@ int main(int argc, char** argv) {
     if (has("ours_hn") && has("peer_hn")) report["speed_ratio"] = med("peer_hn") / med("ours_hn");
     if (has("ours_hn") && has("peer_hn_blas1"))
       report["speed_ratio_blas1"] = med("peer_hn_blas1") / med("ours_hn");
+    if (has("ours_hn") && has("peer_hn_same_settings")) {
+      report["speed_ratio_same_settings"] = med("peer_hn_same_settings") / med("ours_hn");
+      report["peer_same_settings_environment"] = peer_environment(o, "peer_hn_same_settings");
+    }
     // An overhead per round as well (the configurations run back to back in every round): the
     // spread of those is how much of the whole-step figure is this machine's drift.
     auto per_round = [&](const std::string& with, const std::string& without) {
@@ -571,7 +596,7 @@ int main(int argc, char** argv) {
                   c["round_max_s"].get<double>());
     }
     for (const char* k :
-         {"speed_ratio", "speed_ratio_blas1", "margin_overhead", "margin_overhead_isolated",
+         {"speed_ratio", "speed_ratio_blas1", "speed_ratio_same_settings", "margin_overhead", "margin_overhead_isolated",
           "frozen_over_recomputed", "frozen_overhead_isolated", "probe_overhead",
           "probe_overhead_within_run", "aa_control", "bf16_speedup"}) {
       if (report.contains(k)) std::printf("  %-22s %.4f\n", k, report[k].get<double>());
