@@ -15,7 +15,8 @@
 # Release), HNCLIP_BENCH_ROUNDS (rounds of the ViT-B/32 step and the retrieval, default 3; the
 # tiny step and the loader always run 5, the geometry 3).
 # Measured on the 2-core development machines, build/dev already built: 26 minutes on an Intel
-# Xeon VM, 49-53 minutes on an AMD EPYC VM; half of it or more the ViT-B/32 steps.
+# Xeon VM, 49-53 minutes on an AMD EPYC VM (61 since the ViT-B/32 step has a third peer); half
+# of it or more the ViT-B/32 steps.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 quick=0
