@@ -97,13 +97,16 @@ constexpr int kProbeEvery = 5;
 constexpr double kLossTolerance = 1e-5;
 constexpr double kGradTolerance = 1e-4;
 
+// Every configuration this program knows, in the default order (the header says what each is).
+const std::vector<std::string> kAllConfigs = {
+    "ours_hn",      "ours_plain", "ours_frozen",   "ours_probe",           "ours_hn_aa",
+    "ours_hn_bf16", "peer_hn",    "peer_hn_blas1", "peer_hn_same_settings"};
+
 struct Options {
   std::string preset = "tiny";
   int64_t batch = 128, context = 96, vocab = 1000;
   int threads = 2, warmup = 2, steps = 10, reps = 3;
-  std::vector<std::string> configs = {"ours_hn",    "ours_plain",    "ours_frozen",
-                                      "ours_probe", "ours_hn_aa",    "ours_hn_bf16",
-                                      "peer_hn",    "peer_hn_blas1", "peer_hn_same_settings"};
+  std::vector<std::string> configs = kAllConfigs;
   fs::path work;
   std::string python = "/usr/bin/python3";
   std::string json_out;
@@ -433,9 +436,7 @@ Options parse(int argc, char** argv) {
   if (o.work.empty()) throw std::invalid_argument("--work DIR is required");
   if (o.steps < 1 || o.reps < 1 || o.warmup < 0) throw std::invalid_argument("bad --steps/--reps/--warmup");
   for (const auto& c : o.configs) {
-    if (c != "ours_hn" && c != "ours_plain" && c != "ours_frozen" && c != "ours_probe" &&
-        c != "ours_hn_aa" && c != "ours_hn_bf16" && c != "peer_hn" && c != "peer_hn_blas1" &&
-        c != "peer_hn_same_settings")
+    if (std::find(kAllConfigs.begin(), kAllConfigs.end(), c) == kAllConfigs.end())
       throw std::invalid_argument("--configs: unknown configuration " + c);
   }
   return o;
@@ -596,8 +597,8 @@ int main(int argc, char** argv) {
                   c["round_max_s"].get<double>());
     }
     for (const char* k :
-         {"speed_ratio", "speed_ratio_blas1", "speed_ratio_same_settings", "margin_overhead", "margin_overhead_isolated",
-          "frozen_over_recomputed", "frozen_overhead_isolated", "probe_overhead",
+         {"speed_ratio", "speed_ratio_blas1", "speed_ratio_same_settings", "margin_overhead",
+          "margin_overhead_isolated", "frozen_over_recomputed", "frozen_overhead_isolated", "probe_overhead",
           "probe_overhead_within_run", "aa_control", "bf16_speedup"}) {
       if (report.contains(k)) std::printf("  %-22s %.4f\n", k, report[k].get<double>());
     }
