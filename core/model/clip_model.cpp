@@ -62,26 +62,32 @@ ClipModelImpl::ClipModelImpl(const ClipConfig& config) : config_(config) {
   torch::nn::init::normal_(text_projection, 0.0, std::pow(static_cast<double>(c.text_width), -0.5));
 }
 
-ImageFeatures ClipModelImpl::encode_image(const torch::Tensor& images, bool with_patches) {
-  return visual(images, with_patches);
+ImageFeatures ClipModelImpl::encode_image(const torch::Tensor& images, TowerOutputs outputs) {
+  return visual(images, outputs);
 }
 
-TextFeatures ClipModelImpl::encode_text(const torch::Tensor& all_tokens, bool with_tokens) {
+TextFeatures ClipModelImpl::encode_text(const torch::Tensor& all_tokens, TowerOutputs outputs) {
   // Positions after the batch's last end token are padding that, under the causal mask, no pooled
   // feature can see: dropping them is exact and saves much of the text tower on short captions.
   const int64_t used = all_tokens.argmax(-1).max().item<int64_t>() + 1;
   const auto tokens = all_tokens.slice(1, 0, used);
   const int64_t l = tokens.size(1);
   auto x = token_embedding(tokens) + text_positions(l);
-  x = transformer(x, /*causal=*/true);
+  // Pool at the end token: it has the largest id, so argmax finds it (OpenAI CLIP's rule).
+  const auto eot = tokens.argmax(-1);
   TextFeatures out;
+  if (outputs == TowerOutputs::Pooled) {
+    out.pooled = torch::matmul(
+        layer_norm_fp32(ln_final, transformer->forward_rows(x, eot, /*causal=*/true)),
+        text_projection);
+    return out;
+  }
+  x = transformer(x, /*causal=*/true);
   out.hidden = x;
   x = layer_norm_fp32(ln_final, x);
-  // Pool at the end token: it has the largest id, so argmax finds it (OpenAI CLIP's rule).
-  auto eot = tokens.argmax(-1);
   auto rows = torch::arange(tokens.size(0), eot.options());
   out.pooled = torch::matmul(x.index({rows, eot}), text_projection);
-  if (with_tokens) {
+  if (outputs == TowerOutputs::Tokens) {
     out.tokens = torch::matmul(x, text_projection);
     auto pos = torch::arange(l, eot.options()).unsqueeze(0);
     out.mask = (pos > 0) & (pos < eot.unsqueeze(1));

@@ -17,12 +17,12 @@ namespace hnclip {
 
 struct TextFeatures {
   torch::Tensor pooled;  // [B, E] at the end token, after ln_final and text_projection
-  // When asked for: [B, L', E] every position up to the batch's last end token (L' <= L), after
+  // For TowerOutputs::Tokens: [B, L', E] every position up to the batch's last end token (L' <= L), after
   // ln_final and projection, and the [B, L'] bool mask of caption words (after start, before end).
   torch::Tensor tokens;
   torch::Tensor mask;
-  // [B, L', W] the transformer's output before ln_final, always: GOAL pools a sentence's span
-  // here and sends the mean through ln_final and text_projection itself.
+  // [B, L', W] the transformer's output before ln_final, for Hidden and Tokens: GOAL pools a
+  // sentence's span here and sends the mean through ln_final and text_projection itself.
   torch::Tensor hidden;
 };
 
@@ -30,8 +30,9 @@ class ClipModelImpl : public torch::nn::Module {
  public:
   explicit ClipModelImpl(const ClipConfig& config);
 
-  ImageFeatures encode_image(const torch::Tensor& images, bool with_patches = false);
-  TextFeatures encode_text(const torch::Tensor& tokens, bool with_tokens = false);
+  ImageFeatures encode_image(const torch::Tensor& images,
+                             TowerOutputs outputs = TowerOutputs::Pooled);
+  TextFeatures encode_text(const torch::Tensor& tokens, TowerOutputs outputs = TowerOutputs::Pooled);
   // s = exp(logit_scale), clamped to at most kMaxLogitScale.
   torch::Tensor scale();
 

@@ -72,4 +72,34 @@ torch::Tensor MultiheadSelfAttentionImpl::forward(const torch::Tensor& x, bool c
   return out_proj_adapter ? out_proj_adapter->forward(out, out_proj->weight, out_proj->bias) : out_proj(out);
 }
 
+torch::Tensor MultiheadSelfAttentionImpl::forward_rows(const torch::Tensor& x,
+                                                       const torch::Tensor& rows, bool causal) {
+  const int64_t b = x.size(0), n = x.size(1), dh = width_ / heads_;
+  const auto batch = torch::arange(b, rows.options());
+  torch::Tensor q, kv;  // [B, W] and [B, N, 2W]
+  if (in_proj_adapter) {
+    // The adapter's update spans all 3W output rows of the packed weight: project, then select.
+    const auto qkv = in_proj_adapter->forward(x, in_proj_weight, in_proj_bias);
+    q = qkv.index({batch, rows}).slice(-1, 0, width_);
+    kv = qkv.slice(-1, width_);
+  } else {
+    q = torch::nn::functional::linear(x.index({batch, rows}), in_proj_weight.slice(0, 0, width_),
+                                      in_proj_bias.slice(0, 0, width_));
+    kv = torch::nn::functional::linear(x, in_proj_weight.slice(0, width_),
+                                       in_proj_bias.slice(0, width_));
+  }
+  kv = kv.view({b, n, 2, heads_, dh}).permute({2, 0, 3, 1, 4});  // two [B, H, N, Dh]
+  // One query per sequence: the written-out softmax(qK^T / sqrt(Dh)) V is a [B, H, 1, N] product,
+  // too small for a fused kernel to matter. Causal: row r sees positions <= r, its own r.
+  auto scores = torch::matmul(q.view({b, heads_, 1, dh}) * (1.0 / std::sqrt(static_cast<double>(dh))),
+                              kv[0].transpose(-2, -1));
+  if (causal) {
+    const auto later = torch::arange(n, rows.options()).unsqueeze(0) > rows.unsqueeze(1);
+    scores = scores.masked_fill(later.view({b, 1, 1, n}), -std::numeric_limits<double>::infinity());
+  }
+  const auto out = torch::matmul(torch::softmax(scores, -1), kv[1]).reshape({b, width_});
+  return out_proj_adapter ? out_proj_adapter->forward(out, out_proj->weight, out_proj->bias)
+                          : out_proj(out);
+}
+
 }  // namespace hnclip

@@ -34,6 +34,10 @@ class MultiheadSelfAttentionImpl : public torch::nn::Module {
   MultiheadSelfAttentionImpl(int64_t width, int64_t heads);
   // x: [B, N, W]; causal as in scaled_dot_product_attention above.
   torch::Tensor forward(const torch::Tensor& x, bool causal = false);
+  // forward(x, causal)[b, rows[b]] for each b, [B, W], computing queries and the attention for
+  // those rows only (keys and values still for all N). rows: [B] int64 positions.
+  torch::Tensor forward_rows(const torch::Tensor& x, const torch::Tensor& rows,
+                             bool causal = false);
 
   torch::Tensor in_proj_weight, in_proj_bias;
   torch::nn::Linear out_proj{nullptr};

@@ -36,4 +36,11 @@ torch::Tensor ResidualAttentionBlockImpl::forward(const torch::Tensor& x, bool c
   return h + mlp(layer_norm_fp32(ln_2, h));
 }
 
+torch::Tensor ResidualAttentionBlockImpl::forward_rows(const torch::Tensor& x,
+                                                       const torch::Tensor& rows, bool causal) {
+  const auto batch = torch::arange(x.size(0), rows.options());
+  auto h = x.index({batch, rows}) + attn->forward_rows(layer_norm_fp32(ln_1, x), rows, causal);
+  return h + mlp(layer_norm_fp32(ln_2, h));
+}
+
 }  // namespace hnclip

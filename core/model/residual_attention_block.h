@@ -34,6 +34,10 @@ class ResidualAttentionBlockImpl : public torch::nn::Module {
   ResidualAttentionBlockImpl(int64_t width, int64_t heads, MlpActivation activation);
   // causal: the text tower's mask (MultiheadSelfAttention::forward).
   torch::Tensor forward(const torch::Tensor& x, bool causal = false);
+  // forward(x, causal)[b, rows[b]] for each b, [B, W]: only those rows through the attention's
+  // queries, the out-projection and the MLP (MultiheadSelfAttention::forward_rows).
+  torch::Tensor forward_rows(const torch::Tensor& x, const torch::Tensor& rows,
+                             bool causal = false);
 
   torch::nn::LayerNorm ln_1{nullptr}, ln_2{nullptr};
   MultiheadSelfAttention attn{nullptr};

@@ -18,4 +18,14 @@ torch::Tensor TransformerImpl::forward(torch::Tensor x, bool causal) {
   return x;
 }
 
+torch::Tensor TransformerImpl::forward_rows(torch::Tensor x, const torch::Tensor& rows,
+                                            bool causal) {
+  const auto n = static_cast<int64_t>(resblocks->size());
+  if (n == 0) return x.index({torch::arange(x.size(0), rows.options()), rows});
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    x = resblocks[i]->as<ResidualAttentionBlock>()->forward(x, causal);
+  }
+  return resblocks[n - 1]->as<ResidualAttentionBlock>()->forward_rows(x, rows, causal);
+}
+
 }  // namespace hnclip

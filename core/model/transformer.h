@@ -14,6 +14,9 @@ class TransformerImpl : public torch::nn::Module {
   TransformerImpl(int64_t width, int64_t layers, int64_t heads, MlpActivation activation);
   // causal: the text tower's mask (MultiheadSelfAttention::forward).
   torch::Tensor forward(torch::Tensor x, bool causal = false);
+  // forward(x, causal)[b, rows[b]] for each b, [B, W], the last block computing those rows only
+  // (model/tower_outputs.h says why). rows: [B] int64 positions.
+  torch::Tensor forward_rows(torch::Tensor x, const torch::Tensor& rows, bool causal = false);
   torch::nn::ModuleList resblocks{nullptr};
   int64_t width, layers;
 };

@@ -24,15 +24,20 @@ VisionTransformerImpl::VisionTransformerImpl(int64_t image_size, int64_t patch_s
   proj = register_parameter("proj", scale * torch::randn({width, embed_dim}));
 }
 
-ImageFeatures VisionTransformerImpl::forward(const torch::Tensor& images, bool with_patches) {
+ImageFeatures VisionTransformerImpl::forward(const torch::Tensor& images, TowerOutputs outputs) {
   auto x = conv1(images);                          // [B, W, g, g]
   x = x.flatten(2).transpose(1, 2);                // [B, g*g, W]
   auto cls = class_embedding.to(x.dtype()).expand({x.size(0), 1, x.size(2)});
-  x = torch::cat({cls, x}, 1) + positional_embedding.to(x.dtype());
-  x = transformer(layer_norm_fp32(ln_pre, x));
+  x = layer_norm_fp32(ln_pre, torch::cat({cls, x}, 1) + positional_embedding.to(x.dtype()));
   ImageFeatures out;
+  if (outputs == TowerOutputs::Pooled) {
+    const auto class_rows = torch::zeros({x.size(0)}, torch::dtype(torch::kLong).device(x.device()));
+    out.pooled = torch::matmul(layer_norm_fp32(ln_post, transformer->forward_rows(x, class_rows)), proj);
+    return out;
+  }
+  x = transformer(x);
   out.hidden = x;
-  if (with_patches) {
+  if (outputs == TowerOutputs::Tokens) {
     auto all = torch::matmul(layer_norm_fp32(ln_post, x), proj);    // [B, 1+P, E]
     out.pooled = all.select(1, 0);
     out.patches = all.slice(1, 1);

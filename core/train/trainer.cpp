@@ -331,6 +331,9 @@ struct Trainer::State {
   // of their own at --finelip-lr; undefined for other frameworks.
   TokenAggregator image_aggregator{nullptr}, text_aggregator{nullptr};
   bool token_features = false;  // the encoders return patch / word tokens (token term, FineLIP)
+  // What the training step's encoders return: token features, GOAL's whole transformer outputs,
+  // or the pooled features alone (the last blocks then compute only the pooled rows).
+  TowerOutputs tower_outputs = TowerOutputs::Pooled;
   // The loss has terms besides the global one (token term, a framework's): the probe then takes
   // passes of its own instead of reusing the training backward's gradients.
   bool extra_terms = false;
@@ -493,6 +496,9 @@ void Trainer::set_up(State& st, const TrainStart& start) {
       std::min<size_t>(st.snapshot_batches.size(), static_cast<size_t>(c.gbar_snapshots)));
   st.token_term = c.loss_token_weight > 0;
   st.token_features = st.token_term || c.framework == Framework::kFinelip;
+  st.tower_outputs = st.token_features                  ? TowerOutputs::Tokens
+                     : c.framework == Framework::kGoal ? TowerOutputs::Hidden
+                                                       : TowerOutputs::Pooled;
   st.extra_terms = st.token_term || c.framework != Framework::kPlain;
   // Mixed precision: the encoders run under bf16 autocast (by default on CUDA only), the loss in
   // fp32.
@@ -632,8 +638,8 @@ Trainer::StepLoss Trainer::step_loss(State& st, const Batch& batch) {
   TextFeatures txt;
   {
     AutocastGuard autocast(device_.type(), st.bf16);
-    img = model_->encode_image(images, st.token_features);
-    txt = model_->encode_text(tokens, st.token_features);
+    img = model_->encode_image(images, st.tower_outputs);
+    txt = model_->encode_text(tokens, st.tower_outputs);
   }
   if (st.bf16) {
     img.pooled = img.pooled.to(torch::kFloat);

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <map>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -76,7 +77,7 @@ TEST(ClipModel, TextIsPooledAtTheEndTokenAndIsCausal) {
   EXPECT_EQ(fa.sizes(), (std::vector<int64_t>{1, 64}));
   EXPECT_TRUE(torch::allclose(fa, fb, 1e-6, 1e-6));
   EXPECT_FALSE(torch::allclose(fa, fc, 1e-3, 1e-3));
-  auto tok = m->encode_text(a, true);
+  auto tok = m->encode_text(a, TowerOutputs::Tokens);
   EXPECT_EQ(tok.tokens.sizes(), (std::vector<int64_t>{1, 5, 64}));  // trimmed after the end token
   EXPECT_EQ(tok.mask.sum().item<int64_t>(), 3);                     // words at positions 1..3
   EXPECT_TRUE(torch::allclose(tok.tokens[0][4], fa[0], 1e-6, 1e-6));
@@ -99,7 +100,7 @@ TEST(ClipModel, TrimmingPaddingDoesNotChangeFeatures) {
 TEST(ClipModel, ImageFeaturesAndScale) {
   torch::manual_seed(2);
   ClipModel m(small_config());
-  auto img = m->encode_image(torch::randn({3, 3, 48, 48}), true);
+  auto img = m->encode_image(torch::randn({3, 3, 48, 48}), TowerOutputs::Tokens);
   EXPECT_EQ(img.pooled.sizes(), (std::vector<int64_t>{3, 64}));
   EXPECT_EQ(img.patches.sizes(), (std::vector<int64_t>{3, 36, 64}));
   EXPECT_NEAR(m->scale().item<double>(), 1.0 / 0.07, 1e-3);
@@ -190,6 +191,52 @@ TEST(ClipModel, GeluAndQuickGeluModelsDifferOnTheSameWeights) {
   const auto h = torch::randn({2, 5, 64});
   const auto want = block->mlp->c_proj(torch::gelu(block->mlp->c_fc(h)));
   EXPECT_TRUE(torch::allclose(block->mlp->forward(h), want, 0, 0));
+}
+
+TEST(ClipModel, PooledOnlyTowersMatchTheWholeTowersWithTheirGradients) {
+  // TowerOutputs::Pooled runs the last block on the pooled rows only (class token, each caption's
+  // own end token under the causal mask): the same features and parameter gradients as the whole
+  // tower. The end tokens sit at different positions, and a padding id after an early one would
+  // change its feature if the row's mask let it through.
+  torch::manual_seed(5);
+  ClipModel m(small_config());
+  const auto images = torch::randn({3, 3, 48, 48});
+  const auto tokens = torch::tensor({{28, 5, 29, 7, 7, 7, 0, 0, 0, 0, 0, 0},
+                                     {28, 5, 6, 7, 8, 9, 10, 29, 0, 0, 0, 0},
+                                     {28, 11, 12, 29, 0, 0, 0, 0, 0, 0, 0, 0}},
+                                    torch::kLong);
+  const auto weights = torch::randn({3, 64});
+  auto run = [&](TowerOutputs outputs) {
+    m->zero_grad();
+    const auto image = m->encode_image(images, outputs).pooled;
+    const auto text = m->encode_text(tokens, outputs).pooled;
+    ((image * weights).sum() + (text * weights).pow(2).sum()).backward();
+    std::map<std::string, torch::Tensor> grads;
+    for (const auto& p : m->named_parameters()) {
+      if (p.value().grad().defined()) grads[p.key()] = p.value().grad().clone();
+    }
+    return std::make_tuple(image.detach(), text.detach(), grads);
+  };
+  const auto [image, text, grads] = run(TowerOutputs::Pooled);
+  for (const auto outputs : {TowerOutputs::Hidden, TowerOutputs::Tokens}) {
+    const auto [image_all, text_all, grads_all] = run(outputs);
+    EXPECT_TRUE(torch::allclose(image, image_all, 1e-5, 1e-6))
+        << (image - image_all).abs().max().item<double>();
+    EXPECT_TRUE(torch::allclose(text, text_all, 1e-5, 1e-6))
+        << (text - text_all).abs().max().item<double>();
+    ASSERT_EQ(grads.size(), grads_all.size());
+    for (const auto& [name, g] : grads_all) {
+      ASSERT_EQ(grads.count(name), 1u) << name;
+      const double scale = g.abs().max().item<double>();
+      EXPECT_GT(scale, 0.0) << name;
+      EXPECT_LE((grads.at(name) - g).abs().max().item<double>(), 1e-5 * scale) << name;
+    }
+  }
+  // What Pooled leaves out is absent rather than stale.
+  EXPECT_FALSE(m->encode_image(images).hidden.defined());
+  EXPECT_FALSE(m->encode_text(tokens).tokens.defined());
+  EXPECT_TRUE(m->encode_text(tokens, TowerOutputs::Hidden).hidden.defined());
+  EXPECT_FALSE(m->encode_text(tokens, TowerOutputs::Hidden).tokens.defined());
 }
 
 }  // namespace

@@ -39,8 +39,8 @@ struct Outputs {
 
 Outputs encode(ClipModel& m) {
   torch::NoGradGuard no_grad;
-  auto img = m->encode_image(test_images(), true);
-  auto txt = m->encode_text(test_tokens(), true);
+  auto img = m->encode_image(test_images(), TowerOutputs::Tokens);
+  auto txt = m->encode_text(test_tokens(), TowerOutputs::Tokens);
   return {img.pooled, img.patches, txt.pooled, txt.tokens};
 }
 
@@ -171,6 +171,34 @@ TEST(Peft, OnlyAdaptersReceiveGradients) {
       }
     }
     EXPECT_EQ(adapters, kind == AdapterKind::Dora ? 24 : 16);
+  }
+}
+
+TEST(Peft, PooledOnlyTowersMatchTheWholeTowersWithAdapters) {
+  // The last block's pooled-row path projects queries through the adapter's full update and then
+  // selects them (model/multihead_self_attention.cpp): same features and adapter gradients.
+  for (auto kind : {AdapterKind::Lora, AdapterKind::Dora}) {
+    auto m = make_clip_model(test::tiny_test_config(), 3);
+    attach_adapters(m, spec(kind), 2);
+    randomize_adapters(m, 11);
+    auto run = [&](TowerOutputs outputs) {
+      m->zero_grad();
+      const auto image = m->encode_image(test_images(), outputs).pooled;
+      const auto text = m->encode_text(test_tokens(), outputs).pooled;
+      (image.pow(2).sum() + text.pow(2).sum()).backward();
+      std::vector<torch::Tensor> out{image.detach(), text.detach()};
+      for (const auto& p : m->named_parameters()) {
+        if (is_adapter_parameter(p.key())) out.push_back(p.value().grad().clone());
+      }
+      return out;
+    };
+    const auto pooled = run(TowerOutputs::Pooled), whole = run(TowerOutputs::Tokens);
+    ASSERT_EQ(pooled.size(), whole.size());
+    for (size_t i = 0; i < pooled.size(); ++i) {
+      const double scale = whole[i].abs().max().item<double>();
+      EXPECT_GT(scale, 0.0) << i;
+      EXPECT_LE((pooled[i] - whole[i]).abs().max().item<double>(), 1e-5 * scale) << i;
+    }
   }
 }
 
