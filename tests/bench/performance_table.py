@@ -233,6 +233,13 @@ def rows_for(report):
                      f"what is left is the step's own code", step_cell(c["ours_hn"]),
                      step_cell(c["peer_hn_same_settings"]), f"{r:.3f}× steps/s", "(measure)",
                      "—"))
+    if "speed_ratio_pooled_rows" in report:
+        r = report["speed_ratio_pooled_rows"]
+        rows.append(("… against that peer with its last blocks computing only the pooled rows, as "
+                     "the workbench's do (train_step_peer.py pooled-rows; it passes the same loss "
+                     "and gradient check) — what is left beyond that saving",
+                     step_cell(c["ours_hn"]), step_cell(c["peer_hn_pooled_rows"]),
+                     f"{r:.3f}× steps/s", "(measure)", "—"))
     if "aa_control" in report:
         o = report["aa_control"]
         rows.append((f"A/A control: the γ = 0.5 step again, in a second trainer instance, over the "
@@ -439,6 +446,11 @@ def main():
                    f"{chk['gradients_compared']} tensors (≤ 1e-4 required; worst "
                    f"`{chk['grad_worst_tensor']}`); the trainer's own first step reported loss "
                    f"{chk.get('trainer_first_step_loss', float('nan')):.7f}.")
+        if "check_pooled_rows" in r:
+            pr = r["check_pooled_rows"]
+            out.append(f"  The pooled-rows peer passed the same check: losses |Δ| = "
+                       f"{pr['loss_abs_diff']:.1e}, gradients within "
+                       f"{pr['grad_max_scaled_diff']:.1e} of each tensor's scale.")
     rec = gpu_record()
     if rec:
         out.extend(gpu_notes(rec))

@@ -74,7 +74,7 @@ else
 fi
 # The probe's cost is measured on the tiny step (whose 10 timed steps hold two probed ones) and in
 # the real runs below; ViT-B/32's few steps would hold none.
-b32+=(--configs ours_hn,ours_plain,ours_frozen,ours_hn_aa,ours_hn_bf16,peer_hn,peer_hn_blas1,peer_hn_same_settings)
+b32+=(--configs ours_hn,ours_plain,ours_frozen,ours_hn_aa,ours_hn_bf16,peer_hn,peer_hn_blas1,peer_hn_same_settings,peer_hn_pooled_rows)
 # Requirements 2-4 and 8: the training step against PyTorch, the margins' and the probe's overhead,
 # and bf16 autocast against fp32 (requirement 8's speed half; its recall half is in the README).
 bench "training step, tiny" "$WORK/train_step_tiny.json" \

@@ -6,12 +6,16 @@ with decayed matrices and undecayed gains, biases, embeddings and logit scale). 
 independently of the C++ model, from the documented architecture.
 
 usage:
-  train_step_peer.py check WEIGHTS BATCH GAMMA OUT
+  train_step_peer.py check WEIGHTS BATCH GAMMA OUT [pooled-rows]
       one forward and backward on BATCH (no update); torch.save's {"loss": scalar,
       "grad/<name>": gradient} to OUT, every parameter's gradient under its state-dict name
-  train_step_peer.py time WEIGHTS BATCH GAMMA THREADS WARMUP STEPS
+  train_step_peer.py time WEIGHTS BATCH GAMMA THREADS WARMUP STEPS [pooled-rows]
       WARMUP + STEPS optimiser steps on BATCH; prints one JSON line {"step_seconds": [...]} with
       the STEPS timed steps (each from the end of the previous one, as the C++ side times them)
+  pooled-rows: each tower's last block computes only the row its pooled feature reads (the class
+      token, each caption's end token), as the workbench does when it needs no token features —
+      written here as a PyTorch user would write it (nn.MultiheadAttention with one query row and
+      a per-caption mask), the control that tells that saving from the rest of the step
   train_step_peer.py gpu-time PRESET CONTEXT BATCH GAMMA WARMUP STEPS DEVICE eager|compile
       tests/bench/gpu_step.sh's peer: the model of PRESET (ViT-L/14, ViT-B/32, tiny) with random
       weights and a CONTEXT-token text tower on DEVICE, a random batch, the encoders under bf16
@@ -69,6 +73,14 @@ class ResidualAttentionBlock(nn.Module):
         x = x + self.attn(h, h, h, need_weights=False, attn_mask=mask)[0]
         return x + self.mlp(self.ln_2(x))
 
+    def forward_rows(self, x, rows, row_mask):
+        # x: [N, B, W]; the block's output at position rows[b] of each sequence b, [B, W].
+        batch = torch.arange(x.shape[1])
+        h = self.ln_1(x)
+        y = x[rows, batch] + self.attn(h[rows, batch].unsqueeze(0), h, h, need_weights=False,
+                                       attn_mask=row_mask)[0][0]
+        return y + self.mlp(self.ln_2(y))
+
 
 class Transformer(nn.Module):
     def __init__(self, width, layers, heads):
@@ -79,6 +91,11 @@ class Transformer(nn.Module):
         for block in self.resblocks:
             x = block(x, mask)
         return x
+
+    def forward_rows(self, x, mask, rows, row_mask):
+        for block in self.resblocks[:-1]:
+            x = block(x, mask)
+        return self.resblocks[-1].forward_rows(x, rows, row_mask)
 
 
 class VisionTransformer(nn.Module):
@@ -92,20 +109,25 @@ class VisionTransformer(nn.Module):
         self.ln_post = LayerNorm(width)
         self.proj = nn.Parameter(torch.empty(width, embed))
 
-    def forward(self, x):
+    def forward(self, x, pooled_rows=False):
         x = self.conv1(x)
         x = x.reshape(x.shape[0], x.shape[1], -1).permute(0, 2, 1)
         cls = self.class_embedding.to(x.dtype) + torch.zeros(x.shape[0], 1, x.shape[-1], dtype=x.dtype,
                                                              device=x.device)
         x = torch.cat([cls, x], dim=1) + self.positional_embedding.to(x.dtype)
         x = self.ln_pre(x).permute(1, 0, 2)
+        if pooled_rows:
+            rows = torch.zeros(x.shape[1], dtype=torch.long, device=x.device)
+            return self.ln_post(self.transformer.forward_rows(x, None, rows, None)) @ self.proj
         x = self.transformer(x).permute(1, 0, 2)
         return self.ln_post(x[:, 0, :]) @ self.proj
 
 
 class CLIP(nn.Module):
-    def __init__(self, sd, vision_heads, text_heads):
+    def __init__(self, sd, vision_heads, text_heads, pooled_rows=False):
         super().__init__()
+        self.pooled_rows = pooled_rows
+        self.text_heads = text_heads
         vision_width = sd["visual.conv1.weight"].shape[0]
         patch = sd["visual.conv1.weight"].shape[-1]
         grid = round((sd["visual.positional_embedding"].shape[0] - 1) ** 0.5)
@@ -126,13 +148,21 @@ class CLIP(nn.Module):
                              persistent=False)
 
     def encode_image(self, images):
-        return self.visual(images)
+        return self.visual(images, self.pooled_rows)
 
     def encode_text(self, text):
         x = self.token_embedding(text) + self.positional_embedding
+        eot = text.argmax(dim=-1)
+        if self.pooled_rows:
+            # The end token's row sees positions up to its own: one mask row per caption and head.
+            later = torch.arange(x.shape[1], device=x.device) > eot.unsqueeze(1)
+            row_mask = torch.zeros(later.shape, dtype=x.dtype, device=x.device).masked_fill(
+                later, float("-inf")).unsqueeze(1).repeat_interleave(self.text_heads, dim=0)
+            x = self.transformer.forward_rows(x.permute(1, 0, 2), self.attn_mask, eot, row_mask)
+            return self.ln_final(x) @ self.text_projection
         x = self.transformer(x.permute(1, 0, 2), self.attn_mask).permute(1, 0, 2)
         x = self.ln_final(x)
-        return x[torch.arange(x.shape[0]), text.argmax(dim=-1)] @ self.text_projection
+        return x[torch.arange(x.shape[0]), eot] @ self.text_projection
 
 
 def hn_clip_loss(image, text, scale, gamma):
@@ -151,10 +181,10 @@ def hn_clip_loss(image, text, scale, gamma):
     return 0.5 * (F.cross_entropy(logits_i, labels) + F.cross_entropy(logits_t, labels))
 
 
-def load(weights_path, batch_path):
+def load(weights_path, batch_path, pooled_rows=False):
     sd = torch.load(weights_path)
     batch = torch.load(batch_path)
-    model = CLIP(sd, int(batch["vision_heads"]), int(batch["text_heads"]))
+    model = CLIP(sd, int(batch["vision_heads"]), int(batch["text_heads"]), pooled_rows)
     model.load_state_dict(sd, strict=True)
     return model, batch["images"], batch["tokens"]
 
@@ -166,8 +196,8 @@ def forward_loss(model, images, tokens, gamma):
     return hn_clip_loss(image, text, scale, gamma), scale
 
 
-def check(weights_path, batch_path, gamma, out):
-    model, images, tokens = load(weights_path, batch_path)
+def check(weights_path, batch_path, gamma, out, pooled_rows):
+    model, images, tokens = load(weights_path, batch_path, pooled_rows)
     model.train()
     loss, _ = forward_loss(model, images, tokens, gamma)
     loss.backward()
@@ -177,9 +207,9 @@ def check(weights_path, batch_path, gamma, out):
     torch.save(result, out)
 
 
-def time_steps(weights_path, batch_path, gamma, threads, warmup, steps):
+def time_steps(weights_path, batch_path, gamma, threads, warmup, steps, pooled_rows):
     torch.set_num_threads(threads)
-    model, images, tokens = load(weights_path, batch_path)
+    model, images, tokens = load(weights_path, batch_path, pooled_rows)
     model.train()
     decay, no_decay = [], []
     for name, p in model.named_parameters():
@@ -386,13 +416,20 @@ def gpu_profile(preset, context, batch, gamma, steps, device, mode):
                       "total_ms": sum(per_class.values()), "top": kernels[:25]}))
 
 
+def pooled_rows_flag(args):
+    if args and args != ["pooled-rows"]:
+        raise SystemExit("train_step_peer.py: unknown arguments " + " ".join(args))
+    return bool(args)
+
+
 def main():
     mode = sys.argv[1]
     if mode == "check":
-        check(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5])
+        check(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5],
+              pooled_rows_flag(sys.argv[6:]))
     elif mode == "time":
         time_steps(sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]),
-                   int(sys.argv[7]))
+                   int(sys.argv[7]), pooled_rows_flag(sys.argv[8:]))
     elif mode == "gpu-time":
         gpu_time(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]),
                  int(sys.argv[6]), int(sys.argv[7]), sys.argv[8], sys.argv[9])

@@ -33,6 +33,9 @@
 //                 model, and glibc's mmap and trim thresholds through the environment
 //                 (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_) → what is left of the ratio
 //                 is what the step's own code does (the control of the two rows above)
+//   peer_hn_pooled_rows  peer_hn_same_settings whose last blocks compute only the pooled rows
+//                 (train_step_peer.py pooled-rows), as the workbench's do → what is left of the
+//                 ratio beyond that saving, which a PyTorch user could write too
 // Each runs --warmup untimed steps, then --steps timed ones; a step's time runs from the end of the
 // previous step to the end of this one (the trainer's step events, perf_counter in Python), so
 // fetching the batch and logging are inside it. The per-configuration figure is the median over
@@ -100,7 +103,7 @@ constexpr double kGradTolerance = 1e-4;
 // Every configuration this program knows, in the default order (the header says what each is).
 const std::vector<std::string> kAllConfigs = {
     "ours_hn",      "ours_plain", "ours_frozen",   "ours_probe",           "ours_hn_aa",
-    "ours_hn_bf16", "peer_hn",    "peer_hn_blas1", "peer_hn_same_settings"};
+    "ours_hn_bf16", "peer_hn",    "peer_hn_blas1", "peer_hn_same_settings", "peer_hn_pooled_rows"};
 
 struct Options {
   std::string preset = "tiny";
@@ -254,7 +257,7 @@ Measured run_ours(const Options& o, const std::string& name, const torch::Tensor
 // one-thread OpenBLAS pool, or with every process setting configure_threads makes for this model.
 std::string peer_environment(const Options& o, const std::string& name) {
   if (name == "peer_hn_blas1") return "OPENBLAS_NUM_THREADS=1";
-  if (name == "peer_hn_same_settings") {
+  if (name == "peer_hn_same_settings" || name == "peer_hn_pooled_rows") {
     const auto cfg = model_config(o);
     return "OPENBLAS_NUM_THREADS=" + std::to_string(hnclip::blas_pool_size(o.threads, &cfg)) +
            " MALLOC_MMAP_THRESHOLD_=" + std::to_string(hnclip::kMallocMmapThreshold) +
@@ -263,28 +266,36 @@ std::string peer_environment(const Options& o, const std::string& name) {
   return "";
 }
 
+// The peer script's trailing argument for a configuration: its model variant.
+std::string peer_variant(const std::string& name) {
+  return name == "peer_hn_pooled_rows" ? " pooled-rows" : "";
+}
+
 Measured run_peer(const Options& o, const fs::path& weights, const fs::path& batch,
-                  const std::string& environment) {
+                  const std::string& name) {
   const std::string script = std::string(HNCLIP_TEST_SOURCE_DIR) + "/bench/train_step_peer.py";
+  const std::string environment = peer_environment(o, name);
   const std::string out = command_output(
       (environment.empty() ? "" : environment + " ") + shell_quote(o.python) + " " +
       shell_quote(script) + " time " + shell_quote(weights) + " " + shell_quote(batch) + " " +
       std::to_string(kGamma) + " " + std::to_string(o.threads) + " " + std::to_string(o.warmup) +
-      " " + std::to_string(o.steps));
+      " " + std::to_string(o.steps) + peer_variant(name));
   const auto line = out.substr(out.rfind('{'));
   Measured m;
   m.step_seconds = json::parse(line).at("step_seconds").get<std::vector<double>>();
   return m;
 }
 
-// One forward and backward of our model (no update), compared with the peer's, tensor by tensor.
+// One forward and backward of our model (no update), compared with the peer's (the model variant
+// of peer configuration `peer_config`), tensor by tensor.
 json check_against_peer(const Options& o, const fs::path& weights, const fs::path& batch,
-                        const torch::Tensor& images, const torch::Tensor& tokens) {
+                        const torch::Tensor& images, const torch::Tensor& tokens,
+                        const std::string& peer_config = "peer_hn") {
   const std::string script = std::string(HNCLIP_TEST_SOURCE_DIR) + "/bench/train_step_peer.py";
   const fs::path grads = o.work / "peer_grads.pt";
   command_output(shell_quote(o.python) + " " + shell_quote(script) + " check " +
               shell_quote(weights) + " " + shell_quote(batch) + " " + std::to_string(kGamma) +
-              " " + shell_quote(grads));
+              " " + shell_quote(grads) + peer_variant(peer_config));
   auto model = hnclip::make_clip_model(model_config(o), kWeightsSeed);
   model->train();
   namespace F = torch::nn::functional;
@@ -472,9 +483,18 @@ int main(int argc, char** argv) {
     report["gamma"] = kGamma;
     report["check"] = check_against_peer(o, weights, batch, images, tokens);
     std::cerr << "check: " << report["check"].dump() << "\n";
+    const bool pooled_rows_peer = std::find(o.configs.begin(), o.configs.end(),
+                                            "peer_hn_pooled_rows") != o.configs.end();
+    if (pooled_rows_peer) {
+      // The pooled-rows peer is timed only if it, too, computes our loss and gradients.
+      report["check_pooled_rows"] =
+          check_against_peer(o, weights, batch, images, tokens, "peer_hn_pooled_rows");
+      std::cerr << "check (pooled-rows peer): " << report["check_pooled_rows"].dump() << "\n";
+    }
     report["margin_isolated"] = isolated_margin_cost(o, images, tokens);
     report["frozen_isolated"] = isolated_frozen_cost(o, images, tokens);
-    if (!report["check"]["ok"].get<bool>()) {
+    if (!report["check"]["ok"].get<bool>() ||
+        (pooled_rows_peer && !report["check_pooled_rows"]["ok"].get<bool>())) {
       std::cerr << "train_step_vs_pytorch: the two steps do not compute the same loss and "
                    "gradients; nothing timed\n";
       return 1;
@@ -489,7 +509,7 @@ int main(int argc, char** argv) {
       for (size_t k = 0; k < o.configs.size(); ++k) {
         const auto& name = o.configs[(k + static_cast<size_t>(r)) % o.configs.size()];
         const Measured m = name.rfind("peer_", 0) == 0
-                               ? run_peer(o, weights, batch, peer_environment(o, name))
+                               ? run_peer(o, weights, batch, name)
                                : run_ours(o, name, images, tokens, r);
         if (name == "ours_hn" && r == 0) {
           const double d = std::abs(m.first_loss - report["check"]["loss_peer"].get<double>());
@@ -533,6 +553,8 @@ int main(int argc, char** argv) {
       report["speed_ratio_same_settings"] = med("peer_hn_same_settings") / med("ours_hn");
       report["peer_same_settings_environment"] = peer_environment(o, "peer_hn_same_settings");
     }
+    if (has("ours_hn") && has("peer_hn_pooled_rows"))
+      report["speed_ratio_pooled_rows"] = med("peer_hn_pooled_rows") / med("ours_hn");
     // An overhead per round as well (the configurations run back to back in every round): the
     // spread of those is how much of the whole-step figure is this machine's drift.
     auto per_round = [&](const std::string& with, const std::string& without) {
@@ -597,7 +619,7 @@ int main(int argc, char** argv) {
                   c["round_max_s"].get<double>());
     }
     for (const char* k :
-         {"speed_ratio", "speed_ratio_blas1", "speed_ratio_same_settings", "margin_overhead",
+         {"speed_ratio", "speed_ratio_blas1", "speed_ratio_same_settings", "speed_ratio_pooled_rows", "margin_overhead",
           "margin_overhead_isolated", "frozen_over_recomputed", "frozen_overhead_isolated", "probe_overhead",
           "probe_overhead_within_run", "aa_control", "bf16_speedup"}) {
       if (report.contains(k)) std::printf("  %-22s %.4f\n", k, report[k].get<double>());
