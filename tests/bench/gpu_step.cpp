@@ -3,7 +3,8 @@
 // encoders under bf16 autocast (train/autocast_guard.h, as the Trainer runs them on CUDA), the
 // HN-CLIP loss (γ = 0.5, recomputed Ḡ) in fp32, AdamW. It reports images per second and the model
 // FLOP utilisation: the matrix-product FLOPs of the forward and backward of both towers (counted
-// below, stated in the output) per second, over the device's peak (--peak-tflops).
+// below, stated in the output) per second, over the device's peak (--peak-tflops); and, since the
+// step skips the last blocks' unread rows, the same over the FLOPs it does compute.
 // Built and run by tests/bench/gpu_step.sh against the machine's own LibTorch, beside the same
 // step in that machine's PyTorch (eager and torch.compile). It links the LibTorch-only parts of
 // the core (model/, loss/, the autocast guard): no Qt, OpenCV or SQLite.
@@ -129,6 +130,19 @@ double pair_forward_flops(const hnclip::ClipConfig& c, int64_t context) {
 double step_flops(const hnclip::ClipConfig& c, int64_t context, int64_t batch) {
   const double b = static_cast<double>(batch);
   return 3.0 * (b * pair_forward_flops(c, context) + 2.0 * 2.0 * b * b * c.embed_dim);
+}
+
+// Of layer_flops(t, w), what a last block computing only its pooled row leaves out (the queries,
+// out-projection and MLP of the other t - 1 rows, and their scores and weighted sums), as this
+// step's does (model/tower_outputs.h) and the peers' do not.
+double unread_row_flops(double t, double w) { return 20.0 * (t - 1) * w * w + 4.0 * t * (t - 1) * w; }
+
+// Of step_flops, the part this step does not compute: both towers' last blocks' unread rows.
+double step_flops_left_out(const hnclip::ClipConfig& c, int64_t context, int64_t batch) {
+  const double tv = std::pow(static_cast<double>(c.image_size / c.patch_size), 2) + 1;
+  return 3.0 * static_cast<double>(batch) *
+         (unread_row_flops(tv, c.vision_width) +
+          unread_row_flops(static_cast<double>(context), c.text_width));
 }
 
 Options parse(int argc, char** argv) {
@@ -298,13 +312,17 @@ int main(int argc, char** argv) {
       optimizer_s.push_back(since(t));
     }
     const double median = median_of(seconds);
+    // The MFU convention counts the model's FLOPs, which the peers compute in full; the step
+    // leaves some out, so its utilisation of the work it does is reported beside it.
     const double flops = step_flops(config, o.context, o.batch);
+    const double left_out = step_flops_left_out(config, o.context, o.batch);
     const double tflops = flops / median / 1e12;
     nlohmann::json report{{"preset", o.preset},           {"context", o.context},
                           {"batch", o.batch},             {"device", o.device},
                           {"precision", o.precision},     {"step_seconds", seconds},
                           {"median_s", median},           {"images_per_second", o.batch / median},
                           {"flops_per_step", flops},      {"achieved_tflops", tflops},
+                          {"flops_left_out_per_step", left_out},
                           {"first_loss", first_loss},     {"torch_version", TORCH_VERSION},
                           {"optimizer", o.optimizer},     {"gamma", o.gamma},
                           {"attention", o.attention},
@@ -313,7 +331,10 @@ int main(int argc, char** argv) {
                            {{"forward", forward_s},
                             {"backward", backward_s},
                             {"optimizer", optimizer_s}}}};
-    if (o.peak_tflops > 0) report["mfu"] = tflops / o.peak_tflops;
+    if (o.peak_tflops > 0) {
+      report["mfu"] = tflops / o.peak_tflops;
+      report["utilisation_of_work_done"] = (flops - left_out) / median / 1e12 / o.peak_tflops;
+    }
     std::printf("%s, %lld-token text, batch %lld, %s, %s, gamma %g, attention %s on %s: median "
                 "%.4f s/step, %.1f images/s (first loss %.6f; first step %.2f s; phases forward "
                 "%.4f, backward %.4f, optimizer %.4f s)\n",
@@ -326,6 +347,14 @@ int main(int argc, char** argv) {
                 flops, tflops,
                 o.peak_tflops > 0
                     ? (", MFU " + std::to_string(100.0 * tflops / o.peak_tflops) + "%").c_str()
+                    : "");
+    std::printf("of which the step leaves out %.4g (%.1f%%: the last blocks' rows no pooled "
+                "feature reads)%s\n",
+                left_out, 100.0 * left_out / flops,
+                o.peak_tflops > 0
+                    ? (", utilisation of the work done " +
+                       std::to_string(100.0 * (flops - left_out) / median / 1e12 / o.peak_tflops) +
+                       "%").c_str()
                     : "");
     if (!o.json_out.empty()) std::ofstream(o.json_out) << report.dump(2) << "\n";
     return std::isfinite(first_loss) ? 0 : 1;
