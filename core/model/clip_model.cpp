@@ -77,9 +77,9 @@ TextFeatures ClipModelImpl::encode_text(const torch::Tensor& all_tokens, TowerOu
   const auto eot = tokens.argmax(-1);
   TextFeatures out;
   if (outputs == TowerOutputs::Pooled) {
-    out.pooled = torch::matmul(
-        layer_norm_fp32(ln_final, transformer->forward_rows(x, eot, /*causal=*/true)),
-        text_projection);
+    out.pooled =
+        torch::matmul(layer_norm_fp32(ln_final, transformer->forward_rows(x, eot, /*causal=*/true)),
+                      text_projection);
     return out;
   }
   x = transformer(x, /*causal=*/true);

@@ -17,8 +17,9 @@ namespace hnclip {
 
 struct TextFeatures {
   torch::Tensor pooled;  // [B, E] at the end token, after ln_final and text_projection
-  // For TowerOutputs::Tokens: [B, L', E] every position up to the batch's last end token (L' <= L), after
-  // ln_final and projection, and the [B, L'] bool mask of caption words (after start, before end).
+  // For TowerOutputs::Tokens: [B, L', E] every position up to the batch's last end token
+  // (L' <= L), after ln_final and projection, and the [B, L'] bool mask of caption words (after
+  // start, before end).
   torch::Tensor tokens;
   torch::Tensor mask;
   // [B, L', W] the transformer's output before ln_final, for Hidden and Tokens: GOAL pools a
@@ -32,7 +33,8 @@ class ClipModelImpl : public torch::nn::Module {
 
   ImageFeatures encode_image(const torch::Tensor& images,
                              TowerOutputs outputs = TowerOutputs::Pooled);
-  TextFeatures encode_text(const torch::Tensor& tokens, TowerOutputs outputs = TowerOutputs::Pooled);
+  TextFeatures encode_text(const torch::Tensor& tokens,
+                           TowerOutputs outputs = TowerOutputs::Pooled);
   // s = exp(logit_scale), clamped to at most kMaxLogitScale.
   torch::Tensor scale();
 

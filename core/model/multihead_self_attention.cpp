@@ -91,8 +91,9 @@ torch::Tensor MultiheadSelfAttentionImpl::forward_rows(const torch::Tensor& x,
   kv = kv.view({b, n, 2, heads_, dh}).permute({2, 0, 3, 1, 4});  // two [B, H, N, Dh]
   // One query per sequence: the written-out softmax(qK^T / sqrt(Dh)) V is a [B, H, 1, N] product,
   // too small for a fused kernel to matter. Causal: row r sees positions <= r, its own r.
-  auto scores = torch::matmul(q.view({b, heads_, 1, dh}) * (1.0 / std::sqrt(static_cast<double>(dh))),
-                              kv[0].transpose(-2, -1));
+  auto scores =
+      torch::matmul(q.view({b, heads_, 1, dh}) * (1.0 / std::sqrt(static_cast<double>(dh))),
+                    kv[0].transpose(-2, -1));
   if (causal) {
     const auto later = torch::arange(n, rows.options()).unsqueeze(0) > rows.unsqueeze(1);
     scores = scores.masked_fill(later.view({b, 1, 1, n}), -std::numeric_limits<double>::infinity());

@@ -31,8 +31,10 @@ ImageFeatures VisionTransformerImpl::forward(const torch::Tensor& images, TowerO
   x = layer_norm_fp32(ln_pre, torch::cat({cls, x}, 1) + positional_embedding.to(x.dtype()));
   ImageFeatures out;
   if (outputs == TowerOutputs::Pooled) {
-    const auto class_rows = torch::zeros({x.size(0)}, torch::dtype(torch::kLong).device(x.device()));
-    out.pooled = torch::matmul(layer_norm_fp32(ln_post, transformer->forward_rows(x, class_rows)), proj);
+    const auto class_rows =
+        torch::zeros({x.size(0)}, torch::dtype(torch::kLong).device(x.device()));
+    out.pooled =
+        torch::matmul(layer_norm_fp32(ln_post, transformer->forward_rows(x, class_rows)), proj);
     return out;
   }
   x = transformer(x);

@@ -496,7 +496,7 @@ void Trainer::set_up(State& st, const TrainStart& start) {
       std::min<size_t>(st.snapshot_batches.size(), static_cast<size_t>(c.gbar_snapshots)));
   st.token_term = c.loss_token_weight > 0;
   st.token_features = st.token_term || c.framework == Framework::kFinelip;
-  st.tower_outputs = st.token_features                  ? TowerOutputs::Tokens
+  st.tower_outputs = st.token_features                 ? TowerOutputs::Tokens
                      : c.framework == Framework::kGoal ? TowerOutputs::Hidden
                                                        : TowerOutputs::Pooled;
   st.extra_terms = st.token_term || c.framework != Framework::kPlain;

@@ -135,7 +135,9 @@ double step_flops(const hnclip::ClipConfig& c, int64_t context, int64_t batch) {
 // Of layer_flops(t, w), what a last block computing only its pooled row leaves out (the queries,
 // out-projection and MLP of the other t - 1 rows, and their scores and weighted sums), as this
 // step's does (model/tower_outputs.h) and the peers' do not.
-double unread_row_flops(double t, double w) { return 20.0 * (t - 1) * w * w + 4.0 * t * (t - 1) * w; }
+double unread_row_flops(double t, double w) {
+  return 20.0 * (t - 1) * w * w + 4.0 * t * (t - 1) * w;
+}
 
 // Of step_flops, the part this step does not compute: both towers' last blocks' unread rows.
 double step_flops_left_out(const hnclip::ClipConfig& c, int64_t context, int64_t batch) {

@@ -619,7 +619,8 @@ int main(int argc, char** argv) {
                   c["round_max_s"].get<double>());
     }
     for (const char* k :
-         {"speed_ratio", "speed_ratio_blas1", "speed_ratio_same_settings", "speed_ratio_pooled_rows", "margin_overhead",
+         {"speed_ratio", "speed_ratio_blas1", "speed_ratio_same_settings",
+          "speed_ratio_pooled_rows", "margin_overhead",
           "margin_overhead_isolated", "frozen_over_recomputed", "frozen_overhead_isolated", "probe_overhead",
           "probe_overhead_within_run", "aa_control", "bf16_speedup"}) {
       if (report.contains(k)) std::printf("  %-22s %.4f\n", k, report[k].get<double>());
