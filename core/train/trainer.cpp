@@ -330,9 +330,9 @@ struct Trainer::State {
   // FineLIP: its aggregation nets (image patches, caption words), trained in an optimiser group
   // of their own at --finelip-lr; undefined for other frameworks.
   TokenAggregator image_aggregator{nullptr}, text_aggregator{nullptr};
-  bool token_features = false;  // the encoders return patch / word tokens (token term, FineLIP)
-  // What the training step's encoders return: token features, GOAL's whole transformer outputs,
-  // or the pooled features alone (the last blocks then compute only the pooled rows).
+  // What the training step's encoders return: token features (token term, FineLIP), GOAL's whole
+  // transformer outputs, or the pooled features alone (the last blocks then compute only the
+  // pooled rows).
   TowerOutputs tower_outputs = TowerOutputs::Pooled;
   // The loss has terms besides the global one (token term, a framework's): the probe then takes
   // passes of its own instead of reusing the training backward's gradients.
@@ -495,8 +495,7 @@ void Trainer::set_up(State& st, const TrainStart& start) {
   st.snapshot_batches.resize(
       std::min<size_t>(st.snapshot_batches.size(), static_cast<size_t>(c.gbar_snapshots)));
   st.token_term = c.loss_token_weight > 0;
-  st.token_features = st.token_term || c.framework == Framework::kFinelip;
-  st.tower_outputs = st.token_features                 ? TowerOutputs::Tokens
+  st.tower_outputs = st.token_term || c.framework == Framework::kFinelip ? TowerOutputs::Tokens
                      : c.framework == Framework::kGoal ? TowerOutputs::Hidden
                                                        : TowerOutputs::Pooled;
   st.extra_terms = st.token_term || c.framework != Framework::kPlain;
@@ -644,7 +643,7 @@ Trainer::StepLoss Trainer::step_loss(State& st, const Batch& batch) {
   if (st.bf16) {
     img.pooled = img.pooled.to(torch::kFloat);
     txt.pooled = txt.pooled.to(torch::kFloat);
-    if (st.token_features) {
+    if (st.tower_outputs == TowerOutputs::Tokens) {
       img.patches = img.patches.to(torch::kFloat);
       txt.tokens = txt.tokens.to(torch::kFloat);
     }
