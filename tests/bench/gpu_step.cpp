@@ -319,6 +319,7 @@ int main(int argc, char** argv) {
     const double flops = step_flops(config, o.context, o.batch);
     const double left_out = step_flops_left_out(config, o.context, o.batch);
     const double tflops = flops / median / 1e12;
+    const double done_tflops = (flops - left_out) / median / 1e12;
     nlohmann::json report{{"preset", o.preset},           {"context", o.context},
                           {"batch", o.batch},             {"device", o.device},
                           {"precision", o.precision},     {"step_seconds", seconds},
@@ -335,7 +336,7 @@ int main(int argc, char** argv) {
                             {"optimizer", optimizer_s}}}};
     if (o.peak_tflops > 0) {
       report["mfu"] = tflops / o.peak_tflops;
-      report["utilisation_of_work_done"] = (flops - left_out) / median / 1e12 / o.peak_tflops;
+      report["utilisation_of_work_done"] = done_tflops / o.peak_tflops;
     }
     std::printf("%s, %lld-token text, batch %lld, %s, %s, gamma %g, attention %s on %s: median "
                 "%.4f s/step, %.1f images/s (first loss %.6f; first step %.2f s; phases forward "
@@ -350,14 +351,14 @@ int main(int argc, char** argv) {
                 o.peak_tflops > 0
                     ? (", MFU " + std::to_string(100.0 * tflops / o.peak_tflops) + "%").c_str()
                     : "");
-    std::printf("of which the step leaves out %.4g (%.1f%%: the last blocks' rows no pooled "
-                "feature reads)%s\n",
-                left_out, 100.0 * left_out / flops,
-                o.peak_tflops > 0
-                    ? (", utilisation of the work done " +
-                       std::to_string(100.0 * (flops - left_out) / median / 1e12 / o.peak_tflops) +
-                       "%").c_str()
-                    : "");
+    std::printf(
+        "of which the step leaves out %.4g (%.1f%%: the last blocks' rows no pooled "
+        "feature reads)%s\n",
+        left_out, 100.0 * left_out / flops,
+        o.peak_tflops > 0 ? (", utilisation of the work done " +
+                             std::to_string(100.0 * done_tflops / o.peak_tflops) + "%")
+                                .c_str()
+                          : "");
     if (!o.json_out.empty()) std::ofstream(o.json_out) << report.dump(2) << "\n";
     return std::isfinite(first_loss) ? 0 : 1;
   } catch (const std::exception& e) {
