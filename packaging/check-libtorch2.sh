@@ -96,15 +96,17 @@ mount_in_root devpts /dev/pts
 
 # The build dependencies of packaging/install-deps.sh under their trixie names (the same names,
 # but libtorch-dev is 2.6, Qt 6.8, OpenCV 4.10, g++ 14). Test-only references: python3-torch
-# (2.6 too) and friends for the tests that compare with PyTorch. Left out: clang / libFuzzer (the
-# fuzz targets are not built here).
+# (2.6 too) and friends for the tests that compare with PyTorch; python3-setuptools because
+# torch.compile's C++ backend imports it (torch.utils.cpp_extension), without which
+# tests/bench/gpu_step.sh run in this root stops at its torch.compile side. Left out: clang /
+# libFuzzer (the fuzz targets are not built here).
 core_pkgs=(
   cmake ninja-build g++ pkg-config
   libtorch-dev libopenblas0-pthread libgloo-dev
   libopencv-dev libsqlite3-dev nlohmann-json3-dev libcli11-dev
   zlib1g-dev libutf8proc-dev libjpeg-dev libpng-dev
   libgtest-dev libgmock-dev
-  python3-torch python3-numpy python3-pil
+  python3-torch python3-numpy python3-pil python3-setuptools
 )
 # With the GUI, tests/CMakeLists.txt also requires the desktop-entry and AppStream validators, and
 # the window's e2e tests run under Xvfb.
