@@ -15,6 +15,7 @@
 #include "qcustomplot.h"
 #include "train/probe_summary.h"
 #include "widgets/common/hardness_buckets.h"
+#include "widgets/common/legend_below.h"
 #include "widgets/common/plot_export.h"
 #include "widgets/common/plot_style.h"
 #include "widgets/common/run_colors.h"
@@ -150,13 +151,10 @@ void TrainingChart::buildFrame(const QFont& font) {
   plot->xAxis->setLabel(data_->per_epoch ? tr("epoch") : tr("step"));
   plot->yAxis->setLabel(tr(spec_->yLabel));
   apply_plot_fonts(plot, font);
-  // The legend sits below the axis rect, so it never covers a curve.
-  plot->legend->setVisible(false);  // shown once the chart has a run (rebuildLegend)
-  plot->legend->setIconSize(24, 10);
-  plot->axisRect()->insetLayout()->take(plot->legend);
-  plot->plotLayout()->addElement(1, 0, plot->legend);
-  plot->plotLayout()->setRowStretchFactor(1, 0.001);
+  // The legend sits below the axis rect once the chart has a run (rebuildLegend).
+  place_legend_below(plot);
   plot->plotLayout()->setRowSpacing(0);
+  plot->legend->setIconSize(24, 10);
   plot->legend->setMargins(QMargins(4, 1, 4, 1));
   if (data_->per_epoch) {
     QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
@@ -182,7 +180,10 @@ void TrainingChart::buildFrame(const QFont& font) {
   emptyText_->position->setType(QCPItemPosition::ptAxisRectRatio);
   emptyText_->position->setCoords(0.5, 0.5);
   emptyText_->setPositionAlignment(Qt::AlignCenter);
-  emptyText_->setText(tr("No data yet: press Start (Ctrl+R) or select a run"));
+  emptyText_->setTextAlignment(Qt::AlignHCenter);
+  // Three short lines: on one line the message is wider than a half-width chart's axis rect and
+  // was clipped at both ends.
+  emptyText_->setText(tr("No data yet:\npress Start (Ctrl+R)\nor select a run"));
   applyScale();
 
   // Any range change we did not make ourselves is the user's zoom or pan.
@@ -312,7 +313,7 @@ void TrainingChart::rebuildLegend() {
       row += (static_cast<int>(items.size()) + columns - 1) / columns;
     }
   }
-  legend->setVisible(legend->itemCount() > 0 && legend->item(0) != nullptr);
+  place_legend_below(plot_);
 }
 
 // Brings one series' graphs up to its model series: new points are appended, a rewritten series

@@ -1,7 +1,8 @@
 // TrainingChart: the loss chart opens on a log axis that keeps the "solved" line 1e-3 in sight, an
-// all-zero chart shows a [0, 1] axis, an empty chart says what to do, a zoom stops following the
-// data and the Follow button or F restores it, legends sit outside the axis rect with one row
-// group per run, and the toggles show their checked state in a dark palette.
+// all-zero chart shows a [0, 1] axis, an empty chart says what to do in lines that fit its axis
+// rect, a zoom stops following the data and the Follow button or F restores it, legends sit
+// outside the axis rect with one row group per run, a chart without a legend still spans its
+// plot's width, and the toggles show their checked state in a dark palette.
 #include <QtTest>
 
 #include <cmath>
@@ -81,9 +82,25 @@ class TestTrainingChart : public QObject {
   void empty_chart_says_what_to_do() {
     TrainingCurves curves;
     TrainingChart chart(curves, TrainingCurves::kGradNorm, label, QFont());
+    chart.resize(TrainingChart::kMinWidth, 350);  // the narrowest a chart is laid out
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
     chart.replot(true);
-    QVERIFY2(chart.emptyMessage().contains(QStringLiteral("press Start (Ctrl+R) or select a run")),
-             qPrintable(chart.emptyMessage()));
+    const QString message = chart.emptyMessage();
+    QVERIFY2(message.contains(QStringLiteral("press Start (Ctrl+R)")) &&
+                 message.contains(QStringLiteral("select a run")),
+             qPrintable(message));
+    // Every line fits the axis rect, so none is clipped.
+    auto* item = qobject_cast<QCPItemText*>(chart.plot()->item(chart.plot()->itemCount() - 1));
+    QVERIFY(item && item->text() == message);
+    const QFontMetrics metrics(item->font());
+    for (const QString& line : message.split(QLatin1Char('\n'))) {
+      QVERIFY2(metrics.horizontalAdvance(line) < chart.plot()->axisRect()->width(),
+               qPrintable(QStringLiteral("'%1': %2 px in a %3 px axis rect")
+                              .arg(line)
+                              .arg(metrics.horizontalAdvance(line))
+                              .arg(chart.plot()->axisRect()->width())));
+    }
     hnclip::ProbeRow p;
     p.step = 5;
     p.epoch = 1;
@@ -153,6 +170,41 @@ class TestTrainingChart : public QObject {
     QCOMPARE(at(1, 0), chart.graph(3, "i2t_R@1", Role::Raw));
     QCOMPARE(at(2, 0), chart.graph(8, "t2i_R@1", Role::Raw));
     QCOMPARE(at(3, 2), chart.graph(8, "i2t_R@10", Role::Raw));
+  }
+
+  // QCustomPlot caps a layout column at the smallest maximum width of the elements in it, and an
+  // empty legend's maximum width is its margins: a chart with no data, or whose runs were all
+  // removed, must still give its axis rect the plot's width, not the axis rect's minimum.
+  void an_empty_chart_spans_the_plot_width() {
+    TrainingCurves curves;
+    TrainingChart chart(curves, TrainingCurves::kLoss, label, QFont());
+    chart.resize(600, 350);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QCustomPlot* plot = chart.plot();
+    // After each change: the legend shows exactly while a run is on the chart, below the axis
+    // rect, and the axis rect keeps most of the plot's width either way.
+    const auto check = [&](const char* when, bool with_run) {
+      chart.mirror();
+      chart.replot(true);
+      QCOMPARE(plot->legend->visible(), with_run);
+      if (with_run) QVERIFY(plot->legend->outerRect().top() >= plot->axisRect()->bottom());
+      QVERIFY2(plot->axisRect()->width() > plot->width() / 2,
+               qPrintable(QStringLiteral("%1: axis rect %2 px of a %3 px plot")
+                              .arg(QString::fromLatin1(when))
+                              .arg(plot->axisRect()->width())
+                              .arg(plot->width())));
+    };
+    const auto add_run = [&curves](int64_t run) {
+      for (int i = 1; i <= 5; ++i) curves.addStep(run, step(i, 1.0 + i));
+    };
+    check("before any run", false);
+    add_run(1);
+    check("with a run", true);
+    curves.removeRun(1);
+    check("after its run was removed", false);
+    add_run(2);
+    check("with a run again", true);
   }
 
   void toggles_show_their_state_in_a_dark_palette() {
