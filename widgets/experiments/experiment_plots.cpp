@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include "qcustomplot.h"
+#include "widgets/common/legend_below.h"
 #include "widgets/common/plot_export.h"
 #include "widgets/common/plot_style.h"
 #include "widgets/experiments/experiment_plot_data.h"
@@ -46,11 +47,9 @@ QColor series_color(int i) {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-void put_legend_below(QCustomPlot* plot) {
-  plot->legend->setVisible(true);
-  plot->axisRect()->insetLayout()->take(plot->legend);
-  plot->plotLayout()->addElement(1, 0, plot->legend);
-  plot->plotLayout()->setRowStretchFactor(1, 0.001);
+// Legend entries fill rows of kLegendColumns; place_legend_below() puts the legend under the
+// axis rect whenever a draw gives it entries.
+void wrap_legend(QCustomPlot* plot) {
   plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   plot->legend->setWrap(kLegendColumns);
 }
@@ -197,17 +196,16 @@ ExperimentPlots::ExperimentPlots(QWidget* parent) : QWidget(parent) {
     auto* plot = new QCustomPlot(this);
     plot->setObjectName(QStringLiteral("plot_") + name);
     plot->setMinimumHeight(kMinPlotHeight);
-    put_legend_below(plot);
+    wrap_legend(plot);
+    place_legend_below(plot);
     pages_->addTab(plot, pageTitle(name));
     return plot;
   };
   gamma_ = make_plot(QStringLiteral("gamma"));
   fractions_ = make_plot(QStringLiteral("fractions"));
   hparams_ = make_plot(QStringLiteral("hparams"));
-  // One point per run: a legend would be noise (and its empty row would take the chart's space).
-  hparams_->legend->setVisible(false);
-  hparams_->plotLayout()->take(hparams_->legend);
-  hparams_->plotLayout()->simplify();
+  // One point per run: a legend would be noise, so this chart's legend stays out of its layout
+  // (drawHparams() never places it) and hidden.
   layout->addWidget(pages_, 1);
   styleAll();
 
@@ -328,7 +326,8 @@ void ExperimentPlots::drawGammaSweep() {
   plot->yAxis->setLabel(direction_text(direction()));
   if (!snapshot_) {
     note(plot, tr("No experiment selected"));
-    plot->replot();
+    place_legend_below(plot);
+  plot->replot();
     return;
   }
   const GammaSweepPlot data = gamma_sweep_plot(*snapshot_, direction());
@@ -350,6 +349,7 @@ void ExperimentPlots::drawGammaSweep() {
     note(plot, tr("No finished runs yet"));
   else if (!data.applicable() || !has_axis(*snapshot_, "loss_gamma"))
     note(plot, tr("γ is not an axis of this experiment (a γ = 0 point is a paired control)"));
+  place_legend_below(plot);
   plot->replot();
 }
 
@@ -360,7 +360,8 @@ void ExperimentPlots::drawSampleEfficiency() {
   plot->yAxis->setLabel(direction_text(direction()));
   if (!snapshot_) {
     note(plot, tr("No experiment selected"));
-    plot->replot();
+    place_legend_below(plot);
+  plot->replot();
     return;
   }
   const SampleEfficiencyPlot data = sample_efficiency_plot(*snapshot_, direction());
@@ -383,6 +384,7 @@ void ExperimentPlots::drawSampleEfficiency() {
     note(plot, tr("No finished runs yet"));
   else if (!data.applicable() || !has_axis(*snapshot_, "data_fraction"))
     note(plot, tr("data_fraction is not an axis of this experiment"));
+  place_legend_below(plot);
   plot->replot();
 }
 

@@ -140,7 +140,6 @@ void ExperimentsPanel::buildLayout() {
   for (QPushButton* b : {new_, pause_, resume_, cancel_}) bar->addWidget(b);
   progress_ = new QProgressBar(top);
   progress_->setObjectName(QStringLiteral("experimentProgress"));
-  progress_->setFormat(tr("%v/%m runs"));
   bar->addWidget(progress_, 1);
   top_layout->addLayout(bar);
   progress_text_ = new QLabel(top);
@@ -359,8 +358,7 @@ void ExperimentsPanel::updateProgress() {
   const bool ours = controller_->busy() && controller_->experimentId() == selected_;
   if (ours && has_progress_) {
     const auto& p = last_progress_;
-    progress_->setRange(0, std::max(1, p.total));
-    progress_->setValue(p.done);
+    showRunCount(p.done, p.total);
     QString text = std::isnan(p.eta_seconds)
                        ? tr("ETA: estimating")
                        : tr("ETA %1").arg(format_duration_ms(
@@ -370,8 +368,7 @@ void ExperimentsPanel::updateProgress() {
     if (controller_->state() == ExperimentController::State::Paused) text = tr("Paused · ") + text;
     progress_text_->setText(text);
   } else if (entry) {
-    progress_->setRange(0, std::max(1, entry->runs_total));
-    progress_->setValue(entry->runs_finished);
+    showRunCount(entry->runs_finished, entry->runs_total);
     QString text = qs(entry->record.status);
     if (entry->record.status == kExperimentRunning && !ours)
       text += tr(" in process %1 on %2").arg(entry->record.pid).arg(qs(entry->record.host));
@@ -381,8 +378,17 @@ void ExperimentsPanel::updateProgress() {
   } else {
     progress_->setRange(0, 1);
     progress_->setValue(0);
+    progress_->setFormat(QString());  // no experiment, no count (it read "0/1 runs")
     progress_text_->setText(tr("No experiment yet: New experiment… starts one."));
   }
+}
+
+// The bar's range is at least 1 (a range of 0 draws Qt's busy indicator), so the text gives the
+// real numbers rather than the bar's %v/%m.
+void ExperimentsPanel::showRunCount(int done, int total) {
+  progress_->setRange(0, std::max(1, total));
+  progress_->setValue(done);
+  progress_->setFormat(tr("%1/%2 runs").arg(done).arg(total));
 }
 
 void ExperimentsPanel::updateButtons() {

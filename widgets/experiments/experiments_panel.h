@@ -110,6 +110,7 @@ class ExperimentsPanel : public QWidget, public WorkbenchTab {
   void compareWithControl();
   void updateButtons();
   void updateProgress();
+  void showRunCount(int done, int total);  // "done/total runs" on the progress bar
   void showMessage(const QString& text, bool error);
 
   QString db_path_;

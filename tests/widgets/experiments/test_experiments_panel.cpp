@@ -3,18 +3,22 @@
 // the experiment appears, its grid fills in as runs finish without anything being clicked (the
 // poll), an interrupted experiment offers Resume, grid rows announce their runs, "compare with
 // its control" names the control's and the method's run of one seed, and the exports write the
-// table (CSV, LaTeX) and the charts (PNG, SVG, PDF).
+// table (CSV, LaTeX) and the charts (PNG, SVG, PDF). Without an experiment the progress bar gives
+// no count and the charts span their page.
 #include <unistd.h>
 
 #include <map>
 
 #include <QFile>
 #include <QFileInfo>
+#include <QLabel>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QtTest>
 
+#include "qcustomplot.h"
 #include "store/host_process.h"
 #include "support/test_dirs.h"
 #include "widgets/experiments/experiment_grid_model.h"
@@ -55,7 +59,42 @@ class TestExperimentsPanel : public QObject {
   Q_OBJECT
  private slots:
   void followsAnExperimentFilledByAnotherProcess();
+  void withoutAnExperimentShowsNoCountAndFullWidthCharts();
 };
+
+// Before any experiment: the progress bar gives no count (it read "0/1 runs"), and the γ sweep
+// and sample-efficiency charts, whose legends are still empty, span their page (an empty legend
+// below the axis rect squeezed it to its minimum width).
+void TestExperimentsPanel::withoutAnExperimentShowsNoCountAndFullWidthCharts() {
+  hnclip::test::ScratchDir dir;
+  ExperimentsPanel panel(QString::fromStdString((dir / "runs.db").string()),
+                         QString::fromStdString((dir / "cache").string()));
+  panel.resize(1200, 800);
+  panel.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&panel));
+  auto* progress = panel.findChild<QProgressBar*>(QStringLiteral("experimentProgress"));
+  auto* progress_text = panel.findChild<QLabel*>(QStringLiteral("experimentProgressText"));
+  QVERIFY(progress && progress_text);
+  // The (empty) experiment list has been read: the bar shows what the panel made of it.
+  QTRY_VERIFY_WITH_TIMEOUT(progress_text->text().startsWith(QStringLiteral("No experiment yet")),
+                           kPollWaitMs);
+  QCOMPARE(progress->text(), QString());
+  auto* plots = panel.plots();
+  QVERIFY(plots);
+  for (const QString page : {QStringLiteral("gamma"), QStringLiteral("fractions")}) {
+    QVERIFY(plots->showPage(page));
+    auto* plot = panel.findChild<QCustomPlot*>(QStringLiteral("plot_") + page);
+    QVERIFY(plot);
+    QTRY_VERIFY(plot->isVisible() && plot->width() > 600);
+    plot->replot();
+    QVERIFY2(plot->axisRect()->width() > plot->width() / 2,
+             qPrintable(QStringLiteral("%1: axis rect %2 px of a %3 px plot")
+                            .arg(page)
+                            .arg(plot->axisRect()->width())
+                            .arg(plot->width())));
+    QVERIFY(!plot->legend->visible());
+  }
+}
 
 void TestExperimentsPanel::followsAnExperimentFilledByAnotherProcess() {
   hnclip::test::ScratchDir dir;
