@@ -327,7 +327,7 @@ void ExperimentPlots::drawGammaSweep() {
   if (!snapshot_) {
     note(plot, tr("No experiment selected"));
     place_legend_below(plot);
-  plot->replot();
+    plot->replot();
     return;
   }
   const GammaSweepPlot data = gamma_sweep_plot(*snapshot_, direction());
@@ -361,7 +361,7 @@ void ExperimentPlots::drawSampleEfficiency() {
   if (!snapshot_) {
     note(plot, tr("No experiment selected"));
     place_legend_below(plot);
-  plot->replot();
+    plot->replot();
     return;
   }
   const SampleEfficiencyPlot data = sample_efficiency_plot(*snapshot_, direction());
