@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "eval/retrieval_result.h"
 #include "store/run_store.h"
@@ -49,6 +51,26 @@ inline void add_eval(RunStore& store, int64_t run, int epoch, const std::array<d
     b.recall.emplace_back(ks[i], i2t[i]);
   }
   store.write_epoch_eval(run, epoch, epoch * 10, "test", a, b);
+}
+
+// Epoch 1 of the test split with these per-query ranks and top ids, for the Retrieval tab, which
+// reads ranks: recall is a flat 50% (text→image) and 40% (image→text) at every K.
+inline void add_ranked_eval(RunStore& store, int64_t run, std::vector<int64_t> t2i_ranks,
+                            std::vector<std::vector<int64_t>> t2i_topk,
+                            std::vector<int64_t> i2t_ranks,
+                            std::vector<std::vector<int64_t>> i2t_topk) {
+  RetrievalResult t2i, i2t;
+  t2i.direction = "t2i";
+  i2t.direction = "i2t";
+  for (int k : {1, 5, 10, 25, 50}) {
+    t2i.recall.emplace_back(k, 50.0);
+    i2t.recall.emplace_back(k, 40.0);
+  }
+  t2i.ranks = std::move(t2i_ranks);
+  t2i.topk = std::move(t2i_topk);
+  i2t.ranks = std::move(i2t_ranks);
+  i2t.topk = std::move(i2t_topk);
+  store.write_epoch_eval(run, 1, 10, "test", t2i, i2t);
 }
 
 }  // namespace hnclip::test

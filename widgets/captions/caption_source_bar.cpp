@@ -9,6 +9,7 @@
 
 #include "job/run_benchmark_spec.h"
 #include "widgets/common/run_colors.h"
+#include "widgets/common/run_label.h"
 
 namespace hnclip::gui {
 namespace {
@@ -111,7 +112,7 @@ void CaptionSourceBar::fillEncoderChoices() {
     combo->addItem(tr("Pretrained starting checkpoint"), kPretrained);
     for (const auto& run : runs_) {
       if (!run.has_checkpoint) continue;
-      combo->addItem(tr("Run %1: %2").arg(run.id).arg(run.name),
+      combo->addItem(run_choice_label(run.id, run.name.toStdString()),
                      kRunPrefix + QString::number(run.id));
     }
     if (!current.isEmpty() && current != kPretrained && current != kChooseFile &&

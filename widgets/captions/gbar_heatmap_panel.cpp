@@ -28,6 +28,7 @@
 #include "train/train_config.h"
 #include "widgets/common/plot_export.h"
 #include "widgets/common/plot_style.h"
+#include "widgets/common/run_label.h"
 #include "widgets/common/thumbnail_cache.h"
 
 namespace hnclip::gui {
@@ -247,16 +248,13 @@ void GbarHeatmapPanel::refreshRuns() {
         QString extra;
         try {
           const auto config = parse_train_config(run.config_json);
-          extra = QStringLiteral(" (γ=%1").arg(config.loss_gamma);
+          extra = QStringLiteral(" · γ=%1").arg(config.loss_gamma);
           if (config.loss_gamma > 0)
             extra +=
                 QStringLiteral(", Ḡ %1").arg(QString::fromStdString(to_string(config.loss_gbar)));
-          extra += QLatin1Char(')');
         } catch (const std::exception&) {
         }
-        r->runs.push_back(
-            {run.id,
-             QStringLiteral("#%1 %2%3").arg(run.id).arg(QString::fromStdString(run.name), extra)});
+        r->runs.push_back({run.id, run_choice_label(run.id, run.name) + extra});
       }
     } catch (const std::exception& e) {
       r->error = QString::fromStdString(e.what());

@@ -8,6 +8,7 @@
 
 #include "train/best_epoch.h"
 #include "widgets/common/csv_field.h"
+#include "widgets/common/run_label.h"
 
 namespace hnclip::gui {
 namespace {
@@ -72,7 +73,7 @@ RecallTable RecallTable::fromSummaries(const std::vector<RunSummary>& runs, Star
   for (const auto& s : runs) {
     Row row;
     row.run_id = s.record.id;
-    row.run_name = s.record.name;
+    row.run_name = run_label(s.record.id, s.record.name).toStdString();
     row.epoch = s.report_epoch;
     for (int c = 0; c < kValueColumns; ++c)
       row.values[c] = s.report_epoch < 0 ? std::numeric_limits<double>::quiet_NaN()

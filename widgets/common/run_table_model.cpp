@@ -12,6 +12,7 @@
 #include <QStyle>
 
 #include "widgets/common/run_colors.h"
+#include "widgets/common/run_label.h"
 
 namespace hnclip::gui {
 namespace {
@@ -167,7 +168,7 @@ QVariant RunTableModel::display(const RunSummary& s, int column) const {
   const QString unknown = QStringLiteral("?");
   switch (column) {
     case ColName:
-      return r.name.empty() ? QStringLiteral("run %1").arg(r.id) : qs(r.name);
+      return run_label(r.id, r.name);
     case ColStatus:
       return qs(to_string(r.status));
     case ColBenchmark:

@@ -24,6 +24,7 @@
 #include "widgets/common/recall_table.h"
 #include "widgets/common/recall_table_model.h"
 #include "widgets/common/run_colors.h"
+#include "widgets/common/run_label.h"
 #include "widgets/common/thumbnail_cache.h"
 #include "widgets/retrieval/retrieval_view.h"
 
@@ -131,6 +132,7 @@ QWidget* RetrievalPanel::buildQueryList() {
   recall_view_->setMaximumHeight(90);
   recall_view_->verticalHeader()->setDefaultSectionSize(recall_view_->fontMetrics().height() + 6);
   counts_label_ = new QLabel(this);
+  counts_label_->setObjectName(QStringLiteral("retrievalCounts"));
   counts_label_->setWordWrap(true);
   filter_mode_ = new QComboBox(this);
   filter_mode_->addItem(tr("All queries"));
@@ -263,7 +265,7 @@ void RetrievalPanel::onRunsLoaded(const RetrievalRunList& list) {
 
 QString RetrievalPanel::runName(int64_t run, const QString& fallback) const {
   const auto* s = summary(run);
-  return s ? qs(s->record.name) : fallback;
+  return s ? run_label(run, s->record.name) : fallback;
 }
 
 void RetrievalPanel::setK(int k) { k_spin_->setValue(k); }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "widgets/common/run_label.h"
 #include "widgets/retrieval/retrieval_run_order.h"
 
 namespace hnclip::gui {
@@ -119,7 +120,7 @@ void RetrievalRunPicker::fillRunCombos() {
   run_a_->clear();
   for (const auto& s : summaries_) {
     if (s.report_epoch < 0) continue;  // never evaluated: nothing to compare
-    run_a_->addItem(tr("%1 (#%2)").arg(qs(s.record.name)).arg(s.record.id),
+    run_a_->addItem(run_choice_label(s.record.id, s.record.name),
                     QVariant::fromValue<qlonglong>(s.record.id));
   }
   int ia = run_a_->findData(QVariant::fromValue<qlonglong>(pending_a_));
@@ -166,7 +167,7 @@ void RetrievalRunPicker::fillPartnerCombo() {
     if (s.report_epoch < 0 || s.record.id == a) continue;
     const auto sb = splits_.find(s.record.id);
     if (sa == splits_.end() || sb == splits_.end() || sa->second.key != sb->second.key) continue;
-    run_b_->addItem(tr("%1 (#%2)").arg(qs(s.record.name)).arg(s.record.id),
+    run_b_->addItem(run_choice_label(s.record.id, s.record.name),
                     QVariant::fromValue<qlonglong>(s.record.id));
   }
   int ib = run_b_->findData(QVariant::fromValue<qlonglong>(keep));

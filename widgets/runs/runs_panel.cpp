@@ -34,6 +34,7 @@
 #include "store/run_store.h"
 #include "widgets/common/recall_table_model.h"
 #include "widgets/common/run_colors.h"
+#include "widgets/common/run_label.h"
 #include "widgets/common/run_table_model.h"
 #include "widgets/runs/config_diff.h"
 #include "widgets/runs/config_diff_model.h"
@@ -60,10 +61,8 @@ QIcon run_swatch(int64_t run_id, int size) {
   return QIcon(pixmap);
 }
 
-QString run_label(const RunSummary& s) {
-  return s.record.name.empty() ? QStringLiteral("run %1").arg(s.record.id)
-                               : QString::fromStdString(s.record.name);
-}
+// Qualified: this overload would hide the common one from an unqualified call.
+QString run_label(const RunSummary& s) { return gui::run_label(s.record.id, s.record.name); }
 
 // The body of a store edit on a worker: an exception becomes the reason it failed.
 QString guarded(const std::function<void()>& work) {

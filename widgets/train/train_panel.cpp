@@ -20,6 +20,7 @@
 
 #include "train/builtin_recipe.h"
 
+#include "widgets/common/run_label.h"
 #include "widgets/train/benchmark_row_text.h"
 #include "widgets/train/run_history.h"
 #include "widgets/train/train_config_form.h"
@@ -124,13 +125,11 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
   connect(&controller_, &TrainingController::log, this, &TrainPanel::appendLog);
   connect(&controller_, &TrainingController::runCreated, this,
           [this](qint64 id, const hnclip::TrainConfig& c) {
-            const QString name =
-                c.name.empty() ? tr("run %1").arg(id) : QString::fromStdString(c.name);
-            plots_->setRunLabel(id, name);
+            plots_->setRunLabel(id, run_label(id, c.name));
             val_split_ = c.val_split;
             data_parallel_ = c.world_size > 1;
             onStateChanged(controller_.state());
-            appendLog(tr("run %1 (%2) started").arg(id).arg(name));
+            appendLog(tr("%1 started").arg(run_choice_label(id, c.name)));
             awaiting_history_ = true;
             loadHistories({id});
             emit runStarted(id);

@@ -16,6 +16,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "widgets/common/run_label.h"
+
 namespace hnclip::gui {
 namespace {
 constexpr int kSliderSteps = 100;  // smoothing slider resolution (0.00 … 0.99)
@@ -198,7 +200,7 @@ QList<int64_t> TrainingPlotsPanel::runs() const {
 
 QString TrainingPlotsPanel::labelOf(int64_t run_id) const {
   const auto it = labels_.find(run_id);
-  return it != labels_.end() ? it->second : tr("run %1").arg(run_id);
+  return it != labels_.end() ? it->second : run_label(run_id, {});
 }
 
 // ---------------------------------------------------------------- mirroring
@@ -244,7 +246,7 @@ void TrainingPlotsPanel::setRunHistory(int64_t run_id, const QString& label,
                                        const std::vector<hnclip::ProbeRow>& probes,
                                        const std::vector<hnclip::EpochEvalRow>& evals) {
   removeRun(run_id);
-  labels_[run_id] = label.isEmpty() ? tr("run %1").arg(run_id) : label;
+  labels_[run_id] = label.isEmpty() ? run_label(run_id, {}) : label;
   curves_.setHistory(run_id, steps, probes, evals);
   mirrorChanges();
 }

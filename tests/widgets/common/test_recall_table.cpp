@@ -150,6 +150,22 @@ class TestRecallTable : public QObject {
     QVERIFY(std::isnan(none.best_r1_t2i));
     QCOMPARE(RecallTable::fromSummaries({none}).toCsv().split('\n').at(1), QString("r,,,,,,,,,,,"));
   }
+
+  // A run needs no name (the CLI and the Train tab start unnamed runs): its row still says which
+  // run it is, in the window and in both exports, never a blank first cell.
+  void unnamed_runs_go_by_their_number() {
+    hnclip::RunRecord rec;
+    rec.id = 7;
+    rec.config_json = "{}";
+    std::vector<hnclip::EpochEvalRow> evals;
+    for (const char* dir : {"i2t", "t2i"})
+      for (int k : {1, 5, 10, 25, 50}) evals.push_back({1, 10, "test", dir, k, 40.0 + k});
+    const RecallTable t =
+        RecallTable::fromSummaries({hnclip::gui::make_run_summary(rec, evals, "/tmp/x/runs.db")});
+    QCOMPARE(QString::fromStdString(t.rows().at(0).run_name), QString("run 7"));
+    QVERIFY2(t.toCsv().split('\n').at(1).startsWith("run 7,1,41.00"), qPrintable(t.toCsv()));
+    QVERIFY2(t.toLatex().contains("run 7 & 1 & "), qPrintable(t.toLatex()));
+  }
 };
 
 QTEST_MAIN(TestRecallTable)

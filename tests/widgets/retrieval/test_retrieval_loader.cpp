@@ -44,18 +44,10 @@ int64_t add_ranked_run(hnclip::RunStore& store, const std::string& name, const f
                              manifest.string() + "\", \"epochs\": 1}";
   const int64_t run =
       hnclip::test::add_run(store, name, hnclip::RunStatus::Finished, config, created_at_ms);
-  hnclip::RetrievalResult t2i, i2t;
-  t2i.direction = "t2i";
-  i2t.direction = "i2t";
-  for (int k : {1, 5, 10, 25, 50}) {
-    t2i.recall.emplace_back(k, 50.0);
-    i2t.recall.emplace_back(k, 40.0);
-  }
-  t2i.ranks.assign(2 * kImages, rank);
-  t2i.topk.assign(2 * kImages, {0, 1});
-  i2t.ranks.assign(kImages, rank);
-  i2t.topk.assign(kImages, {0, 1});
-  store.write_epoch_eval(run, 1, 10, "test", t2i, i2t);
+  hnclip::test::add_ranked_eval(store, run, std::vector<int64_t>(2 * kImages, rank),
+                                std::vector<std::vector<int64_t>>(2 * kImages, {0, 1}),
+                                std::vector<int64_t>(kImages, rank),
+                                std::vector<std::vector<int64_t>>(kImages, {0, 1}));
   return run;
 }
 

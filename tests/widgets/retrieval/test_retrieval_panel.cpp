@@ -11,7 +11,9 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QComboBox>
 #include <QImage>
+#include <QLabel>
 #include <QPainter>
 #include <QRegularExpression>
 #include <QTableView>
@@ -84,6 +86,18 @@ std::vector<std::pair<float, int64_t>> brute_force(const std::vector<float>& que
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
   return all;
+}
+
+// Epoch 1 of a hand-made run: these text→image ranks, every image→text query at rank 1.
+void write_ranks(hnclip::RunStore& store, int64_t run, const std::vector<int64_t>& ranks) {
+  // Top ids that never hold the ground truth (image q / 2) for the queries the tests look at.
+  std::vector<std::vector<int64_t>> topk;
+  for (size_t q = 0; q < ranks.size(); ++q)
+    topk.push_back({int64_t((q + 5) % kTestImages), int64_t((q + 6) % kTestImages),
+                    int64_t((q + 7) % kTestImages)});
+  hnclip::test::add_ranked_eval(store, run, ranks, std::move(topk),
+                                std::vector<int64_t>(kTestImages, 1),
+                                std::vector<std::vector<int64_t>>(kTestImages, {0}));
 }
 
 }  // namespace
@@ -211,30 +225,13 @@ class TestRetrievalPanel : public QObject {
         hnclip::test::add_run(store, "fixture-A", hnclip::RunStatus::Finished, config, 1000);
     const int64_t b =
         hnclip::test::add_run(store, "fixture-B", hnclip::RunStatus::Finished, config, 2000);
-    auto write = [&](int64_t run, const std::vector<int64_t>& ranks) {
-      hnclip::RetrievalResult t2i, i2t;
-      t2i.direction = "t2i";
-      i2t.direction = "i2t";
-      for (int k : {1, 5, 10, 25, 50}) {
-        t2i.recall.emplace_back(k, 50.0);
-        i2t.recall.emplace_back(k, 40.0);
-      }
-      t2i.ranks = ranks;
-      // Top ids that never hold the ground truth (image q / 2) for the queries looked at below.
-      for (size_t q = 0; q < ranks.size(); ++q)
-        t2i.topk.push_back({int64_t((q + 5) % kTestImages), int64_t((q + 6) % kTestImages),
-                            int64_t((q + 7) % kTestImages)});
-      i2t.ranks.assign(kTestImages, 1);
-      i2t.topk.assign(kTestImages, {0});
-      store.write_epoch_eval(run, 1, 10, "test", t2i, i2t);
-    };
     std::vector<int64_t> ra(2 * kTestImages, 1), rb(2 * kTestImages, 1);
     ra[3] = 40;  // B fixes 3
     rb[5] = 7;   // A fixes 5
     ra[8] = 2;   // both wrong
     rb[8] = 3;
-    write(a, ra);
-    write(b, rb);
+    write_ranks(store, a, ra);
+    write_ranks(store, b, rb);
     // Stored caption geometry under run A's encoder: caption 3's nearest captions are image 8's
     // (captions 16, 17) and image 1's own other caption (7, the ground truth: never a near-twin).
     hnclip::BenchmarkSpec spec;
@@ -320,6 +317,46 @@ class TestRetrievalPanel : public QObject {
     QVERIFY(mixed.warning().isEmpty());
     QTRY_VERIFY_WITH_TIMEOUT(mixed_loaded.count() > 0, kWaitMs);
     QCOMPARE(mixed.queryModel()->rowCount(), 2 * kTestImages);
+  }
+
+  // Runs need no name (the CLI and the Train tab start unnamed runs): the picker, the summary
+  // sentence and each result row name them by number, never by a blank ("fixes 1 that  misses").
+  void unnamedRunsGoByTheirNumber() {
+    const std::string db = (*dir_ / "unnamed.db").string();
+    hnclip::RunStore store(db);
+    const std::string config = "{\"benchmark\": \"manifest\", \"benchmark_root\": \"" +
+                               (dir_->path() / "manifest.jsonl").string() + "\", \"epochs\": 1}";
+    const int64_t a = hnclip::test::add_run(store, "", hnclip::RunStatus::Finished, config, 1000);
+    const int64_t b = hnclip::test::add_run(store, "", hnclip::RunStatus::Finished, config, 2000);
+    std::vector<int64_t> ra(2 * kTestImages, 1), rb(2 * kTestImages, 1);
+    ra[3] = 40;  // B fixes 3
+    write_ranks(store, a, ra);
+    write_ranks(store, b, rb);
+
+    RetrievalPanel panel(QString::fromStdString(db), QString::fromStdString(cache_));
+    QSignalSpy loaded(&panel, &RetrievalPanel::queriesLoaded);
+    panel.setRuns(a, b);
+    panel.refresh();
+    QTRY_VERIFY_WITH_TIMEOUT(loaded.count() > 0, kWaitMs);
+    const QString name_a = QString("run %1").arg(a), name_b = QString("run %1").arg(b);
+    auto* combo_a = panel.findChild<QComboBox*>("retrievalRunA");
+    auto* combo_b = panel.findChild<QComboBox*>("retrievalRunB");
+    QVERIFY(combo_a && combo_b);
+    QCOMPARE(combo_a->currentText(), name_a);
+    QCOMPARE(combo_b->currentText(), name_b);
+    auto* counts = panel.findChild<QLabel*>("retrievalCounts");
+    QVERIFY(counts);
+    QVERIFY2(
+        counts->text().contains(QString("<b>%1</b> fixes 1 that %2 misses").arg(name_b, name_a)) &&
+            counts->text().contains(
+                QString("<b>%1</b> fixes 0 that %2 misses").arg(name_a, name_b)),
+        qPrintable(counts->text()));
+    QVERIFY(panel.selectLargestDifference());
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), kWaitMs);
+    const auto& view_rows = panel.view()->rows();
+    QCOMPARE(view_rows.size(), size_t{2});
+    QCOMPARE(view_rows[0].run_name, "A: " + name_a);
+    QCOMPARE(view_rows[1].run_name, "B: " + name_b);
   }
 
   void marksGroundTruthNearTwinsAndRankNote() {
