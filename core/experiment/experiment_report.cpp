@@ -112,8 +112,15 @@ std::string seeds_text(const ExperimentResults& r) {
 
 std::string significance_text() {
   return "paired t-test over seeds (two-sided, α = " + fixed(kSignificanceLevel, 2) +
-         "; n − 1 degrees of freedom); per seed, exact McNemar on the test queries one run "
-         "retrieves at rank 1 and the other does not";
+         "; n − 1 degrees of freedom; none where every seed differs by the same amount, 'no "
+         "spread', as the t statistic is undefined there); per seed, exact McNemar on the test "
+         "queries one run retrieves at rank 1 and the other does not";
+}
+
+// "yes" / "no" at kSignificanceLevel, or why there is no test ("n < 2", "no spread").
+std::string significance_cell(const PairedComparison& p) {
+  if (*untested_reason(p)) return untested_reason(p);
+  return is_significant(p.p_two_sided, kSignificanceLevel) ? "yes" : "no";
 }
 
 std::string mcnemar_list(const std::vector<double>& ps) {
@@ -179,7 +186,7 @@ std::string experiment_report_text(const ExperimentResults& r) {
     out << pad("method", kLabelWidth) << pad("control", kLabelWidth) << pad("kind", 14);
     for (const char* d : kExperimentDirections) {
       out << pad(std::string(d) + " Δ", kValueWidth) << pad("t", 8) << pad("p", 8)
-          << pad("better", 8) << pad("signif.", 9) << pad("McNemar p", 22);
+          << pad("better", 8) << pad("signif.", 10) << pad("McNemar p", 22);
     }
     out << "\n";
     for (const auto& cmp : r.comparisons) {
@@ -192,7 +199,7 @@ std::string experiment_report_text(const ExperimentResults& r) {
                    kValueWidth)
             << pad(signed_fixed(p.t, 2), 8) << pad(p_text(p.p_two_sided), 8)
             << pad(std::to_string(p.improved) + "/" + std::to_string(p.n), 8)
-            << pad(p.n < 2 ? "n < 2" : is_significant(p.p_two_sided, kSignificanceLevel) ? "yes" : "no", 9)
+            << pad(significance_cell(p), 10)
             << pad(mcnemar_list(cmp.mcnemar_p[d]), 22);
       }
       out << "\n";
@@ -257,9 +264,8 @@ std::string experiment_report_csv(const ExperimentResults& r) {
     for (size_t d = 0; d < 2; ++d) {
       const auto& p = cmp.r1[d];
       out << "," << fixed(p.mean_diff, 4) << "," << fixed(p.std_diff, 4) << ","
-          << (std::isinf(p.t) ? (p.t > 0 ? "inf" : "-inf") : fixed(p.t, 4)) << ","
-          << (std::isnan(p.p_two_sided) ? "" : fixed(p.p_two_sided, 6)) << "," << p.improved << ","
-          << p.n << "," << (is_significant(p.p_two_sided, kSignificanceLevel) ? "yes" : "no")
+          << fixed(p.t, 4) << "," << (std::isnan(p.p_two_sided) ? "" : fixed(p.p_two_sided, 6))
+          << "," << p.improved << "," << p.n << "," << significance_cell(p)
           << "," << mcnemar_list(cmp.mcnemar_p[d]);
     }
     out << "\n";
@@ -425,6 +431,8 @@ nlohmann::json experiment_report_json(const ExperimentResults& r) {
                                      {"improved", p.improved},
                                      {"worse", p.worse},
                                      {"significant", is_significant(p.p_two_sided, kSignificanceLevel)},
+                                     {"untested", *untested_reason(p) ? nlohmann::json(untested_reason(p))
+                                                                      : nlohmann::json(nullptr)},
                                      {"mcnemar_p_per_seed", mc}};
     }
     comparisons.push_back(std::move(j));

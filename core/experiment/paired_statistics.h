@@ -28,11 +28,13 @@ struct PairedComparison {
   int n = 0;                                                    // pairs used
   double mean_diff = std::numeric_limits<double>::quiet_NaN();  // treatment - control; n >= 1
   double std_diff = std::numeric_limits<double>::quiet_NaN();   // sample std; n >= 2
-  // mean_diff / (std_diff / sqrt(n)); n >= 2. Identical differences (std_diff == 0) are a
-  // certainty rather than an error: +inf / -inf by the sign of mean_diff, NaN when it is 0.
+  // mean_diff / (std_diff / sqrt(n)); n >= 2 and std_diff > 0. Identical differences
+  // (std_diff == 0) leave t and p NaN: the statistic is undefined there (R's t.test refuses
+  // "data are essentially constant"), and they are no certainty. Recall moves in steps of one
+  // query (0.09 points on 1,064), so two seeds that each differ by the same one query would
+  // otherwise read "t = -inf, p = 0, significant" while McNemar gives p = 1 per seed.
   double t = std::numeric_limits<double>::quiet_NaN();
-  // Two-sided, n - 1 degrees of freedom; n >= 2. With std_diff == 0: 0 when mean_diff != 0, 1
-  // when it is 0.
+  // Two-sided, n - 1 degrees of freedom; n >= 2 and std_diff > 0, else NaN (see t).
   double p_two_sided = std::numeric_limits<double>::quiet_NaN();
   int improved = 0;  // pairs with treatment > control
   int worse = 0;     // pairs with treatment < control
@@ -41,6 +43,10 @@ struct PairedComparison {
 // pairing by position would then compare different seeds.
 PairedComparison compare_paired(const std::vector<double>& treatment,
                                 const std::vector<double>& control);
+
+// Why a comparison has no t-test, in a few words for a table cell: "n < 2" (fewer than two
+// pairs), "no spread" (identical differences at every seed); empty when it has one.
+const char* untested_reason(const PairedComparison& c);
 
 // Two-sided p-value of a Student t statistic with dof >= 1 degrees of freedom (not necessarily an
 // integer): P(|T| >= |t|) = I_{dof/(dof+t^2)}(dof/2, 1/2). dof > 1e8 (and +inf) gives the normal

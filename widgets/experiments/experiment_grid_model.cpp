@@ -311,6 +311,8 @@ QVariant ExperimentGridModel::toolTip(int row, int column) const {
             .arg(p_text(r.p_two_sided))
             .arg(r.improved)
             .arg(r.worse)};
+    if (r.n >= 2 && r.std_diff == 0.0)
+      lines << tr("no t-test: every seed differs by the same amount, so t is undefined");
     QStringList mcnemar;
     for (double p : c->mcnemar_p[dc->direction]) mcnemar << p_text(p);
     lines << tr("McNemar p per seed: %1").arg(mcnemar.join(QStringLiteral(", ")));

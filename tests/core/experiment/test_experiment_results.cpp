@@ -215,6 +215,54 @@ TEST_F(ExperimentResultsTest, WithoutControlsEveryReportSaysSo) {
   EXPECT_EQ(experiment_report_text(r).find("80.00 *"), std::string::npos) << experiment_report_text(r);
 }
 
+// Two seeds that each move R@1 by the same one query (of 1,064) are no evidence, however the
+// t-test is written: every report says "no spread" where t and p would be, and none calls it
+// significant. The two differences are also not one double (see test_paired_statistics).
+TEST_F(ExperimentResultsTest, IdenticalDifferencesOverSeedsAreNotTested) {
+  ExperimentSpec spec;
+  spec.name = "flat";
+  spec.axes = {{"loss_gamma", {0.5}}};
+  spec.seeds = {1, 2};
+  spec.control_scales = {};
+  const auto plan = expand_experiment(spec, false);
+  ASSERT_EQ(plan.cells.size(), 2u);  // method and paired (a learnt scale: also the learnt control)
+  const double method[] = {100.0 * 1000 / 1064, 100.0 * 300 / 1064};
+  const double control[] = {100.0 * 999 / 1064, 100.0 * 299 / 1064};
+  std::vector<ExperimentCellRow> cells;
+  std::vector<ExperimentSlotRow> slots;
+  for (const auto& c : plan.cells) cells.push_back({c.index, c.label, c.role, c.settings.dump()});
+  for (const auto& s : plan.slots) {
+    const size_t i = s.seed - 1;
+    const int64_t id = add_run(s.config, s.cell == 0 ? method[i] : control[i], 70, 10);
+    slots.push_back({s.cell, static_cast<int64_t>(s.seed), nlohmann::json(s.config).dump(), id,
+                     false});
+  }
+  ExperimentRecord rec;
+  rec.name = "flat";
+  rec.spec_json = nlohmann::json(spec).dump();
+  const auto r = experiment_results(store, store.create_experiment(rec, cells, slots));
+  ASSERT_FALSE(r.comparisons.empty());
+  const auto& paired = r.comparisons[0].r1[0];
+  EXPECT_EQ(paired.n, 2);
+  EXPECT_NEAR(paired.mean_diff, 100.0 / 1064, 1e-9);
+  EXPECT_EQ(paired.std_diff, 0.0);
+  EXPECT_TRUE(std::isnan(paired.t));
+  EXPECT_TRUE(std::isnan(paired.p_two_sided));
+
+  const std::string text = experiment_report_text(r);
+  EXPECT_NE(text.find("no spread"), std::string::npos) << text;
+  EXPECT_EQ(text.find(" yes "), std::string::npos) << text;
+  EXPECT_EQ(text.find("inf"), std::string::npos) << text;
+  const std::string csv = experiment_report_csv(r);
+  EXPECT_NE(csv.find(",no spread,"), std::string::npos) << csv;
+  EXPECT_EQ(csv.find("inf"), std::string::npos) << csv;
+  const auto j = experiment_report_json(r)["comparisons"][0]["t2i"];
+  EXPECT_FALSE(j["significant"].get<bool>()) << j.dump();
+  EXPECT_TRUE(j["t"].is_null()) << j.dump();
+  EXPECT_EQ(j["untested"], "no spread") << j.dump();
+  EXPECT_EQ(experiment_report_latex(r).find("\\textbf{+0.09"), std::string::npos);
+}
+
 // Transfer columns: a run counts where it was evaluated at its selected epoch (here the best on
 // val, epoch 1), not at another epoch; per cell mean ± std of R@1 in both directions, in every
 // export.

@@ -109,21 +109,51 @@ TEST(PairedStatistics, ComparePairedNegativeEffectHasNegativeT) {
   EXPECT_EQ(r.worse, 2);
 }
 
-TEST(PairedStatistics, ComparePairedZeroVarianceIsCertain) {
+// Identical differences have no spread, so no t statistic: t and p stay NaN (R's t.test refuses
+// them as "essentially constant") and nothing is called significant, whatever the sign.
+TEST(PairedStatistics, ComparePairedWithoutSpreadHasNoTest) {
   const PairedComparison up = compare_paired({2.0, 3.0, 5.0}, {1.5, 2.5, 4.5});
+  EXPECT_EQ(up.mean_diff, 0.5);
   EXPECT_EQ(up.std_diff, 0.0);
-  EXPECT_EQ(up.t, kInf);
-  EXPECT_EQ(up.p_two_sided, 0.0);
+  EXPECT_TRUE(std::isnan(up.t));
+  EXPECT_TRUE(std::isnan(up.p_two_sided));
+  EXPECT_FALSE(is_significant(up.p_two_sided, 0.05));
+  EXPECT_STREQ(untested_reason(up), "no spread");
+  EXPECT_EQ(up.improved, 3);
   const PairedComparison down = compare_paired({1.5, 2.5, 4.5}, {2.0, 3.0, 5.0});
-  EXPECT_EQ(down.t, -kInf);
-  EXPECT_EQ(down.p_two_sided, 0.0);
+  EXPECT_TRUE(std::isnan(down.t));
+  EXPECT_TRUE(std::isnan(down.p_two_sided));
+  EXPECT_EQ(down.worse, 3);
   const PairedComparison same = compare_paired({80.1, 81.7, 79.3}, {80.1, 81.7, 79.3});
   EXPECT_EQ(same.mean_diff, 0.0);
   EXPECT_EQ(same.std_diff, 0.0);
   EXPECT_TRUE(std::isnan(same.t));
-  EXPECT_EQ(same.p_two_sided, 1.0);
+  EXPECT_TRUE(std::isnan(same.p_two_sided));
+  EXPECT_STREQ(untested_reason(same), "no spread");
   EXPECT_EQ(same.improved, 0);
   EXPECT_EQ(same.worse, 0);
+  EXPECT_STREQ(untested_reason(compare_paired({1.0}, {0.0})), "n < 2");
+  EXPECT_STREQ(untested_reason(compare_paired({1.0, 2.0}, {0.0, 0.5})), "");
+}
+
+// Recall is 100 · hits / queries: one query more at 1,000 hits and at 300 hits is the same
+// difference in queries but not the same double. That rounding residue is no spread either
+// (it would read t ≈ 1e13, p = 0); the smallest real spread, one query in a million, is one.
+TEST(PairedStatistics, ComparePairedRoundingResidueIsNoSpread) {
+  const double n = 1064;
+  const std::vector<double> treatment = {100 * 1000 / n, 100 * 300 / n};
+  const std::vector<double> control = {100 * 999 / n, 100 * 299 / n};
+  ASSERT_NE(treatment[0] - control[0], treatment[1] - control[1]);  // the premise
+  const PairedComparison r = compare_paired(treatment, control);
+  EXPECT_EQ(r.std_diff, 0.0);
+  EXPECT_TRUE(std::isnan(r.t));
+  EXPECT_TRUE(std::isnan(r.p_two_sided));
+  const double m = 1e6;
+  const PairedComparison fine =
+      compare_paired({100 * 500001 / m, 100 * 300002 / m}, {100 * 500000 / m, 100 * 300000 / m});
+  EXPECT_GT(fine.std_diff, 0.0);
+  EXPECT_TRUE(std::isfinite(fine.t));
+  EXPECT_GT(fine.p_two_sided, 0.0);
 }
 
 TEST(PairedStatistics, ComparePairedCountsImprovedWorseAndTies) {

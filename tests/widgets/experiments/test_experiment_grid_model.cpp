@@ -165,6 +165,10 @@ void TestExperimentGridModel::showsMeansStdsAndDifferences() {
   // A difference that is not significant carries no mark.
   const auto noisy = hnclip::compare_paired({1.0, -0.5, 0.7}, {0.0, 0.0, 0.0});
   QVERIFY(!ExperimentGridModel::deltaText(noisy).contains(QLatin1Char('*')));
+  // Nor does one with no spread (the same difference at every seed: no t-test), however sure it
+  // would look as t = inf.
+  const auto flat = hnclip::compare_paired({80.1, 81.1, 79.1}, {80.0, 81.0, 79.0});
+  QCOMPARE(ExperimentGridModel::deltaText(flat), QStringLiteral("+0.10 ± 0.00"));
   // The value behind a cell.
   QVERIFY(std::abs(model.index(0, ExperimentGridModel::kDeltaPairedT2i)
                        .data(ExperimentGridModel::kValueRole)
