@@ -1,5 +1,6 @@
 // `hnclip runs` (the run table) and `hnclip show ID` (one run in full).
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -11,11 +12,14 @@
 #include "common_options.h"
 #include "data/benchmark_summary.h"
 #include "store/run_store.h"
+#include "text/terminal_column.h"
 #include "train/best_epoch.h"
 
 namespace hnclip::cli {
 
 namespace {
+
+constexpr size_t kMaxNameWidth = 48;  // `runs` name column: wider names end in "…"
 
 std::string iso_time(int64_t ms) {
   if (ms <= 0) return "";
@@ -131,10 +135,16 @@ CommandAction add_runs_command(CLI::App& app) {
       std::cout << arr.dump() << std::endl;
       return kExitOk;
     }
+    // The name column is as wide as the longest name up to kMaxNameWidth (an experiment's runs
+    // differ only at the end of their names: "grid · HN γ 0.5 · s 10 fixed · seed 2"), in
+    // characters, not bytes; a longer name ends in "…".
+    size_t name_width = display_width("name");
+    for (const auto& r : runs) name_width = std::max(name_width, display_width(r.name));
+    name_width = std::min(name_width, kMaxNameWidth);
     // "start" is epoch 0 (the starting checkpoint); "best" is the best fine-tuned epoch.
-    std::printf("%5s  %-20s %-11s %-17s %6s %-10s %6s %14s %5s %14s  %s\n", "id", "name",
-                "status", "framework", "gamma", "gbar", "epochs", "start t2i/i2t", "best",
-                "best t2i/i2t", "created");
+    std::printf("%5s  %s%-11s %-17s %6s %-10s %6s %14s %5s %14s  %s\n", "id",
+                pad_column("name", name_width + 1).c_str(), "status", "framework", "gamma", "gbar",
+                "epochs", "start t2i/i2t", "best", "best t2i/i2t", "created");
     auto r1_pair = [](const nlohmann::json& j, const char* key) {
       if (!j.contains(key)) return std::string("-");
       auto one = [&](const char* dir) {
@@ -148,12 +158,13 @@ CommandAction add_runs_command(CLI::App& app) {
       const auto j = run_json(store, r, false);
       const std::string framework =
           j["framework"].get<std::string>() + (j["hn"].get<bool>() ? "" : " (HN off)");
-      std::printf("%5lld  %-20.20s %-11s %-17s %6s %-10s %6d %14s %5s %14s  %s\n",
-                  static_cast<long long>(r.id), r.name.c_str(), to_string(r.status).c_str(),
-                  framework.c_str(), fixed(j["gamma"].get<double>()).c_str(), j["gbar"].get<std::string>().c_str(),
-                  j["epochs"].get<int>(), r1_pair(j, "start").c_str(),
-                  r.best_epoch > kStartEpoch ? std::to_string(r.best_epoch).c_str() : "-",
-                  r1_pair(j, "best").c_str(), j["created"].get<std::string>().c_str());
+      std::printf(
+          "%5lld  %s%-11s %-17s %6s %-10s %6d %14s %5s %14s  %s\n", static_cast<long long>(r.id),
+          pad_column(fit_column(r.name, name_width), name_width + 1).c_str(),
+          to_string(r.status).c_str(), framework.c_str(), fixed(j["gamma"].get<double>()).c_str(),
+          j["gbar"].get<std::string>().c_str(), j["epochs"].get<int>(), r1_pair(j, "start").c_str(),
+          r.best_epoch > kStartEpoch ? std::to_string(r.best_epoch).c_str() : "-",
+          r1_pair(j, "best").c_str(), j["created"].get<std::string>().c_str());
     }
     return kExitOk;
   };

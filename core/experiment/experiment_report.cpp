@@ -7,6 +7,7 @@
 
 #include "experiment/experiment_spec.h"
 #include "store/csv_field.h"
+#include "text/terminal_column.h"
 
 namespace hnclip {
 
@@ -39,18 +40,6 @@ std::string p_text(double p) {
 std::string mean_std(const SeedSummary& s) {
   if (s.n == 0) return "";
   return fixed(s.mean, 2) + (s.n >= 2 ? " ± " + fixed(s.std, 2) : "");
-}
-
-// Terminal columns count code points, not bytes (γ, Ḡ, ±, · are multi-byte in UTF-8).
-size_t display_width(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
-std::string pad(const std::string& s, size_t width) {
-  const size_t w = display_width(s);
-  return w >= width ? s + " " : s + std::string(width - w, ' ');
 }
 
 // Rank of each cell's mean in one column: 1 = best, 2 = second, 0 = neither (or no value).
@@ -156,10 +145,10 @@ std::string experiment_report_text(const ExperimentResults& r) {
   out << r.selection_rule << "\n" << experiment_controls_text(r) << "\n";
   out << "recall on the test split, percent, mean ± sample std over seeds; * best, + second per "
          "column\n\n";
-  out << pad("cell", kLabelWidth) << pad("role", 16) << pad("n", 4);
+  out << pad_column("cell", kLabelWidth) << pad_column("role", 16) << pad_column("n", 4);
   for (size_t d = 0; d < 2; ++d) {
     for (int k : kExperimentKs) {
-      out << pad(std::string(kExperimentDirections[d]) + " R@" + std::to_string(k), kValueWidth);
+      out << pad_column(std::string(kExperimentDirections[d]) + " R@" + std::to_string(k), kValueWidth);
     }
   }
   out << "\n";
@@ -168,12 +157,12 @@ std::string experiment_report_text(const ExperimentResults& r) {
     for (size_t k = 0; k < kExperimentKs.size(); ++k) ranks[d][k] = column_ranks(r, d, k);
   for (size_t i = 0; i < r.cells.size(); ++i) {
     const auto& c = r.cells[i];
-    out << pad(c.cell.label, kLabelWidth) << pad(c.cell.role, 16)
-        << pad(std::to_string(c.finished) + "/" + std::to_string(c.seeds.size()), 4);
+    out << pad_column(c.cell.label, kLabelWidth) << pad_column(c.cell.role, 16)
+        << pad_column(std::to_string(c.finished) + "/" + std::to_string(c.seeds.size()), 4);
     for (size_t d = 0; d < 2; ++d) {
       for (size_t k = 0; k < kExperimentKs.size(); ++k) {
         const int rank = ranks[d][k][i];
-        out << pad(mean_std(c.summary[d][k]) + (rank == 1 ? " *" : rank == 2 ? " +" : ""),
+        out << pad_column(mean_std(c.summary[d][k]) + (rank == 1 ? " *" : rank == 2 ? " +" : ""),
                    kValueWidth);
       }
     }
@@ -183,24 +172,24 @@ std::string experiment_report_text(const ExperimentResults& r) {
     out << "\nmethod − control, R@1 on the test split: mean ± std of the per-seed differences, t, "
            "p, seeds improved; "
         << significance_text() << "\n\n";
-    out << pad("method", kLabelWidth) << pad("control", kLabelWidth) << pad("kind", 14);
+    out << pad_column("method", kLabelWidth) << pad_column("control", kLabelWidth) << pad_column("kind", 14);
     for (const char* d : kExperimentDirections) {
-      out << pad(std::string(d) + " Δ", kValueWidth) << pad("t", 8) << pad("p", 8)
-          << pad("better", 8) << pad("signif.", 10) << pad("McNemar p", 22);
+      out << pad_column(std::string(d) + " Δ", kValueWidth) << pad_column("t", 8) << pad_column("p", 8)
+          << pad_column("better", 8) << pad_column("signif.", 10) << pad_column("McNemar p", 22);
     }
     out << "\n";
     for (const auto& cmp : r.comparisons) {
-      out << pad(cell_of(r, cmp.method_cell).cell.label, kLabelWidth)
-          << pad(cell_of(r, cmp.control_cell).cell.label, kLabelWidth) << pad(cmp.kind, 14);
+      out << pad_column(cell_of(r, cmp.method_cell).cell.label, kLabelWidth)
+          << pad_column(cell_of(r, cmp.control_cell).cell.label, kLabelWidth) << pad_column(cmp.kind, 14);
       for (size_t d = 0; d < 2; ++d) {
         const auto& p = cmp.r1[d];
-        out << pad(p.n == 0 ? "" : signed_fixed(p.mean_diff, 2) +
+        out << pad_column(p.n == 0 ? "" : signed_fixed(p.mean_diff, 2) +
                                        (p.n >= 2 ? " ± " + fixed(p.std_diff, 2) : ""),
                    kValueWidth)
-            << pad(signed_fixed(p.t, 2), 8) << pad(p_text(p.p_two_sided), 8)
-            << pad(std::to_string(p.improved) + "/" + std::to_string(p.n), 8)
-            << pad(significance_cell(p), 10)
-            << pad(mcnemar_list(cmp.mcnemar_p[d]), 22);
+            << pad_column(signed_fixed(p.t, 2), 8) << pad_column(p_text(p.p_two_sided), 8)
+            << pad_column(std::to_string(p.improved) + "/" + std::to_string(p.n), 8)
+            << pad_column(significance_cell(p), 10)
+            << pad_column(mcnemar_list(cmp.mcnemar_p[d]), 22);
       }
       out << "\n";
     }
@@ -212,20 +201,20 @@ std::string experiment_report_text(const ExperimentResults& r) {
     for (size_t t = 0; t < r.transfers.size(); ++t)
       out << "  [" << t + 1 << "] " << transfer_name(r.transfers[t]) << ", "
           << r.transfers[t].images << " images\n";
-    out << "\n" << pad("cell", kLabelWidth) << pad("role", 16) << pad("test t2i R@1", kValueWidth)
-        << pad("test i2t R@1", kValueWidth);
+    out << "\n" << pad_column("cell", kLabelWidth) << pad_column("role", 16) << pad_column("test t2i R@1", kValueWidth)
+        << pad_column("test i2t R@1", kValueWidth);
     for (size_t t = 0; t < r.transfers.size(); ++t) {
       const std::string tag = "[" + std::to_string(t + 1) + "] ";
-      out << pad("n", 4) << pad(tag + "t2i R@1", kValueWidth) << pad(tag + "i2t R@1", kValueWidth);
+      out << pad_column("n", 4) << pad_column(tag + "t2i R@1", kValueWidth) << pad_column(tag + "i2t R@1", kValueWidth);
     }
     out << "\n";
     for (size_t i = 0; i < r.cells.size(); ++i) {
       const auto& c = r.cells[i];
-      out << pad(c.cell.label, kLabelWidth) << pad(c.cell.role, 16)
-          << pad(mean_std(c.summary[0][0]), kValueWidth) << pad(mean_std(c.summary[1][0]), kValueWidth);
+      out << pad_column(c.cell.label, kLabelWidth) << pad_column(c.cell.role, 16)
+          << pad_column(mean_std(c.summary[0][0]), kValueWidth) << pad_column(mean_std(c.summary[1][0]), kValueWidth);
       for (const auto& t : r.transfers) {
-        out << pad(std::to_string(t.evaluated[i]), 4) << pad(mean_std(t.r1[i][0]), kValueWidth)
-            << pad(mean_std(t.r1[i][1]), kValueWidth);
+        out << pad_column(std::to_string(t.evaluated[i]), 4) << pad_column(mean_std(t.r1[i][0]), kValueWidth)
+            << pad_column(mean_std(t.r1[i][1]), kValueWidth);
       }
       out << "\n";
     }

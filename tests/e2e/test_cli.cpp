@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -202,6 +203,67 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
 // --val-split val: the built-in benchmark's validation split is evaluated at the start and after
 // every epoch and stored under its own name, beside the test split's rows (as many as without
 // it); what `show`, `runs` and the best epoch report stays the test split's.
+// `runs` lines its columns up by characters, not bytes: γ and · are two bytes in UTF-8, and an
+// experiment's runs differ only at the end of their names, so the names are shown in full up to
+// 48 characters and cut at a character boundary with "…" beyond that (printf's %-20.20s cut
+// "grid · HN γ 0.5 · s …" mid-character and shifted every later column).
+TEST_F(Cli, RunsTableAlignsMultiByteNamesAndKeepsThemWhole) {
+  const std::string seed1 = "grid · HN γ 0.5 · s 10 fixed · seed 1";
+  const std::string seed2 = "grid · HN γ 0.5 · s 10 fixed · seed 2";
+  std::string longer = "γγγγγγγγγγ";  // 10 two-byte characters, then 50 one-byte ones
+  longer += std::string(50, 'x');
+  {
+    hnclip::RunStore store(db());
+    for (const std::string& name : {seed1, seed2, longer, std::string()}) {
+      hnclip::RunRecord r;
+      r.name = name;
+      r.status = hnclip::RunStatus::Finished;
+      r.config_json = "{}";
+      r.created_at_ms = 1000;
+      store.create_run(r);
+    }
+  }
+  const auto r = hnclip("runs" + common());
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto valid_utf8 = [](const std::string& s) {
+    for (size_t i = 0; i < s.size();) {
+      const auto lead = static_cast<unsigned char>(s[i]);
+      const size_t n = lead < 0x80 ? 1 : (lead >> 5) == 6 ? 2 : (lead >> 4) == 14 ? 3
+                                   : (lead >> 3) == 30    ? 4
+                                                          : 0;
+      if (n == 0 || i + n > s.size()) return false;
+      for (size_t k = 1; k < n; ++k)
+        if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+      i += n;
+    }
+    return true;
+  };
+  EXPECT_TRUE(valid_utf8(r.out)) << r.out;
+  EXPECT_NE(r.out.find(seed1), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(seed2), std::string::npos) << r.out;
+  const std::string cut = longer.substr(0, 10 * 2 + 37) + "…";  // 47 characters and "…"
+  EXPECT_NE(r.out.find(cut + " "), std::string::npos) << r.out;
+  // The status column starts at the same character in the header and in every row.
+  auto column_of = [](const std::string& line, const std::string& word) {
+    const size_t at = line.find(word);
+    if (at == std::string::npos) return std::string::npos;
+    size_t characters = 0;
+    for (size_t i = 0; i < at; ++i) characters += (static_cast<unsigned char>(line[i]) & 0xC0) != 0x80;
+    return characters;
+  };
+  std::istringstream lines(r.out);
+  std::string header, line;
+  std::getline(lines, header);
+  const size_t status = column_of(header, "status");
+  ASSERT_NE(status, std::string::npos) << header;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    EXPECT_EQ(column_of(line, "finished"), status) << header << "\n" << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 4);
+}
+
 TEST_F(Cli, ValSplitIsStoredEveryEpochBesideTheTestSplit) {
   auto r = hnclip(small_train() + " --val-split val --json" + common());
   ASSERT_EQ(r.code, 0) << r.err;

@@ -1,0 +1,32 @@
+#include "text/terminal_column.h"
+
+namespace hnclip {
+namespace {
+
+bool starts_character(unsigned char byte) { return (byte & 0xC0) != 0x80; }
+
+}  // namespace
+
+size_t display_width(const std::string& utf8) {
+  size_t n = 0;
+  for (unsigned char c : utf8) n += starts_character(c);
+  return n;
+}
+
+std::string pad_column(const std::string& s, size_t width) {
+  const size_t w = display_width(s);
+  return w >= width ? s + " " : s + std::string(width - w, ' ');
+}
+
+std::string fit_column(const std::string& s, size_t width) {
+  if (display_width(s) <= width) return s;
+  if (width == 0) return "";
+  // Keep width − 1 characters: the cut falls before the byte that starts character width.
+  size_t characters = 0, cut = 0;
+  for (; cut < s.size(); ++cut) {
+    if (starts_character(static_cast<unsigned char>(s[cut])) && characters++ == width - 1) break;
+  }
+  return s.substr(0, cut) + "…";
+}
+
+}  // namespace hnclip

@@ -1,0 +1,24 @@
+#pragma once
+// Cells of fixed-width terminal tables (the CLI's run list, the experiment report). Widths count
+// code points, not bytes: γ, Ḡ, ±, · and "…" take two or three bytes in UTF-8, so printf's
+// "%-20.20s" pads such names short (the next column shifts left) and can cut a character in half
+// (a stray byte the terminal shows as "�"). East Asian wide characters would take two terminal
+// cells each; the names and labels here are not expected to hold them.
+
+#include <cstddef>
+#include <string>
+
+namespace hnclip {
+
+// Code points in `utf8` (every byte that is not a continuation byte starts one).
+size_t display_width(const std::string& utf8);
+
+// `s` padded with spaces to `width` columns, or followed by one space when it is that wide or
+// wider, so that the next column never touches it.
+std::string pad_column(const std::string& s, size_t width);
+
+// `s` when it fits in `width` columns; otherwise its first width − 1 characters and "…", cut
+// at a character boundary. width 0 gives "".
+std::string fit_column(const std::string& s, size_t width);
+
+}  // namespace hnclip

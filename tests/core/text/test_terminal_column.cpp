@@ -1,0 +1,33 @@
+// Terminal table cells: widths in characters (code points), cuts at character boundaries.
+
+#include "text/terminal_column.h"
+
+#include <gtest/gtest.h>
+
+namespace hnclip {
+namespace {
+
+TEST(TerminalColumn, WidthCountsCharactersNotBytes) {
+  EXPECT_EQ(display_width(""), 0u);
+  EXPECT_EQ(display_width("name"), 4u);
+  EXPECT_EQ(display_width("HN γ 0.5 · s 10"), 15u);  // γ and · are two bytes each
+  EXPECT_EQ(display_width("…"), 1u);                 // three bytes
+}
+
+TEST(TerminalColumn, PadFillsToTheWidthAndAlwaysSeparates) {
+  EXPECT_EQ(pad_column("γ", 4), "γ   ");
+  EXPECT_EQ(pad_column("abcd", 4), "abcd ");
+  EXPECT_EQ(pad_column("abcdef", 4), "abcdef ");
+}
+
+TEST(TerminalColumn, FitCutsAtACharacterBoundaryWithAnEllipsis) {
+  EXPECT_EQ(fit_column("γ · γ", 5), "γ · γ");  // fits: unchanged
+  EXPECT_EQ(fit_column("γγγγγγ", 4), "γγγ…");
+  EXPECT_EQ(display_width(fit_column("γγγγγγ", 4)), 4u);
+  EXPECT_EQ(fit_column("abcdef", 1), "…");
+  EXPECT_EQ(fit_column("abcdef", 0), "");
+  EXPECT_EQ(fit_column("a·bcdef", 3), "a·…");
+}
+
+}  // namespace
+}  // namespace hnclip
