@@ -182,6 +182,18 @@ CommandAction add_sweep_command(CLI::App& app) {
       for (const auto& [k, v] : spec.base.items()) j[k] = v;
       from_json(j, start);
       start = with_given_flags(cmd, start);
+      // A file that names no starting point starts where `train` would on its benchmark (the
+      // committed checkpoint on the built-in one), not from random weights by way of
+      // TrainConfig's "": the same base as the same keys given as flags.
+      if (!spec.base.contains("init") && !spec.base.contains("model") &&
+          cmd->count("--init") == 0 && cmd->count("--model") == 0) {
+        start.init = default_init_for(start);
+        if (!start.init.empty())
+          std::cerr << "starting from --init " << start.init
+                    << " (the built-in benchmark's default; \"init\": \"random\" in the file "
+                       "or --init random trains from scratch)"
+                    << std::endl;
+      }
     } else {
       start = o->config;
       if (start.init == kRandomInit) {

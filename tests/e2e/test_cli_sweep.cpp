@@ -189,4 +189,33 @@ TEST_F(CliSweep, DryRunShowsTheGridOfAPreset) {
   EXPECT_EQ(stored_runs(), 0u);
 }
 
+// A --config file's base starts where the same keys given as `train` flags would: on the
+// built-in benchmark from the committed checkpoint (said on stderr), unless the file or a flag
+// names another start. Before, a file without "init" trained every run from random weights and
+// the dry run's "keys that differ from train's defaults" did not say so.
+TEST_F(CliSweep, ConfigFileStartsWhereTrainWould) {
+  const auto file = dir / "grid.json";
+  hnclip::test::write_text_file(
+      file, R"({"base": {"epochs": 1}, "axes": [{"key": "loss_gamma", "values": [0.5]}]})");
+  const std::string sweep = "sweep --dry-run --seeds 1 --no-controls --config " + file.string();
+  const auto from_flags = hnclip("sweep --dry-run --seeds 1 --no-controls --epochs 1 --set "
+                                 "loss_gamma=0.5" + common());
+  ASSERT_EQ(from_flags.code, 0) << from_flags.err;
+  const auto from_file = hnclip(sweep + common());
+  ASSERT_EQ(from_file.code, 0) << from_file.err;
+  EXPECT_NE(from_file.out.find("init=\"pretrained\""), std::string::npos) << from_file.out;
+  EXPECT_NE(from_file.err.find("starting from --init pretrained"), std::string::npos)
+      << from_file.err;
+  EXPECT_EQ(from_file.out, from_flags.out);
+  const auto random = hnclip(sweep + " --init random" + common());
+  ASSERT_EQ(random.code, 0) << random.err;
+  EXPECT_EQ(random.out.find("init="), std::string::npos) << random.out;
+  hnclip::test::write_text_file(
+      file, R"({"base": {"init": "random"}, "axes": [{"key": "loss_gamma", "values": [0.5]}]})");
+  const auto random_in_file = hnclip(sweep + common());
+  ASSERT_EQ(random_in_file.code, 0) << random_in_file.err;
+  EXPECT_EQ(random_in_file.out.find("init="), std::string::npos) << random_in_file.out;
+  EXPECT_EQ(stored_runs(), 0u);
+}
+
 }  // namespace
