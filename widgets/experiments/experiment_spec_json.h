@@ -14,9 +14,10 @@ namespace hnclip::gui {
 // Throws ConfigError naming the key the core refuses (or an unknown preset).
 hnclip::ExperimentSpec experiment_spec_from_json(const nlohmann::json& j);
 
-// As the CLI's sweep: the base names no run and no seed (the experiment does), and a benchmark
-// that releases a validation split (data/benchmark_registry.h) selects epochs on it unless the
-// base names one.
+// As the CLI's sweep: the base names no run and no seed (the experiment does); a base that names
+// no init or model starts where `train` would (train/builtin_recipe.h: the committed checkpoint
+// on the built-in benchmark), "random" meaning from scratch; and a benchmark that releases a
+// validation split (data/benchmark_registry.h) selects epochs on it unless the base names one.
 void settle_experiment_base(hnclip::ExperimentSpec& spec);
 
 }  // namespace hnclip::gui

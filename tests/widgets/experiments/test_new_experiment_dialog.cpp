@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include "support/test_dirs.h"
+#include "widgets/experiments/experiment_spec_json.h"
 #include "widgets/experiments/new_experiment_dialog.h"
 
 using hnclip::gui::NewExperimentDialog;
@@ -29,6 +30,7 @@ class TestNewExperimentDialog : public QObject {
   Q_OBJECT
  private slots:
   void previewsRefusesAndConfirms();
+  void scriptedSpecStartsWhereTrainWould();
 };
 
 void TestNewExperimentDialog::previewsRefusesAndConfirms() {
@@ -87,6 +89,30 @@ void TestNewExperimentDialog::previewsRefusesAndConfirms() {
   QCOMPARE(dialog.preview().runs, 2);
   QVERIFY(!dialog.spec().controls);
   QCOMPARE(dialog.spec().base.value("val_split", std::string()), std::string("val"));
+}
+
+// A spec given as JSON (--start-experiment) settles as `hnclip sweep --config` does: without
+// "init" or "model" it starts where `train` would (the committed checkpoint on the built-in
+// benchmark, not random weights); "random" and a named start are kept.
+void TestNewExperimentDialog::scriptedSpecStartsWhereTrainWould() {
+  auto settled = [](const char* json) {
+    auto spec = hnclip::gui::experiment_spec_from_json(nlohmann::json::parse(json));
+    hnclip::gui::settle_experiment_base(spec);
+    return spec.base;
+  };
+  const auto plain =
+      settled(R"({"base": {"epochs": 1}, "axes": [{"key": "loss_gamma", "values": [0.5]}]})");
+  QCOMPARE(plain.value("init", std::string("?")), std::string("pretrained"));
+  QCOMPARE(plain.value("val_split", std::string()), std::string("val"));
+  const auto random = settled(R"({"base": {"init": "random"}, "axes": []})");
+  QCOMPARE(random.value("init", std::string("?")), std::string());
+  const auto sized = settled(R"({"base": {"model": "ViT-B/32"}, "axes": []})");
+  QVERIFY(!sized.contains("init"));
+  const auto manifest = settled(R"({"base": {"benchmark": "manifest"}, "axes": []})");
+  QCOMPARE(manifest.value("init", std::string("?")), std::string());
+  // The dialog's base is a whole config: its init, random ("") included, is the user's.
+  QCOMPARE(settled(R"({"base": {"init": ""}, "axes": []})").value("init", std::string("?")),
+           std::string());
 }
 
 QTEST_MAIN(TestNewExperimentDialog)
