@@ -178,15 +178,16 @@ CommandAction add_sweep_command(CLI::App& app) {
     // The base: the file's or preset's keys, then every train flag given here.
     TrainConfig start;
     if (!o->config_file.empty() || !o->preset.empty()) {
+      // A file that names no starting point starts where `train` would on its benchmark (the
+      // committed checkpoint on the built-in one), not from random weights by way of
+      // TrainConfig's "": the same base as the same keys given as flags.
+      const bool named_start =
+          names_a_start(spec.base) || cmd->count("--init") > 0 || cmd->count("--model") > 0;
       nlohmann::json j = TrainConfig{};
       for (const auto& [k, v] : spec.base.items()) j[k] = v;
       from_json(j, start);
       start = with_given_flags(cmd, start);
-      // A file that names no starting point starts where `train` would on its benchmark (the
-      // committed checkpoint on the built-in one), not from random weights by way of
-      // TrainConfig's "": the same base as the same keys given as flags.
-      if (!spec.base.contains("init") && !spec.base.contains("model") &&
-          cmd->count("--init") == 0 && cmd->count("--model") == 0) {
+      if (!named_start) {
         start.init = default_init_for(start);
         if (!start.init.empty())
           std::cerr << "starting from --init " << start.init

@@ -1,5 +1,7 @@
 #include "train/builtin_recipe.h"
 
+#include <nlohmann/json.hpp>
+
 namespace hnclip {
 namespace {
 constexpr const char* kBuiltinBenchmark = "synthetic";
@@ -20,6 +22,22 @@ TrainConfig builtin_finetune_recipe() {
 
 std::string default_init_for(const TrainConfig& config) {
   return config.benchmark == kBuiltinBenchmark ? kPretrainedInit : "";
+}
+
+bool names_a_start(const nlohmann::json& config) {
+  return config.contains("init") || config.contains("model");
+}
+
+std::string fill_default_init(nlohmann::json& config) {
+  if (names_a_start(config)) {
+    if (config.value("init", std::string()) == kRandomInit) config["init"] = "";
+    return "";
+  }
+  TrainConfig on;  // TrainConfig's own benchmark where the keys name none
+  on.benchmark = config.value("benchmark", on.benchmark);
+  const std::string init = default_init_for(on);
+  config["init"] = init;
+  return init;
 }
 
 }  // namespace hnclip

@@ -22,4 +22,13 @@ TrainConfig builtin_finetune_recipe();
 // checkpoint's word vocabulary does not fit.
 std::string default_init_for(const TrainConfig& config);
 
+// Whether JSON config keys name a starting point of their own ("init" or "model").
+bool names_a_start(const nlohmann::json& config);
+
+// The same rule for a config given as JSON keys (an experiment's base, from `hnclip sweep
+// --config` or the window): keys that name neither "init" nor "model" get default_init_for their
+// benchmark, and "init": "random" becomes "" (from scratch, as stored). Returns the init it filled
+// in, "" when it filled none, so the caller can say so.
+std::string fill_default_init(nlohmann::json& config);
+
 }  // namespace hnclip

@@ -23,17 +23,11 @@ hnclip::ExperimentSpec experiment_spec_from_json(const nlohmann::json& j) {
 void settle_experiment_base(hnclip::ExperimentSpec& spec) {
   spec.base.erase("name");
   spec.base.erase("seed");
-  TrainConfig defaults;  // what a key the base leaves out will be
-  const auto benchmark = spec.base.value("benchmark", defaults.benchmark);
-  if (!spec.base.contains("init") && !spec.base.contains("model")) {
-    defaults.benchmark = benchmark;
-    spec.base["init"] = default_init_for(defaults);
-  } else if (spec.base.value("init", std::string()) == kRandomInit) {
-    spec.base["init"] = "";  // stored as "", as `hnclip sweep` stores it
-  }
+  fill_default_init(spec.base);
   const bool has_val = spec.base.contains("val_split") && spec.base["val_split"].is_string() &&
                        !spec.base["val_split"].get<std::string>().empty();
   if (has_val) return;
+  const auto benchmark = spec.base.value("benchmark", TrainConfig{}.benchmark);
   const std::string val = default_validation_split(benchmark);
   if (!val.empty()) spec.base["val_split"] = val;
 }
