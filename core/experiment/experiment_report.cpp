@@ -148,7 +148,8 @@ std::string experiment_report_text(const ExperimentResults& r) {
   out << pad_column("cell", kLabelWidth) << pad_column("role", 16) << pad_column("n", 4);
   for (size_t d = 0; d < 2; ++d) {
     for (int k : kExperimentKs) {
-      out << pad_column(std::string(kExperimentDirections[d]) + " R@" + std::to_string(k), kValueWidth);
+      out << pad_column(std::string(kExperimentDirections[d]) + " R@" + std::to_string(k),
+                        kValueWidth);
     }
   }
   out << "\n";
@@ -162,8 +163,10 @@ std::string experiment_report_text(const ExperimentResults& r) {
     for (size_t d = 0; d < 2; ++d) {
       for (size_t k = 0; k < kExperimentKs.size(); ++k) {
         const int rank = ranks[d][k][i];
-        out << pad_column(mean_std(c.summary[d][k]) + (rank == 1 ? " *" : rank == 2 ? " +" : ""),
-                   kValueWidth);
+        out << pad_column(mean_std(c.summary[d][k]) + (rank == 1   ? " *"
+                                                       : rank == 2 ? " +"
+                                                                   : ""),
+                          kValueWidth);
       }
     }
     out << "\n";
@@ -172,20 +175,24 @@ std::string experiment_report_text(const ExperimentResults& r) {
     out << "\nmethod − control, R@1 on the test split: mean ± std of the per-seed differences, t, "
            "p, seeds improved; "
         << significance_text() << "\n\n";
-    out << pad_column("method", kLabelWidth) << pad_column("control", kLabelWidth) << pad_column("kind", 14);
+    out << pad_column("method", kLabelWidth) << pad_column("control", kLabelWidth)
+        << pad_column("kind", 14);
     for (const char* d : kExperimentDirections) {
-      out << pad_column(std::string(d) + " Δ", kValueWidth) << pad_column("t", 8) << pad_column("p", 8)
-          << pad_column("better", 8) << pad_column("signif.", 10) << pad_column("McNemar p", 22);
+      out << pad_column(std::string(d) + " Δ", kValueWidth) << pad_column("t", 8)
+          << pad_column("p", 8) << pad_column("better", 8) << pad_column("signif.", 10)
+          << pad_column("McNemar p", 22);
     }
     out << "\n";
     for (const auto& cmp : r.comparisons) {
       out << pad_column(cell_of(r, cmp.method_cell).cell.label, kLabelWidth)
-          << pad_column(cell_of(r, cmp.control_cell).cell.label, kLabelWidth) << pad_column(cmp.kind, 14);
+          << pad_column(cell_of(r, cmp.control_cell).cell.label, kLabelWidth)
+          << pad_column(cmp.kind, 14);
       for (size_t d = 0; d < 2; ++d) {
         const auto& p = cmp.r1[d];
-        out << pad_column(p.n == 0 ? "" : signed_fixed(p.mean_diff, 2) +
-                                       (p.n >= 2 ? " ± " + fixed(p.std_diff, 2) : ""),
-                   kValueWidth)
+        out << pad_column(p.n == 0 ? ""
+                                   : signed_fixed(p.mean_diff, 2) +
+                                         (p.n >= 2 ? " ± " + fixed(p.std_diff, 2) : ""),
+                          kValueWidth)
             << pad_column(signed_fixed(p.t, 2), 8) << pad_column(p_text(p.p_two_sided), 8)
             << pad_column(std::to_string(p.improved) + "/" + std::to_string(p.n), 8)
             << pad_column(significance_cell(p), 10)
@@ -201,19 +208,23 @@ std::string experiment_report_text(const ExperimentResults& r) {
     for (size_t t = 0; t < r.transfers.size(); ++t)
       out << "  [" << t + 1 << "] " << transfer_name(r.transfers[t]) << ", "
           << r.transfers[t].images << " images\n";
-    out << "\n" << pad_column("cell", kLabelWidth) << pad_column("role", 16) << pad_column("test t2i R@1", kValueWidth)
-        << pad_column("test i2t R@1", kValueWidth);
+    out << "\n"
+        << pad_column("cell", kLabelWidth) << pad_column("role", 16)
+        << pad_column("test t2i R@1", kValueWidth) << pad_column("test i2t R@1", kValueWidth);
     for (size_t t = 0; t < r.transfers.size(); ++t) {
       const std::string tag = "[" + std::to_string(t + 1) + "] ";
-      out << pad_column("n", 4) << pad_column(tag + "t2i R@1", kValueWidth) << pad_column(tag + "i2t R@1", kValueWidth);
+      out << pad_column("n", 4) << pad_column(tag + "t2i R@1", kValueWidth)
+          << pad_column(tag + "i2t R@1", kValueWidth);
     }
     out << "\n";
     for (size_t i = 0; i < r.cells.size(); ++i) {
       const auto& c = r.cells[i];
       out << pad_column(c.cell.label, kLabelWidth) << pad_column(c.cell.role, 16)
-          << pad_column(mean_std(c.summary[0][0]), kValueWidth) << pad_column(mean_std(c.summary[1][0]), kValueWidth);
+          << pad_column(mean_std(c.summary[0][0]), kValueWidth)
+          << pad_column(mean_std(c.summary[1][0]), kValueWidth);
       for (const auto& t : r.transfers) {
-        out << pad_column(std::to_string(t.evaluated[i]), 4) << pad_column(mean_std(t.r1[i][0]), kValueWidth)
+        out << pad_column(std::to_string(t.evaluated[i]), 4)
+            << pad_column(mean_std(t.r1[i][0]), kValueWidth)
             << pad_column(mean_std(t.r1[i][1]), kValueWidth);
       }
       out << "\n";
@@ -252,10 +263,9 @@ std::string experiment_report_csv(const ExperimentResults& r) {
         << csv_field(cmp.kind);
     for (size_t d = 0; d < 2; ++d) {
       const auto& p = cmp.r1[d];
-      out << "," << fixed(p.mean_diff, 4) << "," << fixed(p.std_diff, 4) << ","
-          << fixed(p.t, 4) << "," << (std::isnan(p.p_two_sided) ? "" : fixed(p.p_two_sided, 6))
-          << "," << p.improved << "," << p.n << "," << significance_cell(p)
-          << "," << mcnemar_list(cmp.mcnemar_p[d]);
+      out << "," << fixed(p.mean_diff, 4) << "," << fixed(p.std_diff, 4) << "," << fixed(p.t, 4)
+          << "," << (std::isnan(p.p_two_sided) ? "" : fixed(p.p_two_sided, 6)) << "," << p.improved
+          << "," << p.n << "," << significance_cell(p) << "," << mcnemar_list(cmp.mcnemar_p[d]);
     }
     out << "\n";
   }
@@ -412,17 +422,18 @@ nlohmann::json experiment_report_json(const ExperimentResults& r) {
       const auto& p = cmp.r1[d];
       nlohmann::json mc = nlohmann::json::array();
       for (double v : cmp.mcnemar_p[d]) mc.push_back(num(v));
-      j[kExperimentDirections[d]] = {{"r1_diff_mean", num(p.mean_diff)},
-                                     {"r1_diff_std", num(p.std_diff)},
-                                     {"t", num(p.t)},
-                                     {"p", num(p.p_two_sided)},
-                                     {"n", p.n},
-                                     {"improved", p.improved},
-                                     {"worse", p.worse},
-                                     {"significant", is_significant(p.p_two_sided, kSignificanceLevel)},
-                                     {"untested", *untested_reason(p) ? nlohmann::json(untested_reason(p))
-                                                                      : nlohmann::json(nullptr)},
-                                     {"mcnemar_p_per_seed", mc}};
+      j[kExperimentDirections[d]] = {
+          {"r1_diff_mean", num(p.mean_diff)},
+          {"r1_diff_std", num(p.std_diff)},
+          {"t", num(p.t)},
+          {"p", num(p.p_two_sided)},
+          {"n", p.n},
+          {"improved", p.improved},
+          {"worse", p.worse},
+          {"significant", is_significant(p.p_two_sided, kSignificanceLevel)},
+          {"untested",
+           *untested_reason(p) ? nlohmann::json(untested_reason(p)) : nlohmann::json(nullptr)},
+          {"mcnemar_p_per_seed", mc}};
     }
     comparisons.push_back(std::move(j));
   }
