@@ -192,7 +192,8 @@ CommandAction add_show_command(CLI::App& app) {
       std::cout << j.dump() << std::endl;
       return kExitOk;
     }
-    std::cout << "run " << run->id << " '" << run->name << "': " << to_string(run->status)
+    std::cout << "run " << run->id << (run->name.empty() ? "" : " '" + run->name + "'") << ": "
+              << to_string(run->status)
               << (run->status_message.empty() ? "" : " (" + run->status_message + ")") << "\n"
               << "  device " << run->device << ", created " << j["created"].get<std::string>()
               << ", git " << run->git_rev << ", " << j["steps"].get<size_t>() << " steps recorded\n"

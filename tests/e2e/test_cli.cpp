@@ -262,6 +262,13 @@ TEST_F(Cli, RunsTableAlignsMultiByteNamesAndKeepsThemWhole) {
     ++rows;
   }
   EXPECT_EQ(rows, 4);
+  // `show` names a run by its name when it has one, and gives no empty quotes when it has none.
+  const auto named = hnclip("show 1" + common());
+  ASSERT_EQ(named.code, 0) << named.err;
+  EXPECT_EQ(named.out.rfind("run 1 '" + seed1 + "': finished", 0), 0u) << named.out;
+  const auto unnamed = hnclip("show 4" + common());
+  ASSERT_EQ(unnamed.code, 0) << unnamed.err;
+  EXPECT_EQ(unnamed.out.rfind("run 4: finished", 0), 0u) << unnamed.out;
 }
 
 TEST_F(Cli, ValSplitIsStoredEveryEpochBesideTheTestSplit) {
