@@ -18,6 +18,8 @@
 #include "store/run_store.h"
 #include "support/cli_runner.h"
 #include "support/test_dirs.h"
+#include "text/terminal_column.h"
+#include "text/unicode_text.h"
 
 namespace {
 
@@ -200,9 +202,6 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   }
 }
 
-// --val-split val: the built-in benchmark's validation split is evaluated at the start and after
-// every epoch and stored under its own name, beside the test split's rows (as many as without
-// it); what `show`, `runs` and the best epoch report stays the test split's.
 // `runs` lines its columns up by characters, not bytes: γ and · are two bytes in UTF-8, and an
 // experiment's runs differ only at the end of their names, so the names are shown in full up to
 // 48 characters and cut at a character boundary with "…" beyond that (printf's %-20.20s cut
@@ -225,20 +224,8 @@ TEST_F(Cli, RunsTableAlignsMultiByteNamesAndKeepsThemWhole) {
   }
   const auto r = hnclip("runs" + common());
   ASSERT_EQ(r.code, 0) << r.err;
-  auto valid_utf8 = [](const std::string& s) {
-    for (size_t i = 0; i < s.size();) {
-      const auto lead = static_cast<unsigned char>(s[i]);
-      const size_t n = lead < 0x80 ? 1 : (lead >> 5) == 6 ? 2 : (lead >> 4) == 14 ? 3
-                                   : (lead >> 3) == 30    ? 4
-                                                          : 0;
-      if (n == 0 || i + n > s.size()) return false;
-      for (size_t k = 1; k < n; ++k)
-        if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-      i += n;
-    }
-    return true;
-  };
-  EXPECT_TRUE(valid_utf8(r.out)) << r.out;
+  // No character cut in half: a stray byte decodes to U+FFFD.
+  EXPECT_EQ(hnclip::utf8_decode(r.out).find(U'\uFFFD'), std::u32string::npos) << r.out;
   EXPECT_NE(r.out.find(seed1), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(seed2), std::string::npos) << r.out;
   const std::string cut = longer.substr(0, 10 * 2 + 37) + "…";  // 47 characters and "…"
@@ -246,10 +233,7 @@ TEST_F(Cli, RunsTableAlignsMultiByteNamesAndKeepsThemWhole) {
   // The status column starts at the same character in the header and in every row.
   auto column_of = [](const std::string& line, const std::string& word) {
     const size_t at = line.find(word);
-    if (at == std::string::npos) return std::string::npos;
-    size_t characters = 0;
-    for (size_t i = 0; i < at; ++i) characters += (static_cast<unsigned char>(line[i]) & 0xC0) != 0x80;
-    return characters;
+    return at == std::string::npos ? at : hnclip::display_width(line.substr(0, at));
   };
   std::istringstream lines(r.out);
   std::string header, line;
@@ -271,6 +255,9 @@ TEST_F(Cli, RunsTableAlignsMultiByteNamesAndKeepsThemWhole) {
   EXPECT_EQ(unnamed.out.rfind("run 4: finished", 0), 0u) << unnamed.out;
 }
 
+// --val-split val: the built-in benchmark's validation split is evaluated at the start and after
+// every epoch and stored under its own name, beside the test split's rows (as many as without
+// it); what `show`, `runs` and the best epoch report stays the test split's.
 TEST_F(Cli, ValSplitIsStoredEveryEpochBesideTheTestSplit) {
   auto r = hnclip(small_train() + " --val-split val --json" + common());
   ASSERT_EQ(r.code, 0) << r.err;
