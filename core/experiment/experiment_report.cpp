@@ -42,11 +42,17 @@ std::string mean_std(const SeedSummary& s) {
   return fixed(s.mean, 2) + (s.n >= 2 ? " ± " + fixed(s.std, 2) : "");
 }
 
+// A mean as the tables print it (two decimals). Ranks compare these, as the window's grid does:
+// recall is 100·hits/N, so two cells with the same hits over their seeds can differ in the last
+// bit of the double (100·122/142 twice vs 100·120/142 and 100·124/142), and a tie that prints as
+// one number must not hand one cell "best" and the other "second".
+double as_printed(double mean) { return std::round(mean * 100.0) / 100.0; }
+
 // Rank of each cell's mean in one column: 1 = best, 2 = second, 0 = neither (or no value).
 std::vector<int> column_ranks(const ExperimentResults& r, size_t d, size_t k) {
   std::vector<double> means;
   for (const auto& c : r.cells) {
-    if (c.summary[d][k].n > 0) means.push_back(c.summary[d][k].mean);
+    if (c.summary[d][k].n > 0) means.push_back(as_printed(c.summary[d][k].mean));
   }
   std::sort(means.begin(), means.end(), std::greater<>());
   means.erase(std::unique(means.begin(), means.end()), means.end());
@@ -56,8 +62,9 @@ std::vector<int> column_ranks(const ExperimentResults& r, size_t d, size_t k) {
   for (const auto& c : r.cells) {
     const auto& s = c.summary[d][k];
     int rank = 0;
-    if (s.n > 0 && !means.empty() && s.mean == means[0]) rank = 1;
-    else if (s.n > 0 && means.size() > 1 && s.mean == means[1]) rank = 2;
+    const double m = as_printed(s.mean);
+    if (s.n > 0 && !means.empty() && m == means[0]) rank = 1;
+    else if (s.n > 0 && means.size() > 1 && m == means[1]) rank = 2;
     ranks.push_back(rank);
   }
   return ranks;

@@ -263,6 +263,56 @@ TEST_F(ExperimentResultsTest, IdenticalDifferencesOverSeedsAreNotTested) {
   EXPECT_EQ(experiment_report_latex(r).find("\\textbf{+0.09"), std::string::npos);
 }
 
+// Two cells with the same hits over their seeds print the same mean, though the doubles differ in
+// the last bit (100·122/142 twice vs 100·120/142 and 100·124/142): both are best, none is second,
+// in the text table and in LaTeX.
+TEST_F(ExperimentResultsTest, MeansThatPrintAlikeShareTheirRank) {
+  ExperimentSpec spec;
+  spec.name = "tie";
+  spec.axes = {{"loss_gamma", {0.5}}};
+  spec.seeds = {1, 2};
+  spec.control_scales = {50};
+  const auto plan = expand_experiment(spec, false);
+  ASSERT_EQ(plan.cells.size(), 3u);  // method, paired (learnt scale), fixed scale 50
+  const double per_cell[3][2] = {{100.0 * 122 / 142, 100.0 * 122 / 142},
+                                 {100.0 * 120 / 142, 100.0 * 124 / 142},
+                                 {100.0 * 110 / 142, 100.0 * 112 / 142}};
+  ASSERT_NE((per_cell[0][0] + per_cell[0][1]) / 2, (per_cell[1][0] + per_cell[1][1]) / 2)
+      << "the two means are meant to differ in the last bit";
+  std::vector<ExperimentCellRow> cells;
+  std::vector<ExperimentSlotRow> slots;
+  for (const auto& c : plan.cells) cells.push_back({c.index, c.label, c.role, c.settings.dump()});
+  for (const auto& s : plan.slots) {
+    const int64_t id = add_run(s.config, per_cell[s.cell][s.seed - 1], 70, 10);
+    slots.push_back({s.cell, static_cast<int64_t>(s.seed), nlohmann::json(s.config).dump(), id,
+                     false});
+  }
+  ExperimentRecord rec;
+  rec.name = "tie";
+  rec.spec_json = nlohmann::json(spec).dump();
+  const auto r = experiment_results(store, store.create_experiment(rec, cells, slots));
+  ASSERT_EQ(r.cells.size(), 3u);
+
+  const std::string text = experiment_report_text(r);
+  for (size_t i = 0; i < 2; ++i) {
+    const auto row = text.find("\n" + r.cells[i].cell.label + " ");
+    ASSERT_NE(row, std::string::npos) << text;
+    const auto row_text = text.substr(row + 1, text.find('\n', row + 1) - row - 1);
+    EXPECT_NE(row_text.find("85.92 ± " + std::string(i == 0 ? "0.00" : "1.99") + " *"),
+              std::string::npos)
+        << row_text;
+  }
+  const auto third = text.find("\n" + r.cells[2].cell.label + " ");
+  ASSERT_NE(third, std::string::npos) << text;
+  // The third cell's 78.17 is the second value of the column.
+  EXPECT_NE(text.find("78.17 ± 1.00 +", third), std::string::npos) << text;
+
+  const std::string latex = experiment_report_latex(r);
+  EXPECT_NE(latex.find("\\textbf{85.92$\\pm$0.00}"), std::string::npos) << latex;
+  EXPECT_NE(latex.find("\\textbf{85.92$\\pm$1.99}"), std::string::npos) << latex;
+  EXPECT_EQ(latex.find("\\underline{85.92"), std::string::npos) << latex;
+}
+
 // Transfer columns: a run counts where it was evaluated at its selected epoch (here the best on
 // val, epoch 1), not at another epoch; per cell mean ± std of R@1 in both directions, in every
 // export.
