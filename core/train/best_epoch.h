@@ -22,7 +22,7 @@ class BestEpochSelector {
   BestEpochSelector(int epoch, double score) : epoch_(epoch), score_(score) {}
 
   // Offers one evaluated epoch; true when it becomes the best. Epoch 0 and NaN scores never do,
-  // and an equal score keeps the earlier epoch.
+  // and an equal score keeps the earlier epoch (equal to within rounding: see best_epoch.cpp).
   bool offer(int epoch, double score);
 
   int epoch() const { return epoch_; }     // -1: no fine-tuned epoch evaluated yet

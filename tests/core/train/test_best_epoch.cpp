@@ -33,6 +33,21 @@ TEST(BestEpoch, StrictlyBetterWinsTiesKeepTheEarlierEpoch) {
   EXPECT_EQ(best.epoch(), 3);
 }
 
+// 142 queries: 58 + 142 and 59 + 141 hits are the same mean R@1, though the second epoch's double
+// is one unit in the last place higher. The earlier epoch keeps it; one query more still wins.
+TEST(BestEpoch, ScoresThatDifferOnlyByRoundingAreTies) {
+  const auto score = [](int t2i_hits, int i2t_hits) {
+    return best_epoch_score(100.0 * t2i_hits / 142, 100.0 * i2t_hits / 142);
+  };
+  ASSERT_LT(score(58, 142), score(59, 141)) << "the two scores are meant to differ in the last bit";
+  BestEpochSelector best;
+  EXPECT_TRUE(best.offer(1, score(58, 142)));
+  EXPECT_FALSE(best.offer(2, score(59, 141)));
+  EXPECT_EQ(best.epoch(), 1);
+  EXPECT_TRUE(best.offer(3, score(59, 142)));
+  EXPECT_EQ(best.epoch(), 3);
+}
+
 TEST(BestEpoch, ResumedSelectorKeepsItsBest) {
   BestEpochSelector best(2, 60.0);
   EXPECT_FALSE(best.offer(3, 59.9));
