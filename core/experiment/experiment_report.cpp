@@ -23,9 +23,13 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
+// "+0.00", never "-0.00", for a value that rounds to nothing: a mean difference of recalls with
+// equal hits can be a residue of -1e-14 (recall is 100·hits/N).
 std::string signed_fixed(double v, int digits) {
   if (std::isnan(v)) return "";
   if (std::isinf(v)) return v > 0 ? "+inf" : "-inf";
+  const double scale = std::pow(10.0, digits);
+  if (std::round(v * scale) == 0.0) v = 0.0;
   char buf[64];
   std::snprintf(buf, sizeof buf, "%+.*f", digits, v);
   return buf;

@@ -66,12 +66,23 @@ QString role_text(const std::string& role) {
   return QObject::tr("method");
 }
 
-QColor tint(double difference) {
+// The background of a method − control difference: green above, red below, stronger with its
+// size; none for NaN or a difference that shows as 0.00. Recall is 100·hits/N, so equal hits over
+// the seeds can leave a residue of 1e-14, which must not read as "above the control".
+QVariant tint(double difference) {
+  if (std::isnan(difference) || rounded(difference) == 0.0) return {};
   const double share =
       std::min(1.0, std::abs(difference) / ExperimentGridModel::kColourSaturationPoints);
-  QColor c = difference >= 0 ? kBetter : kWorse;
+  QColor c = difference > 0 ? kBetter : kWorse;
   c.setAlpha(kMinTintAlpha + static_cast<int>(share * (kMaxTintAlpha - kMinTintAlpha)));
-  return c;
+  return QBrush(c);
+}
+
+// A difference as shown: signed, at the tables' precision, and "+0.00" (never "-0.00") for one
+// that rounds to nothing.
+QString signed_number(double v) {
+  const double r = rounded(v) + 0.0;  // + 0.0 turns -0.0 into 0.0
+  return (r >= 0 ? QStringLiteral("+") : QString()) + number(r);
 }
 
 QString p_text(double p) {
@@ -241,7 +252,7 @@ QString ExperimentGridModel::meanStdText(const SeedSummary& s) {
 
 QString ExperimentGridModel::deltaText(const PairedComparison& c) {
   if (c.n == 0 || std::isnan(c.mean_diff)) return {};
-  QString text = (c.mean_diff >= 0 ? QStringLiteral("+") : QString()) + number(c.mean_diff);
+  QString text = signed_number(c.mean_diff);
   if (!std::isnan(c.std_diff)) text += QStringLiteral(" ± ") + number(c.std_diff);
   if (is_significant(c.p_two_sided, kSignificanceLevel)) text += QStringLiteral(" *");
   return text;
@@ -325,16 +336,13 @@ QVariant ExperimentGridModel::background(int row, int column) const {
   const auto& cell = results_.cells[static_cast<size_t>(row)];
   if (is_control_role(cell.cell.role) && (column == kRole || column == kConfiguration))
     return QBrush(kControlTint);
-  if (const auto dc = delta_column(column)) {
-    const double v = value(row, column);
-    return std::isnan(v) ? QVariant() : QVariant(QBrush(tint(v)));
-  }
+  if (delta_column(column)) return tint(value(row, column));
   if (const int d = r1_direction(column); d >= 0 && cell.cell.role == kRoleMethod) {
     // The method's own R@1 coloured by its difference to the strongest control (else paired).
     const auto* c = comparison(row, "strongest");
     if (!c) c = comparison(row, "paired");
-    if (!c || std::isnan(c->r1[d].mean_diff)) return {};
-    return QBrush(tint(c->r1[d].mean_diff));
+    if (!c) return {};
+    return tint(c->r1[d].mean_diff);
   }
   return {};
 }

@@ -264,8 +264,8 @@ TEST_F(ExperimentResultsTest, IdenticalDifferencesOverSeedsAreNotTested) {
 }
 
 // Two cells with the same hits over their seeds print the same mean, though the doubles differ in
-// the last bit (100·122/142 twice vs 100·120/142 and 100·124/142): both are best, none is second,
-// in the text table and in LaTeX.
+// the last bit (100·120/142 and 100·124/142 vs 100·122/142 twice): both are best, none is second,
+// in the text table and in LaTeX; their difference, a residue of -7e-15, reads +0.00, not -0.00.
 TEST_F(ExperimentResultsTest, MeansThatPrintAlikeShareTheirRank) {
   ExperimentSpec spec;
   spec.name = "tie";
@@ -274,8 +274,8 @@ TEST_F(ExperimentResultsTest, MeansThatPrintAlikeShareTheirRank) {
   spec.control_scales = {50};
   const auto plan = expand_experiment(spec, false);
   ASSERT_EQ(plan.cells.size(), 3u);  // method, paired (learnt scale), fixed scale 50
-  const double per_cell[3][2] = {{100.0 * 122 / 142, 100.0 * 122 / 142},
-                                 {100.0 * 120 / 142, 100.0 * 124 / 142},
+  const double per_cell[3][2] = {{100.0 * 120 / 142, 100.0 * 124 / 142},
+                                 {100.0 * 122 / 142, 100.0 * 122 / 142},
                                  {100.0 * 110 / 142, 100.0 * 112 / 142}};
   ASSERT_NE((per_cell[0][0] + per_cell[0][1]) / 2, (per_cell[1][0] + per_cell[1][1]) / 2)
       << "the two means are meant to differ in the last bit";
@@ -298,7 +298,7 @@ TEST_F(ExperimentResultsTest, MeansThatPrintAlikeShareTheirRank) {
     const auto row = text.find("\n" + r.cells[i].cell.label + " ");
     ASSERT_NE(row, std::string::npos) << text;
     const auto row_text = text.substr(row + 1, text.find('\n', row + 1) - row - 1);
-    EXPECT_NE(row_text.find("85.92 ± " + std::string(i == 0 ? "0.00" : "1.99") + " *"),
+    EXPECT_NE(row_text.find("85.92 ± " + std::string(i == 0 ? "1.99" : "0.00") + " *"),
               std::string::npos)
         << row_text;
   }
@@ -311,6 +311,12 @@ TEST_F(ExperimentResultsTest, MeansThatPrintAlikeShareTheirRank) {
   EXPECT_NE(latex.find("\\textbf{85.92$\\pm$0.00}"), std::string::npos) << latex;
   EXPECT_NE(latex.find("\\textbf{85.92$\\pm$1.99}"), std::string::npos) << latex;
   EXPECT_EQ(latex.find("\\underline{85.92"), std::string::npos) << latex;
+
+  ASSERT_FALSE(r.comparisons.empty());
+  ASSERT_LT(r.comparisons[0].r1[0].mean_diff, 0.0) << "the residue is meant to be negative";
+  EXPECT_NE(text.find("+0.00 ± 1.99"), std::string::npos) << text;
+  EXPECT_EQ(text.find("-0.00"), std::string::npos) << text;
+  EXPECT_EQ(latex.find("-0.00"), std::string::npos) << latex;
 }
 
 // Transfer columns: a run counts where it was evaluated at its selected epoch (here the best on

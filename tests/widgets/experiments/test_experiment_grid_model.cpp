@@ -82,6 +82,7 @@ class TestExperimentGridModel : public QObject {
   void runsOfARowAndItsControl();
   void updateOfTheSameExperimentKeepsTheSelection();
   void transferTargetsAddTwoColumnsEach();
+  void differenceThatShowsAsZeroHasNoColourOrMinus();
 };
 
 void TestExperimentGridModel::modelTesterAcrossUpdates() {
@@ -203,6 +204,39 @@ void TestExperimentGridModel::marksControlsColoursAndBest() {
   QVERIFY(f(0).underline());
   QVERIFY(!f(0).bold());
   QVERIFY(!model.index(1, ExperimentGridModel::kR1T2i).data(Qt::FontRole).isValid());
+}
+
+// Recall is 100·hits/N: a method at 120 and 124 of 142 hits over two seeds against a control at
+// 122 twice differs by a residue of -7e-15, not by anything. The cell reads +0.00 (not -0.00) and
+// is neither green nor red, nor is the method's own R@1; a real difference is still coloured.
+void TestExperimentGridModel::differenceThatShowsAsZeroHasNoColourOrMinus() {
+  const auto hits = [](int h) { return 100.0 * h / 142; };
+  const std::vector<FixtureCell> cells{
+      {"HN γ 0.5 · s learnt",
+       hnclip::kRoleMethod,
+       {{"loss_gamma", 0.5}},
+       {hits(120), hits(124)},
+       {hits(120), hits(121)},
+       {1, 2}},
+      {"InfoNCE · s learnt",
+       hnclip::kRolePaired,
+       {{"loss_gamma", 0.0}},
+       {hits(122), hits(122)},
+       {hits(122), hits(122)},
+       {3, 4}},
+  };
+  auto snap = hnclip::test::make_snapshot(1, cells);
+  hnclip::test::add_comparison(snap.results, 0, 1, "paired");
+  QVERIFY2(snap.results.comparisons[0].r1[0].mean_diff < 0, "the residue is meant to be negative");
+  ExperimentGridModel model;
+  model.setResults(snap.results);
+  QCOMPARE(text(model, 0, ExperimentGridModel::kDeltaPairedT2i), QStringLiteral("+0.00 ± 1.99"));
+  QVERIFY(!model.index(0, ExperimentGridModel::kDeltaPairedT2i).data(Qt::BackgroundRole).isValid());
+  QVERIFY(!model.index(0, ExperimentGridModel::kR1T2i).data(Qt::BackgroundRole).isValid());
+  // i→t: 1.5 hits below on average, -1.06 points: red.
+  QCOMPARE(text(model, 0, ExperimentGridModel::kDeltaPairedI2t), QStringLiteral("-1.06 ± 0.50"));
+  QVERIFY(reddish(model.index(0, ExperimentGridModel::kDeltaPairedI2t).data(Qt::BackgroundRole)));
+  QVERIFY(reddish(model.index(0, ExperimentGridModel::kR1I2t).data(Qt::BackgroundRole)));
 }
 
 void TestExperimentGridModel::runsOfARowAndItsControl() {
