@@ -1,0 +1,59 @@
+// make_narrow_combo: a combo's width no longer follows its longest item (a plain combo's does),
+// and its tooltip shows the current item in full, before what the combo picks.
+#include <QComboBox>
+#include <QHelpEvent>
+#include <QToolTip>
+#include <QtTest>
+
+#include "widgets/common/narrow_combo.h"
+
+namespace {
+const QString kLongName =
+    QStringLiteral("s52 · HN γ 0.5 · s learnt · seed 1 · lr 1e-3 · batch 64 · ") +
+    QStringLiteral("ViT-B/16 from OpenAI weights, long-caption recipe (#1)");
+}  // namespace
+
+class TestNarrowCombo : public QObject {
+  Q_OBJECT
+ private slots:
+  void width_does_not_follow_the_items() {
+    QComboBox plain, narrow, empty;
+    hnclip::gui::make_narrow_combo(&narrow, 16);
+    hnclip::gui::make_narrow_combo(&empty, 16);
+    for (QComboBox* c : {&plain, &narrow}) {
+      c->addItem(QStringLiteral("run 1"));
+      c->addItem(kLongName);
+    }
+    QVERIFY2(plain.minimumSizeHint().width() > narrow.minimumSizeHint().width() + 300,
+             "a plain combo is as wide as its longest item (the premise)");
+    QCOMPARE(narrow.minimumSizeHint().width(), empty.minimumSizeHint().width());
+    QCOMPARE(narrow.sizeHint().width(), empty.sizeHint().width());
+    QVERIFY(narrow.minimumSizeHint().width() < 250);
+  }
+
+  void tooltip_shows_the_current_item_in_full() {
+    QComboBox combo;
+    combo.setToolTip(QStringLiteral("The run whose stored Ḡ snapshots are shown"));
+    hnclip::gui::make_narrow_combo(&combo, 16);
+    combo.addItem(QStringLiteral("run 1"));
+    combo.addItem(kLongName);
+    combo.resize(combo.minimumSizeHint());
+    combo.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&combo));
+    {
+      // As a refill does: the choice changes with the combo's signals blocked.
+      const QSignalBlocker block(&combo);
+      combo.setCurrentIndex(1);
+    }
+    const QPoint at(5, 5);
+    QHelpEvent help(QEvent::ToolTip, at, combo.mapToGlobal(at));
+    QCoreApplication::sendEvent(&combo, &help);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY2(QToolTip::text().startsWith(kLongName), qPrintable(QToolTip::text()));
+    QVERIFY(
+        QToolTip::text().endsWith(QStringLiteral("The run whose stored Ḡ snapshots are shown")));
+  }
+};
+
+QTEST_MAIN(TestNarrowCombo)
+#include "test_narrow_combo.moc"
