@@ -3,7 +3,8 @@
 // caption geometry in the background (none is stored yet), selects a caption, saves pictures of
 // its detail view and of the whole window into the test's output folder, and quits. The geometry
 // must then be in the store, and a second start must read it back (nothing recomputed) and report
-// how long the selected caption's images took to show. A second test trains a tiny run with the
+// how long the selected caption's images took to show. The screen is 1024 pixels wide, and the
+// window, loading and loaded, must fit it. A second test trains a tiny run with the
 // CLI and saves a picture of its Ḡ heatmap page (last epoch, the largest entry's pair selected).
 
 #include <gtest/gtest.h>
@@ -35,8 +36,9 @@ TEST(WorkbenchCaptions, ComputesGeometryInTheBackgroundAndShowsACaptionsNeighbou
   const auto cache = (dir / "cache").string();
   const std::string config = R"({"benchmark":"synthetic","benchmark_size":"small","init":"pretrained"})";
   const std::string base = "XDG_CONFIG_HOME=" + (dir / "config").string() +
-                           " xvfb-run -a -s '-screen 0 1400x900x24' " + HNCLIP_WORKBENCH_PATH + " --db " + db +
-                           " --cache-dir " + cache + " --config '" + config + "' --show-tab captions --select-caption 3";
+                           " xvfb-run -a -s '-screen 0 1024x768x24' " + HNCLIP_WORKBENCH_PATH +
+                           " --db " + db + " --cache-dir " + cache + " --config '" + config +
+                           "' --show-tab captions --select-caption 3";
   const std::string cmd = base + " --screenshot-detail " + (out / "caption-detail.png").string() +
                           " --screenshot-captions-window " + (out / "captions-window.png").string();
   std::string so, se;
@@ -48,6 +50,7 @@ TEST(WorkbenchCaptions, ComputesGeometryInTheBackgroundAndShowsACaptionsNeighbou
   EXPECT_GE(dh, 300u);
   const auto [ww, wh] = png_size(out / "captions-window.png");
   EXPECT_GE(ww, 800u) << "window screenshot missing or too small";
+  EXPECT_LE(ww, 1024u) << "the window is wider than the screen";
   EXPECT_GE(wh, 500u);
 
   hnclip::BenchmarkSpec spec;

@@ -3,7 +3,8 @@
 // checkpoint), then the real hnclip-workbench opens the tab on them (--retrieval-runs), selects
 // the query whose ground-truth rank differs most (--select-largest-diff), saves a picture of the
 // window once every thumbnail is painted (--screenshot-retrieval) and quits. The picture must
-// exist with a sane size, and both runs' split embeddings must have been cached.
+// exist with a sane size, and both runs' split embeddings must have been cached. The runs have
+// long names and the screen is 1024 pixels wide: the window must still fit it.
 
 #include <gtest/gtest.h>
 
@@ -29,26 +30,33 @@ TEST(WorkbenchRetrieval, ShowsTheQueryTwoRunsRankMostDifferently) {
   fs::remove_all(out);
   fs::create_directories(out);
   const std::string common = " --db " + (dir / "runs.db").string() + " --cache-dir " + (dir / "cache").string();
+  const auto long_name = [](const std::string& gamma) {
+    return "HN sweep · γ " + gamma +
+           " · ViT-B/16 from OpenAI weights, long-caption recipe, lr 1e-4";
+  };
   int64_t ids[2] = {0, 0};
   const char* gammas[2] = {"0", "0.5"};
   for (int i = 0; i < 2; ++i) {
-    const auto r = hnclip::test::run_hnclip(
-        std::string("train --benchmark-size small --init pretrained --data-fraction 0.25 --epochs 1 --batch 32") +
-        " --lr 1e-4 --threads 1 --probe-every 0 --gamma " + gammas[i] + " --name gamma-" + gammas[i] + " --json" + common);
+    const auto r =
+        hnclip::test::run_hnclip(std::string("train --benchmark-size small --init pretrained "
+                                             "--data-fraction 0.25 --epochs 1 --batch 32") +
+                                 " --lr 1e-4 --threads 1 --probe-every 0 --gamma " + gammas[i] +
+                                 " --name '" + long_name(gammas[i]) + "' --json" + common);
     ASSERT_EQ(r.code, 0) << r.err;
     ids[i] = nlohmann::json::parse(r.out).at("run_id").get<int64_t>();
   }
 
   const fs::path shot = out / "retrieval.png";
-  const std::string cmd = "XDG_CONFIG_HOME=" + (dir / "config").string() +
-                          " xvfb-run -a -s '-screen 0 1400x900x24' " + HNCLIP_WORKBENCH_PATH + common +
-                          " --retrieval-runs " + std::to_string(ids[0]) + "," + std::to_string(ids[1]) +
-                          " --select-largest-diff --screenshot-retrieval " + shot.string();
+  const std::string cmd =
+      "XDG_CONFIG_HOME=" + (dir / "config").string() + " xvfb-run -a -s '-screen 0 1024x768x24' " +
+      HNCLIP_WORKBENCH_PATH + common + " --retrieval-runs " + std::to_string(ids[0]) + "," +
+      std::to_string(ids[1]) + " --select-largest-diff --screenshot-retrieval " + shot.string();
   std::string so, se;
   const int code = hnclip::test::run_command(cmd, &so, &se);
   ASSERT_EQ(code, 0) << cmd << "\nstdout:\n" << so << "\nstderr:\n" << se;
   const auto [w, h] = png_size(shot);
   EXPECT_GE(w, 800u) << "screenshot missing or too small";
+  EXPECT_LE(w, 1024u) << "the window is wider than the screen";
   EXPECT_GE(h, 500u);
   EXPECT_GT(fs::file_size(shot), 20'000u) << "a picture with thumbnails is not this small";
 

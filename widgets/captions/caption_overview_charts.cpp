@@ -20,6 +20,10 @@ namespace hnclip::gui {
 namespace {
 
 constexpr int kMinChartHeight = 220;
+// An explicit minimum width: without one the layout takes QCustomPlot's own hint, which grows
+// with the legend's longest entry, an encoder's label (a run's name: 655 pixels for 90
+// characters, three charts side by side).
+constexpr int kMinChartWidth = 180;
 constexpr int kExportWidth = 800;  // export size when the chart is not on screen
 constexpr int kExportHeight = 500;
 constexpr double kPenWidth = 1.6;
@@ -63,6 +67,9 @@ CaptionOverviewCharts::CaptionOverviewCharts(QWidget* parent) : QWidget(parent) 
     auto* header = new QHBoxLayout;
     auto* title =
         new QLabel(QStringLiteral("<b>%1</b>").arg(chart_title(name).toHtmlEscaped()), this);
+    // Three charts stand side by side: unwrapped, their titles alone made the page 959 pixels
+    // wide at the least.
+    title->setWordWrap(true);
     header->addWidget(title, 1);
     if (name == QLatin1String("buckets")) {
       // The ≥ 0.9 bucket is a sliver beside "<0.5" on a linear axis; a log axis shows it.
@@ -94,7 +101,7 @@ CaptionOverviewCharts::CaptionOverviewCharts(QWidget* parent) : QWidget(parent) 
     box->addLayout(header);
     auto* plot = new QCustomPlot(this);
     plot->setObjectName(QStringLiteral("chart_") + name);
-    plot->setMinimumHeight(kMinChartHeight);
+    plot->setMinimumSize(kMinChartWidth, kMinChartHeight);
     styleAxes(plot);
     box->addWidget(plot, 1);
     grid->addLayout(box, 0, column++);
@@ -143,9 +150,12 @@ void CaptionOverviewCharts::setEntries(const std::vector<Entry>& entries) {
   drawHistogram(pairwise_, false);
   drawHistogram(hardest_, true);
   drawBuckets();
+  // pre-wrap: the columns stay aligned, and a row whose encoder is a long run name wraps at a
+  // space instead of widening the page (a 90-character name made the window 1503 pixels wide).
   table_->setText(tableRowText().isEmpty()
                       ? tr("<i>No geometry loaded.</i>")
-                      : QStringLiteral("<pre>%1</pre>").arg(tableRowText().toHtmlEscaped()));
+                      : QStringLiteral("<pre style=\"white-space: pre-wrap\">%1</pre>")
+                            .arg(tableRowText().toHtmlEscaped()));
 }
 
 void CaptionOverviewCharts::drawHistogram(QCustomPlot* plot, bool hardest) {

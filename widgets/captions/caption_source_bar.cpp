@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "job/run_benchmark_spec.h"
+#include "widgets/common/narrow_combo.h"
 #include "widgets/common/run_colors.h"
 #include "widgets/common/run_label.h"
 
@@ -51,10 +52,9 @@ CaptionSourceBar::CaptionSourceBar(QString cache_dir, QWidget* parent)
     : QWidget(parent), cache_dir_(std::move(cache_dir)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  row_ = new QHBoxLayout;
+  auto* row = new QHBoxLayout;
   benchmark_ = new QComboBox(this);
   benchmark_->setObjectName(QStringLiteral("captionBenchmark"));
-  benchmark_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   benchmark_->setToolTip(
       tr("Whose benchmark split is shown. Choosing a run's checkpoint as the encoder shows the "
          "benchmark that run trained on."));
@@ -68,15 +68,19 @@ CaptionSourceBar::CaptionSourceBar(QString cache_dir, QWidget* parent)
   encoder_->setToolTip(tr("Text encoder whose caption cosines are shown"));
   overlay_->setToolTip(tr(
       "A second encoder drawn over the first in the overview (e.g. before vs after fine-tuning)"));
-  row_->addWidget(new QLabel(tr("Benchmark:"), this));
-  row_->addWidget(benchmark_);
-  row_->addWidget(new QLabel(tr("Split:"), this));
-  row_->addWidget(split_);
-  row_->addWidget(new QLabel(tr("Encoder:"), this));
-  row_->addWidget(encoder_);
-  row_->addWidget(new QLabel(tr("Overlay:"), this));
-  row_->addWidget(overlay_);
-  layout->addLayout(row_);
+  // Their items are benchmarks, runs and checkpoint paths: they must not size the window.
+  make_narrow_combo(benchmark_, 16);
+  make_narrow_combo(encoder_, 14);
+  make_narrow_combo(overlay_, 14);
+  row->addWidget(new QLabel(tr("Benchmark:"), this));
+  row->addWidget(benchmark_, 1);
+  row->addWidget(new QLabel(tr("Split:"), this));
+  row->addWidget(split_);
+  row->addWidget(new QLabel(tr("Encoder:"), this));
+  row->addWidget(encoder_, 1);
+  row->addWidget(new QLabel(tr("Overlay:"), this));
+  row->addWidget(overlay_, 1);
+  layout->addLayout(row);
   note_ = new QLabel(this);
   note_->setObjectName(QStringLiteral("captionBenchmarkNote"));
   note_->setWordWrap(true);

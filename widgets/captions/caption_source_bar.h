@@ -18,7 +18,6 @@
 #include "widgets/captions/caption_view_data.h"
 
 class QComboBox;
-class QHBoxLayout;
 class QLabel;
 
 namespace hnclip::gui {
@@ -51,8 +50,6 @@ class CaptionSourceBar : public QWidget {
   QString choicesKey() const;  // what the benchmark, split and encoder choices name
   // "" when the Train form's benchmark is shown, else the line saying whose it is.
   QString benchmarkNote() const;
-  // Room at the end of the row (the panel puts its progress bar and Cancel there).
-  QHBoxLayout* row() const { return row_; }
 
  signals:
   void changed();  // the user changed a choice
@@ -67,7 +64,6 @@ class CaptionSourceBar : public QWidget {
   QString cache_dir_;
   hnclip::TrainConfig form_config_;
   std::vector<CaptionRunChoice> runs_;
-  QHBoxLayout* row_ = nullptr;
   QComboBox* benchmark_ = nullptr;
   QComboBox* split_ = nullptr;
   QComboBox* encoder_ = nullptr;

@@ -60,7 +60,6 @@ CaptionsPanel::~CaptionsPanel() = default;  // the loader cancels a load in flig
 void CaptionsPanel::buildUi() {
   auto* layout = new QVBoxLayout(this);
   source_bar_ = new CaptionSourceBar(cache_dir_, this);
-  auto* bar = source_bar_->row();
   progress_ = new QProgressBar(this);
   progress_->setRange(0, CaptionGeometryLoader::kProgressSteps);
   progress_->setMaximumWidth(180);
@@ -71,15 +70,19 @@ void CaptionsPanel::buildUi() {
   cancel_ = new QPushButton(tr("Cancel"), this);
   cancel_->setObjectName(QStringLiteral("captionCancel"));
   cancel_->setVisible(false);
-  bar->addWidget(progress_);
-  bar->addWidget(cancel_);
-  bar->addStretch(1);
   layout->addWidget(source_bar_);
   status_ = new QLabel(this);
   status_->setObjectName(QStringLiteral("captionStatus"));
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  layout->addWidget(status_);
+  // The progress of a load stands beside the status line that says what is loading, not in the
+  // source bar: there they made the bar 996 pixels wide while a load ran, and the window, grown
+  // to fit, stayed wider than a 1024-pixel screen after it.
+  auto* status_row = new QHBoxLayout;
+  status_row->addWidget(status_, 1);
+  status_row->addWidget(progress_);
+  status_row->addWidget(cancel_);
+  layout->addLayout(status_row);
 
   pages_ = new QTabWidget(this);
   pages_->setObjectName(QStringLiteral("captionPages"));

@@ -26,6 +26,7 @@
 #include "qcustomplot.h"
 #include "store/run_store.h"
 #include "train/train_config.h"
+#include "widgets/common/narrow_combo.h"
 #include "widgets/common/plot_export.h"
 #include "widgets/common/plot_style.h"
 #include "widgets/common/run_label.h"
@@ -87,9 +88,8 @@ GbarHeatmapPanel::GbarHeatmapPanel(ThumbnailCache* thumbnails, QWidget* parent)
 
   auto* bar = new QHBoxLayout;
   run_combo_ = new QComboBox;
-  run_combo_->setMinimumContentsLength(28);
-  run_combo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   run_combo_->setToolTip(tr("The run whose stored Ḡ snapshots are shown"));
+  make_narrow_combo(run_combo_, 28);
   prev_epoch_ = new QToolButton;
   prev_epoch_->setArrowType(Qt::LeftArrow);
   prev_epoch_->setToolTip(tr("Previous epoch (Ctrl+Left)"));
@@ -126,6 +126,8 @@ GbarHeatmapPanel::GbarHeatmapPanel(ThumbnailCache* thumbnails, QWidget* parent)
   auto* export_button = new QToolButton;
   export_button->setText(tr("Export…"));
   export_button->setToolTip(tr("Save the heatmap as PNG, SVG or PDF"));
+  // Two rows, so that the page fits a 1024-pixel screen beside the run dock (in one row its
+  // controls alone were 1108 pixels wide): what is shown (run, epoch, batch), then how.
   bar->addWidget(new QLabel(tr("Run")));
   bar->addWidget(run_combo_, 1);
   bar->addSpacing(8);
@@ -133,16 +135,19 @@ GbarHeatmapPanel::GbarHeatmapPanel(ThumbnailCache* thumbnails, QWidget* parent)
   bar->addWidget(epoch_slider_);
   bar->addWidget(next_epoch_);
   bar->addWidget(epoch_label_);
-  bar->addWidget(new QLabel(tr("Batch")));
-  bar->addWidget(batch_combo_);
-  bar->addSpacing(8);
-  bar->addWidget(new QLabel(tr("Colour range")));
-  bar->addWidget(range_lo_);
-  bar->addWidget(new QLabel(QStringLiteral("–")));
-  bar->addWidget(range_hi_);
-  bar->addWidget(reload_button);
-  bar->addWidget(export_button);
   layout->addLayout(bar);
+  auto* view_bar = new QHBoxLayout;
+  view_bar->addWidget(new QLabel(tr("Batch")));
+  view_bar->addWidget(batch_combo_);
+  view_bar->addSpacing(8);
+  view_bar->addWidget(new QLabel(tr("Colour range")));
+  view_bar->addWidget(range_lo_);
+  view_bar->addWidget(new QLabel(QStringLiteral("–")));
+  view_bar->addWidget(range_hi_);
+  view_bar->addStretch(1);
+  view_bar->addWidget(reload_button);
+  view_bar->addWidget(export_button);
+  layout->addLayout(view_bar);
 
   auto* splitter = new QSplitter(Qt::Horizontal);
   plot_ = new QCustomPlot;

@@ -1,12 +1,13 @@
 #include "widgets/retrieval/retrieval_run_picker.h"
 
 #include <QComboBox>
-#include <QHBoxLayout>
+#include <QGridLayout>
 #include <QLabel>
 
 #include <algorithm>
 #include <set>
 
+#include "widgets/common/narrow_combo.h"
 #include "widgets/common/run_label.h"
 #include "widgets/retrieval/retrieval_run_order.h"
 
@@ -26,7 +27,6 @@ RetrievalRunPicker::RetrievalRunPicker(QWidget* parent) : QWidget(parent) {
   direction_ = new QComboBox(this);
   direction_->addItem(tr("text → image"), QStringLiteral("t2i"));
   direction_->addItem(tr("image → text"), QStringLiteral("i2t"));
-  for (auto* c : {run_a_, run_b_}) c->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   run_a_->setObjectName(QStringLiteral("retrievalRunA"));
   run_b_->setObjectName(QStringLiteral("retrievalRunB"));
   auto* label_a = new QLabel(tr("Run A"), this);
@@ -36,21 +36,25 @@ RetrievalRunPicker::RetrievalRunPicker(QWidget* parent) : QWidget(parent) {
   rule_->setStyleSheet(QStringLiteral("color: gray;"));
   for (QWidget* w : std::initializer_list<QWidget*>{label_a, label_b, run_a_, run_b_, rule_})
     w->setToolTip(retrieval_ab_rule());
-  auto* pickers = new QHBoxLayout(this);
+  // Run names must not size the window (widgets/common/narrow_combo.h).
+  for (auto* c : {run_a_, run_b_}) make_narrow_combo(c, 24);
+  // A above B, so the two choices read as a pair and the row fits a 1024-pixel screen beside the
+  // run dock (in one row, with combos as wide as 24 characters, it was 1224 pixels).
+  auto* pickers = new QGridLayout(this);
   pickers->setContentsMargins(0, 0, 0, 0);
-  pickers->addWidget(label_a);
-  pickers->addWidget(run_a_);
-  pickers->addWidget(new QLabel(tr("epoch"), this));
-  pickers->addWidget(epoch_a_);
-  pickers->addSpacing(12);
-  pickers->addWidget(label_b);
-  pickers->addWidget(run_b_);
-  pickers->addWidget(new QLabel(tr("epoch"), this));
-  pickers->addWidget(epoch_b_);
-  pickers->addSpacing(12);
-  pickers->addWidget(direction_);
-  pickers->addWidget(rule_);
-  pickers->addStretch(1);
+  pickers->setVerticalSpacing(2);
+  pickers->addWidget(label_a, 0, 0);
+  pickers->addWidget(run_a_, 0, 1);
+  pickers->addWidget(new QLabel(tr("epoch"), this), 0, 2);
+  pickers->addWidget(epoch_a_, 0, 3);
+  pickers->addWidget(label_b, 1, 0);
+  pickers->addWidget(run_b_, 1, 1);
+  pickers->addWidget(new QLabel(tr("epoch"), this), 1, 2);
+  pickers->addWidget(epoch_b_, 1, 3);
+  pickers->addWidget(direction_, 0, 4, Qt::AlignLeft);
+  pickers->addWidget(rule_, 1, 4);
+  pickers->setColumnStretch(1, 1);
+  pickers->setColumnStretch(5, 1);
   connectCombos();
 }
 

@@ -2,7 +2,8 @@
 // the geometry is computed in the background the first time (and stored), read back the second
 // time; a Cancel stops a computation with nothing stored; selecting captions, following a
 // neighbour and Back/Forward move through the history; the overview charts export as PNG, SVG
-// and PDF, the near-duplicate pairs as CSV and the detail view as PNG.
+// and PDF, the near-duplicate pairs as CSV and the detail view as PNG; loading and loaded, the
+// page fits a narrow screen.
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -24,6 +25,7 @@
 #include "widgets/captions/caption_overview_charts.h"
 #include "widgets/captions/captions_panel.h"
 #include "widgets/common/thumbnail_cache.h"
+#include "widgets/narrow_screen.h"
 
 using hnclip::gui::CaptionsPanel;
 
@@ -220,6 +222,22 @@ class TestCaptionsPanel : public QObject {
     QCOMPARE(charts->chart(QStringLiteral("hardest"))->graphCount(), 2);
     QCOMPARE(charts->chart(QStringLiteral("pairwise"))->itemCount(), 2);  // the dotted mean lines
     QCOMPARE(charts->tableRowText().split(QLatin1Char('\n')).size(), 3);  // header + 2 rows
+  }
+
+  // While a load runs, its progress bar and Cancel stand beside the status line: in the source
+  // bar they made the page 1014 pixels wide, and the window, grown to fit, stayed that wide.
+  void fits_a_narrow_screen_while_loading_and_after() {
+    auto panel = make_panel();
+    QSignalSpy loaded(panel.get(), &CaptionsPanel::geometryLoaded);
+    panel->setOverlayEncoder(QStringLiteral("init:pretrained"));
+    panel->reload();
+    QVERIFY(panel->busy());
+    QVERIFY(panel->findChild<QProgressBar*>()->isVisible());
+    QVERIFY2(panel->minimumSizeHint().width() <= hnclip::test::kTabWidthBudget,
+             qPrintable(QString::number(panel->minimumSizeHint().width())));
+    QVERIFY(loaded.wait(kLoadTimeoutMs));
+    QVERIFY2(panel->minimumSizeHint().width() <= hnclip::test::kTabWidthBudget,
+             qPrintable(QString::number(panel->minimumSizeHint().width())));
   }
 };
 

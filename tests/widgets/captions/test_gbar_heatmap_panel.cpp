@@ -1,7 +1,8 @@
 // Ḡ heatmap: plot coordinates -> cell -> caption pair; the panel reads a run's stored snapshots and
 // its training split's captions off the GUI thread, opens on the last epoch, steps through epochs
 // and batches with a colour range that never refits, maps a pixel under the mouse to the same
-// cell, shows a clicked pair with both captions, and exports PNG/SVG/PDF.
+// cell, shows a clicked pair with both captions, and exports PNG/SVG/PDF; with a long run name
+// shown it still fits a narrow screen.
 #include <QtTest>
 
 #include <QFile>
@@ -17,6 +18,7 @@
 #include "widgets/captions/gbar_pair_view.h"
 #include "widgets/captions/gbar_snapshot_set.h"
 #include "widgets/common/thumbnail_cache.h"
+#include "widgets/narrow_screen.h"
 #include "widgets/runs_fixture.h"
 
 using namespace hnclip;
@@ -102,8 +104,10 @@ class TestGbarHeatmapPanel : public QObject {
     int64_t run = 0, bad = 0;
     {
       RunStore store(db);
-      run =
-          test::add_run(store, "gamma half", RunStatus::Finished, manifest_config(dir, 0.5), 1000);
+      run = test::add_run(store,
+                          "gamma half · lr 1e-3 · batch 64 · ViT-B/16 from OpenAI weights, "
+                          "long-caption recipe, a name as long as a sweep's",
+                          RunStatus::Finished, manifest_config(dir, 0.5), 1000);
       for (int epoch = 0; epoch <= 2; ++epoch) {
         store.write_gbar_snapshot(run, snapshot(epoch, 0, {0, 2, 3}, 0.05f * epoch));
         store.write_gbar_snapshot(run, snapshot(epoch, 1, {5, 1, 4}, 0.05f * epoch));
@@ -134,6 +138,10 @@ class TestGbarHeatmapPanel : public QObject {
     QCOMPARE(panel.epoch(), 2);  // opens on the last epoch
     QCOMPARE(panel.batch(), 0);
     QVERIFY(panel.statusText().contains(QStringLiteral("frozen")));
+    // Its controls in two rows and the run combo sized by characters: with the long run name
+    // shown, the page fits a narrow screen (in one row its controls alone were 1108 pixels).
+    QVERIFY2(panel.minimumSizeHint().width() <= test::kTabWidthBudget,
+             qPrintable(QString::number(panel.minimumSizeHint().width())));
     QCOMPARE(panel.snapshotSet()->caption_text(2), std::string("a <blue> ball & a cone"));
 
     // Stepping keeps the batch and the fixed colour range.

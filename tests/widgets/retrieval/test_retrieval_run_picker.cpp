@@ -1,12 +1,13 @@
 // RetrievalRunPicker's A / B rule: whatever order two runs are asked for or picked in, A is the
 // control run (γ = 0) when exactly one of the two is one, otherwise the lower id; epochs travel
 // with their runs when the two are swapped; the rule is stated beside the pickers and in their
-// tooltips.
+// tooltips; long run names do not widen the pickers.
 #include <QComboBox>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QtTest>
 
+#include "widgets/narrow_screen.h"
 #include "widgets/retrieval/retrieval_run_order.h"
 #include "widgets/retrieval/retrieval_run_picker.h"
 
@@ -130,6 +131,25 @@ class TestRetrievalRunPicker : public QObject {
       QVERIFY2(tip.contains(QStringLiteral("γ = 0")) && tip.contains(QStringLiteral("lower id")),
                qPrintable(tip));
     }
+  }
+
+  // Run names of any length leave the pickers as narrow as a narrow screen needs (A above B);
+  // a plain combo would be as wide as the longest name.
+  void long_run_names_do_not_widen_the_pickers() {
+    auto list = run_list();
+    for (auto& s : list.runs)
+      s.record.name = QStringLiteral(
+                          "s52 · HN γ 0.5 · s learnt · seed 1 · lr 1e-3 · batch 64 · ViT-B/16 from "
+                          "OpenAI weights, long-caption recipe (#1)")
+                          .toStdString();
+    RetrievalRunPicker picker;
+    picker.setRunList(list);
+    picker.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&picker));
+    QVERIFY2(picker.minimumSizeHint().width() <= hnclip::test::kTabWidthBudget,
+             qPrintable(QString::number(picker.minimumSizeHint().width())));
+    auto* box_a = picker.findChild<QComboBox*>(QStringLiteral("retrievalRunA"));
+    QVERIFY(box_a->currentText().startsWith(QStringLiteral("s52 · HN γ 0.5")));
   }
 };
 
