@@ -18,6 +18,11 @@ constexpr int kExitRuntime = 1;    // the work failed (I/O, a failed run, a bad 
 constexpr int kExitUsage = 2;      // the command line was wrong (flags, values, unknown ids)
 constexpr int kExitStopped = 130;  // stopped by Ctrl-C (128 + SIGINT), the run kept as `stopped`
 
+// The name column of `runs` and `experiments`: as wide as the longest name up to this many
+// characters (an experiment's runs differ only at the end of their names); a longer name ends in
+// "…".
+constexpr size_t kMaxNameColumn = 48;
+
 // A command-line mistake found after parsing (e.g. a run id that does not exist).
 class UsageError : public std::invalid_argument {
  public:

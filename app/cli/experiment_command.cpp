@@ -1,6 +1,7 @@
 // `hnclip experiments` (the experiment list) and `hnclip experiment show ID` / `resume ID` /
 // `eval ID` (every run's selected checkpoint on other data: the transfer columns).
 
+#include <cstdio>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "experiment_output.h"
 #include "job/run_evaluation.h"
 #include "store/run_store.h"
+#include "text/terminal_column.h"
 
 namespace hnclip::cli {
 
@@ -23,36 +25,64 @@ CommandAction add_experiments_command(CLI::App& app) {
   return [o]() {
     RunStore store(o->paths().database);
     store.mark_dead_experiments_interrupted();
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& e : store.list_experiments()) {
-      const auto slots = store.experiment_slots(e.id);
+    struct Row {
+      ExperimentRecord e;
+      size_t runs = 0, cells = 0;
       int finished = 0, reused = 0;
+    };
+    std::vector<Row> rows;
+    for (const auto& e : store.list_experiments()) {
+      Row row{e, 0, 0, 0, 0};
+      const auto slots = store.experiment_slots(e.id);
       for (const auto& s : slots) {
         if (s.run_id == 0) continue;
         const auto run = store.find_run(s.run_id);
-        finished += run && run->status == RunStatus::Finished;
-        reused += s.reused;
+        row.finished += run && run->status == RunStatus::Finished;
+        row.reused += s.reused;
       }
-      const auto cells = store.experiment_cells(e.id).size();
-      if (o->json) {
-        list.push_back({{"id", e.id},
-                        {"name", e.name},
-                        {"status", e.status},
-                        {"status_message", e.status_message},
-                        {"cells", cells},
-                        {"runs", slots.size()},
-                        {"runs_finished", finished},
-                        {"runs_reused", reused},
-                        {"created_at_ms", e.created_at_ms},
-                        {"finished_at_ms", e.finished_at_ms}});
-      } else {
-        std::cout << e.id << "  " << e.name << "  " << e.status << "  " << finished << "/"
-                  << slots.size() << " runs finished (" << reused << " reused), " << cells
-                  << " configurations" << (e.status_message.empty() ? "" : "  — " + e.status_message)
-                  << "\n";
-      }
+      row.runs = slots.size();
+      row.cells = store.experiment_cells(e.id).size();
+      rows.push_back(std::move(row));
     }
-    if (o->json) std::cout << list.dump() << std::endl;
+    if (o->json) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& r : rows) {
+        list.push_back({{"id", r.e.id},
+                        {"name", r.e.name},
+                        {"status", r.e.status},
+                        {"status_message", r.e.status_message},
+                        {"cells", r.cells},
+                        {"runs", r.runs},
+                        {"runs_finished", r.finished},
+                        {"runs_reused", r.reused},
+                        {"created_at_ms", r.e.created_at_ms},
+                        {"finished_at_ms", r.e.finished_at_ms}});
+      }
+      std::cout << list.dump() << std::endl;
+      return kExitOk;
+    }
+    // A table whose columns line up however long the names (in characters, not bytes).
+    std::vector<std::string> names, statuses, finished;
+    for (const auto& r : rows) {
+      names.push_back(r.e.name);
+      statuses.push_back(r.e.status);
+      finished.push_back(std::to_string(r.finished) + "/" + std::to_string(r.runs));
+    }
+    const size_t name_width = column_width("name", names, kMaxNameColumn);
+    const size_t status_width = column_width("status", statuses, kMaxNameColumn);
+    const size_t finished_width = column_width("finished", finished, kMaxNameColumn);
+    std::printf("%5s  %s%s%s%6s  %s\n", "id", pad_column("name", name_width + 2).c_str(),
+                pad_column("status", status_width + 2).c_str(),
+                pad_column("finished", finished_width + 2).c_str(), "reused", "configurations");
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const auto& r = rows[i];
+      const std::string message = r.e.status_message.empty() ? "" : "  — " + r.e.status_message;
+      std::printf("%5lld  %s%s%s%6d  %14zu%s\n", static_cast<long long>(r.e.id),
+                  pad_column(fit_column(r.e.name, name_width), name_width + 2).c_str(),
+                  pad_column(statuses[i], status_width + 2).c_str(),
+                  pad_column(finished[i], finished_width + 2).c_str(), r.reused, r.cells,
+                  message.c_str());
+    }
     return kExitOk;
   };
 }

@@ -19,8 +19,6 @@ namespace hnclip::cli {
 
 namespace {
 
-constexpr size_t kMaxNameWidth = 48;  // `runs` name column: wider names end in "…"
-
 std::string iso_time(int64_t ms) {
   if (ms <= 0) return "";
   const std::time_t t = static_cast<std::time_t>(ms / 1000);
@@ -135,12 +133,12 @@ CommandAction add_runs_command(CLI::App& app) {
       std::cout << arr.dump() << std::endl;
       return kExitOk;
     }
-    // The name column is as wide as the longest name up to kMaxNameWidth (an experiment's runs
+    // The name column is as wide as the longest name up to kMaxNameColumn (an experiment's runs
     // differ only at the end of their names: "grid · HN γ 0.5 · s 10 fixed · seed 2"), in
     // characters, not bytes; a longer name ends in "…".
-    size_t name_width = display_width("name");
-    for (const auto& r : runs) name_width = std::max(name_width, display_width(r.name));
-    name_width = std::min(name_width, kMaxNameWidth);
+    std::vector<std::string> names;
+    for (const auto& r : runs) names.push_back(r.name);
+    const size_t name_width = column_width("name", names, kMaxNameColumn);
     // "start" is epoch 0 (the starting checkpoint); "best" is the best fine-tuned epoch.
     std::printf("%5s  %s%-11s %-17s %6s %-10s %6s %14s %5s %14s  %s\n", "id",
                 pad_column("name", name_width + 1).c_str(), "status", "framework", "gamma", "gbar",

@@ -1,5 +1,7 @@
 #include "text/terminal_column.h"
 
+#include <algorithm>
+
 namespace hnclip {
 namespace {
 
@@ -27,6 +29,13 @@ std::string fit_column(const std::string& s, size_t width) {
     if (starts_character(static_cast<unsigned char>(s[cut])) && characters++ == width - 1) break;
   }
   return s.substr(0, cut) + "…";
+}
+
+size_t column_width(const std::string& header, const std::vector<std::string>& cells,
+                    size_t at_most) {
+  size_t width = display_width(header);
+  for (const auto& c : cells) width = std::max(width, display_width(c));
+  return std::min(width, at_most);
 }
 
 }  // namespace hnclip

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace hnclip {
 
@@ -20,5 +21,10 @@ std::string pad_column(const std::string& s, size_t width);
 // `s` when it fits in `width` columns; otherwise its first width − 1 characters and "…", cut
 // at a character boundary. width 0 gives "".
 std::string fit_column(const std::string& s, size_t width);
+
+// The width of a column holding `header` and `cells`: its widest entry, but no more than
+// `at_most` (a longer cell is then shown through fit_column).
+size_t column_width(const std::string& header, const std::vector<std::string>& cells,
+                    size_t at_most);
 
 }  // namespace hnclip

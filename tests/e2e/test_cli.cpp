@@ -29,6 +29,26 @@ namespace fs = std::filesystem;
 using Result = hnclip::test::CliResult;
 using hnclip::test::expect_one_line_error;
 
+// A table printed by `runs` or `experiments` whose rows are all "finished": the status column
+// starts at the same character (not byte) in the header and in each of its `rows` rows.
+void expect_status_column_aligned(const std::string& table, int rows) {
+  auto column_of = [](const std::string& line, const std::string& word) {
+    const size_t at = line.find(word);
+    return at == std::string::npos ? at : hnclip::display_width(line.substr(0, at));
+  };
+  std::istringstream lines(table);
+  std::string header, line;
+  std::getline(lines, header);
+  const size_t status = column_of(header, "status");
+  ASSERT_NE(status, std::string::npos) << table;
+  int seen = 0;
+  while (std::getline(lines, line)) {
+    EXPECT_EQ(column_of(line, "finished"), status) << header << "\n" << line;
+    ++seen;
+  }
+  EXPECT_EQ(seen, rows) << table;
+}
+
 class Cli : public ::testing::Test {
  protected:
   hnclip::test::ScratchDir dir;
@@ -231,21 +251,7 @@ TEST_F(Cli, RunsTableAlignsMultiByteNamesAndKeepsThemWhole) {
   const std::string cut = longer.substr(0, 10 * 2 + 37) + "…";  // 47 characters and "…"
   EXPECT_NE(r.out.find(cut + " "), std::string::npos) << r.out;
   // The status column starts at the same character in the header and in every row.
-  auto column_of = [](const std::string& line, const std::string& word) {
-    const size_t at = line.find(word);
-    return at == std::string::npos ? at : hnclip::display_width(line.substr(0, at));
-  };
-  std::istringstream lines(r.out);
-  std::string header, line;
-  std::getline(lines, header);
-  const size_t status = column_of(header, "status");
-  ASSERT_NE(status, std::string::npos) << header;
-  int rows = 0;
-  while (std::getline(lines, line)) {
-    EXPECT_EQ(column_of(line, "finished"), status) << header << "\n" << line;
-    ++rows;
-  }
-  EXPECT_EQ(rows, 4);
+  expect_status_column_aligned(r.out, 4);
   // `show` names a run by its name when it has one, and gives no empty quotes when it has none.
   const auto named = hnclip("show 1" + common());
   ASSERT_EQ(named.code, 0) << named.err;
@@ -253,6 +259,27 @@ TEST_F(Cli, RunsTableAlignsMultiByteNamesAndKeepsThemWhole) {
   const auto unnamed = hnclip("show 4" + common());
   ASSERT_EQ(unnamed.code, 0) << unnamed.err;
   EXPECT_EQ(unnamed.out.rfind("run 4: finished", 0), 0u) << unnamed.out;
+}
+
+// `experiments` lists them in a table: a header, and columns that line up however long (and in
+// however many bytes) the names are, as `runs` does.
+TEST_F(Cli, ExperimentsTableAlignsMultiByteNames) {
+  {
+    hnclip::RunStore store(db());
+    for (const std::string& name :
+         {std::string("small"), std::string("γ sweep · ViT-B/16 · Ḡ frozen"),
+          std::string(60, 'x')}) {
+      hnclip::ExperimentRecord e;
+      e.name = name;
+      e.status = hnclip::kExperimentFinished;
+      store.create_experiment(e, {}, {});
+    }
+  }
+  const auto r = hnclip("experiments" + common());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("γ sweep · ViT-B/16 · Ḡ frozen"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(std::string(47, 'x') + "… "), std::string::npos) << r.out;
+  expect_status_column_aligned(r.out, 3);
 }
 
 // --val-split val: the built-in benchmark's validation split is evaluated at the start and after

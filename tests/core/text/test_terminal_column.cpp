@@ -29,5 +29,12 @@ TEST(TerminalColumn, FitCutsAtACharacterBoundaryWithAnEllipsis) {
   EXPECT_EQ(fit_column("a·bcdef", 3), "a·…");
 }
 
+TEST(TerminalColumn, ColumnWidthIsTheWidestEntryUpToAMaximum) {
+  EXPECT_EQ(column_width("name", {"γ · γ", "ab"}, 48), 5u);  // characters, not the 9 bytes
+  EXPECT_EQ(column_width("name", {"ab", ""}, 48), 4u);       // the header counts
+  EXPECT_EQ(column_width("name", {}, 48), 4u);
+  EXPECT_EQ(column_width("name", {std::string(60, 'x')}, 48), 48u);
+}
+
 }  // namespace
 }  // namespace hnclip
