@@ -1,5 +1,7 @@
 // make_narrow_combo: a combo's width no longer follows its longest item (a plain combo's does),
-// and its tooltip shows the current item in full, before what the combo picks.
+// its list still opens wide enough to show every item whole, and its tooltip shows the current
+// item in full, before what the combo picks.
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QHelpEvent>
 #include <QToolTip>
@@ -29,6 +31,24 @@ class TestNarrowCombo : public QObject {
     QCOMPARE(narrow.minimumSizeHint().width(), empty.minimumSizeHint().width());
     QCOMPARE(narrow.sizeHint().width(), empty.sizeHint().width());
     QVERIFY(narrow.minimumSizeHint().width() < 250);
+  }
+
+  void its_list_opens_wide_enough_for_every_item() {
+    QComboBox combo;
+    hnclip::gui::make_narrow_combo(&combo, 16);
+    combo.addItem(QStringLiteral("run 1"));
+    combo.addItem(kLongName);
+    combo.resize(combo.minimumSizeHint());
+    combo.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&combo));
+    combo.showPopup();
+    QWidget* popup = combo.view()->window();
+    QTRY_VERIFY(popup->isVisible());
+    QVERIFY2(popup->width() >= combo.fontMetrics().horizontalAdvance(kLongName),
+             qPrintable(QStringLiteral("%1 < %2")
+                            .arg(popup->width())
+                            .arg(combo.fontMetrics().horizontalAdvance(kLongName))));
+    combo.hidePopup();
   }
 
   void tooltip_shows_the_current_item_in_full() {
