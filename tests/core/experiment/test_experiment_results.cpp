@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "experiment/experiment_report.h"
 #include "experiment/experiment_spec.h"
@@ -56,6 +57,24 @@ class ExperimentResultsTest : public ::testing::Test {
                              result("i2t", epoch == 0 ? 99 : val_r1, 0));
     }
     return id;
+  }
+
+  // Stores `plan` (expanded from `spec`) with a run per slot whose test R@1 is r1(cell, seed)
+  // (validation 70, 10 queries at rank 1), and returns the experiment's results.
+  ExperimentResults store_experiment(const ExperimentSpec& spec, const ExperimentPlan& plan,
+                                     const std::function<double(int, int64_t)>& r1) {
+    std::vector<ExperimentCellRow> cells;
+    std::vector<ExperimentSlotRow> slots;
+    for (const auto& c : plan.cells) cells.push_back({c.index, c.label, c.role, c.settings.dump()});
+    for (const auto& s : plan.slots) {
+      const auto seed = static_cast<int64_t>(s.seed);
+      const int64_t id = add_run(s.config, r1(s.cell, seed), 70, 10);
+      slots.push_back({s.cell, seed, nlohmann::json(s.config).dump(), id, false});
+    }
+    ExperimentRecord rec;
+    rec.name = spec.name;
+    rec.spec_json = nlohmann::json(spec).dump();
+    return experiment_results(store, store.create_experiment(rec, cells, slots));
   }
 };
 
@@ -228,19 +247,9 @@ TEST_F(ExperimentResultsTest, IdenticalDifferencesOverSeedsAreNotTested) {
   ASSERT_EQ(plan.cells.size(), 2u);  // method and paired (a learnt scale: also the learnt control)
   const double method[] = {100.0 * 1000 / 1064, 100.0 * 300 / 1064};
   const double control[] = {100.0 * 999 / 1064, 100.0 * 299 / 1064};
-  std::vector<ExperimentCellRow> cells;
-  std::vector<ExperimentSlotRow> slots;
-  for (const auto& c : plan.cells) cells.push_back({c.index, c.label, c.role, c.settings.dump()});
-  for (const auto& s : plan.slots) {
-    const size_t i = s.seed - 1;
-    const int64_t id = add_run(s.config, s.cell == 0 ? method[i] : control[i], 70, 10);
-    slots.push_back({s.cell, static_cast<int64_t>(s.seed), nlohmann::json(s.config).dump(), id,
-                     false});
-  }
-  ExperimentRecord rec;
-  rec.name = "flat";
-  rec.spec_json = nlohmann::json(spec).dump();
-  const auto r = experiment_results(store, store.create_experiment(rec, cells, slots));
+  const auto r = store_experiment(spec, plan, [&](int cell, int64_t seed) {
+    return cell == 0 ? method[seed - 1] : control[seed - 1];
+  });
   ASSERT_FALSE(r.comparisons.empty());
   const auto& paired = r.comparisons[0].r1[0];
   EXPECT_EQ(paired.n, 2);
@@ -279,18 +288,8 @@ TEST_F(ExperimentResultsTest, MeansThatPrintAlikeShareTheirRank) {
                                  {100.0 * 110 / 142, 100.0 * 112 / 142}};
   ASSERT_NE((per_cell[0][0] + per_cell[0][1]) / 2, (per_cell[1][0] + per_cell[1][1]) / 2)
       << "the two means are meant to differ in the last bit";
-  std::vector<ExperimentCellRow> cells;
-  std::vector<ExperimentSlotRow> slots;
-  for (const auto& c : plan.cells) cells.push_back({c.index, c.label, c.role, c.settings.dump()});
-  for (const auto& s : plan.slots) {
-    const int64_t id = add_run(s.config, per_cell[s.cell][s.seed - 1], 70, 10);
-    slots.push_back({s.cell, static_cast<int64_t>(s.seed), nlohmann::json(s.config).dump(), id,
-                     false});
-  }
-  ExperimentRecord rec;
-  rec.name = "tie";
-  rec.spec_json = nlohmann::json(spec).dump();
-  const auto r = experiment_results(store, store.create_experiment(rec, cells, slots));
+  const auto r = store_experiment(spec, plan,
+                                  [&](int cell, int64_t seed) { return per_cell[cell][seed - 1]; });
   ASSERT_EQ(r.cells.size(), 3u);
 
   const std::string text = experiment_report_text(r);

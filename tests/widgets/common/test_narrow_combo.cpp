@@ -13,6 +13,15 @@ namespace {
 const QString kLongName =
     QStringLiteral("s52 · HN γ 0.5 · s learnt · seed 1 · lr 1e-3 · batch 64 · ") +
     QStringLiteral("ViT-B/16 from OpenAI weights, long-caption recipe (#1)");
+// Shows `combo` as a narrow combo of "run 1" and kLongName, at its smallest.
+bool show_narrow_with_long_item(QComboBox& combo) {
+  hnclip::gui::make_narrow_combo(&combo, 16);
+  combo.addItem(QStringLiteral("run 1"));
+  combo.addItem(kLongName);
+  combo.resize(combo.minimumSizeHint());
+  combo.show();
+  return QTest::qWaitForWindowExposed(&combo);
+}
 }  // namespace
 
 class TestNarrowCombo : public QObject {
@@ -35,12 +44,7 @@ class TestNarrowCombo : public QObject {
 
   void its_list_opens_wide_enough_for_every_item() {
     QComboBox combo;
-    hnclip::gui::make_narrow_combo(&combo, 16);
-    combo.addItem(QStringLiteral("run 1"));
-    combo.addItem(kLongName);
-    combo.resize(combo.minimumSizeHint());
-    combo.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&combo));
+    QVERIFY(show_narrow_with_long_item(combo));
     combo.showPopup();
     QWidget* popup = combo.view()->window();
     QTRY_VERIFY(popup->isVisible());
@@ -54,12 +58,7 @@ class TestNarrowCombo : public QObject {
   void tooltip_shows_the_current_item_in_full() {
     QComboBox combo;
     combo.setToolTip(QStringLiteral("The run whose stored Ḡ snapshots are shown"));
-    hnclip::gui::make_narrow_combo(&combo, 16);
-    combo.addItem(QStringLiteral("run 1"));
-    combo.addItem(kLongName);
-    combo.resize(combo.minimumSizeHint());
-    combo.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&combo));
+    QVERIFY(show_narrow_with_long_item(combo));
     {
       // As a refill does: the choice changes with the combo's signals blocked.
       const QSignalBlocker block(&combo);
