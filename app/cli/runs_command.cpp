@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "data/benchmark_summary.h"
+#include "job/stored_best_epoch.h"
 #include "store/run_store.h"
 #include "text/terminal_column.h"
 #include "train/best_epoch.h"
@@ -57,6 +58,7 @@ nlohmann::json evaluations_json(const RecallTable& table) {
 nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
   const TrainConfig config = parse_train_config(r.config_json);
   const auto table = recall_table(store, r.id, config.test_split);
+  const int best_epoch = best_stored_epoch(store.epoch_evals(r.id), config.test_split).epoch;
   nlohmann::json j{{"id", r.id},
                    {"name", r.name},
                    {"status", to_string(r.status)},
@@ -66,7 +68,7 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
                    {"created", iso_time(r.created_at_ms)},
                    {"started", iso_time(r.started_at_ms)},
                    {"finished", iso_time(r.finished_at_ms)},
-                   {"best_epoch", r.best_epoch},
+                   {"best_epoch", best_epoch},
                    {"framework", to_string(config.framework)},
                    {"hn", config.hn},
                    {"gamma", config.loss_gamma},
@@ -81,7 +83,7 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
       }
     }
   };
-  if (r.best_epoch > kStartEpoch) recall_json(r.best_epoch, "best");
+  if (best_epoch > kStartEpoch) recall_json(best_epoch, "best");
   recall_json(kStartEpoch, "start");
   if (full) {
     j["config"] = nlohmann::json::parse(r.config_json, nullptr, false);      // as stored
@@ -161,7 +163,9 @@ CommandAction add_runs_command(CLI::App& app) {
           pad_column(fit_column(r.name, name_width), name_width + 1).c_str(),
           to_string(r.status).c_str(), framework.c_str(), fixed(j["gamma"].get<double>()).c_str(),
           j["gbar"].get<std::string>().c_str(), j["epochs"].get<int>(), r1_pair(j, "start").c_str(),
-          r.best_epoch > kStartEpoch ? std::to_string(r.best_epoch).c_str() : "-",
+          j["best_epoch"].get<int>() > kStartEpoch
+              ? std::to_string(j["best_epoch"].get<int>()).c_str()
+              : "-",
           r1_pair(j, "best").c_str(), j["created"].get<std::string>().c_str());
     }
     return kExitOk;
@@ -214,7 +218,7 @@ CommandAction add_show_command(CLI::App& app) {
                     r("i2t", "R@1").c_str(), r("i2t", "R@5").c_str(), r("i2t", "R@10").c_str());
       }
     };
-    print_rows(j["evaluations"], run->best_epoch);
+    print_rows(j["evaluations"], j["best_epoch"].get<int>());
     if (j.contains("val_evaluations")) {
       std::cout << "  validation split " << j["val_split"].get<std::string>()
                 << " (not used for the best epoch):\n";

@@ -281,7 +281,8 @@ int run_job(TrainingJob& job, bool json, TrainResult* result_out = nullptr) {
     std::cout << out.dump() << std::endl;
   } else if (have_best) {
     std::cout << "run " << job.run_id() << " " << result.status << "; best epoch "
-              << result.best_epoch << " on " << job.test_images() << " test images:\n";
+              << result.best_epoch << " on " << job.test_images() << " images of split "
+              << job.config().test_split << ":\n";
     for (const auto* r : {&result.best_eval.t2i, &result.best_eval.i2t}) {
       std::cout << "  " << r->direction << ":";
       for (const auto& [k, v] : r->recall) std::cout << "  R@" << k << " " << v;

@@ -10,6 +10,7 @@
 #include "eval/caption_geometry.h"
 #include "job/run_assets.h"
 #include "job/run_benchmark_spec.h"
+#include "job/stored_best_epoch.h"
 #include "job/workbench_paths.h"
 #include "store/run_store.h"
 #include "text/shared_content_words.h"
@@ -110,8 +111,9 @@ ResolvedEncoder resolve_caption_encoder(const std::string& encoder, const std::s
     if (checkpoints.empty())
       throw ConfigError("--encoder " + value + ": the run has no checkpoint yet");
     auto chosen = checkpoints.back();  // the best epoch's checkpoint, else the last
+    const int best = best_stored_epoch(store, *run).epoch;
     for (const auto& c : checkpoints)
-      if (c.epoch == run->best_epoch) chosen = c;
+      if (c.epoch == best) chosen = c;
     const auto path = checked_file(chosen.path, "--encoder " + value);
     return {"run:" + std::to_string(id) + "@" + std::to_string(chosen.epoch), path};
   }

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "job/stored_best_epoch.h"
 #include "train/train_config.h"
 
 namespace hnclip {
@@ -20,8 +21,9 @@ RunCheckpoint choose_run_checkpoint(const RunStore& store, const std::string& da
     chosen = checkpoints.back();
   } else if (which == "best") {
     chosen = checkpoints.back();
+    const int best = best_stored_epoch(store, *run).epoch;
     for (const auto& c : checkpoints)
-      if (c.epoch == run->best_epoch) chosen = c;
+      if (c.epoch == best) chosen = c;
   } else {
     int epoch = -1;
     try {

@@ -4,15 +4,17 @@
 #include <utility>
 
 #include "train/best_epoch.h"
+#include "train/train_config.h"
 
 namespace hnclip {
 
-StoredBestEpoch best_stored_epoch(const std::vector<EpochEvalRow>& evals, int last_epoch) {
+StoredBestEpoch best_stored_epoch(const std::vector<EpochEvalRow>& evals,
+                                  const std::string& test_split, int last_epoch) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   // Per epoch, ascending (so ties keep the earlier one): (t2i R@1, i2t R@1).
   std::map<int, std::pair<double, double>> r1;
   for (const auto& e : evals) {
-    if (e.split != kReportedSplit || e.k != 1 || e.epoch > last_epoch) continue;
+    if (e.split != test_split || e.k != 1 || e.epoch > last_epoch) continue;
     auto [it, added] = r1.try_emplace(e.epoch, kNaN, kNaN);
     if (e.direction == "t2i") it->second.first = e.recall;
     if (e.direction == "i2t") it->second.second = e.recall;
@@ -32,6 +34,16 @@ StoredBestEpoch best_stored_epoch(const std::vector<EpochEvalRow>& evals, int la
     }
   }
   return out;
+}
+
+StoredBestEpoch best_stored_epoch(const RunStore& store, const RunRecord& run) {
+  TrainConfig config;
+  try {
+    config = parse_train_config(run.config_json);
+  } catch (const ConfigError&) {
+    // Another version's or a mistyped config: TrainConfig's default split.
+  }
+  return best_stored_epoch(store.epoch_evals(run.id), config.test_split);
 }
 
 }  // namespace hnclip

@@ -50,8 +50,9 @@ nlohmann::json published_run(int64_t run_id, const TrainConfig& config, const Tr
             {"checkpoint", start.checkpoint}}}};
 }
 
-// Keeps runs.best_epoch current while training, so a GUI or `hnclip runs` sees it live. Only the
-// test split's evaluations count: a validation split's are stored, never offered.
+// Keeps runs.best_epoch current while training, for whoever reads the database with SQL (the
+// workbench itself reads the best epoch from the stored evaluations: job/stored_best_epoch.h).
+// Only the test split's evaluations count: a validation split's are stored, never offered.
 class BestEpochTracker : public TrainObserver {
  public:
   BestEpochTracker(RunStore& store, int64_t run, BestEpochSelector best, std::string test_split)
@@ -67,6 +68,24 @@ class BestEpochTracker : public TrainObserver {
   BestEpochSelector best_;
   std::string test_split_;
 };
+
+// A resumed run whose best epoch was evaluated before the resume gets that epoch's recall from
+// the store (the trainer only holds the evaluations it ran itself), so its result reports it.
+void fill_best_eval_from_store(const RunStore& store, int64_t run, const std::string& test_split,
+                               TrainResult& result) {
+  if (result.best_epoch < 0 || !result.best_eval.t2i.recall.empty()) return;
+  EvalEvent& e = result.best_eval;
+  e.epoch = result.best_epoch;
+  e.split = test_split;
+  e.t2i.direction = "t2i";
+  e.i2t.direction = "i2t";
+  for (const auto& row : store.epoch_evals(run)) {  // ordered by k: recall stays K ascending
+    if (row.epoch != result.best_epoch || row.split != test_split) continue;
+    e.step = row.step;
+    if (row.direction == e.t2i.direction) e.t2i.recall.emplace_back(row.k, row.recall);
+    if (row.direction == e.i2t.direction) e.i2t.recall.emplace_back(row.k, row.recall);
+  }
+}
 }  // namespace
 
 struct TrainingJob::Impl {
@@ -383,7 +402,8 @@ std::unique_ptr<TrainingJob> TrainingJob::resume_recorded(int64_t run_id, const 
       if (m.step == last->step) s.start.completed_seconds = m.wall_time_s;
     }
     // Best so far among the epochs being kept.
-    const StoredBestEpoch kept = best_stored_epoch(s.store->epoch_evals(run_id), last->epoch);
+    const StoredBestEpoch kept =
+        best_stored_epoch(s.store->epoch_evals(run_id), s.config.test_split, last->epoch);
     if (kept.epoch >= 0) {
       s.start.best_epoch = kept.epoch;
       s.start.best_mean_r1 = kept.score;
@@ -448,6 +468,7 @@ TrainResult TrainingJob::run(const std::atomic<bool>& stop,
     for (auto* o : observers) trainer.add_observer(o);
     TrainResult result = trainer.run(s.start, stop);
     record_skipped();
+    fill_best_eval_from_store(*s.store, s.run_id, s.config.test_split, result);
     return result;
   } catch (const std::exception& e) {
     // The error that ended the run is the one reported. When the database itself cannot be

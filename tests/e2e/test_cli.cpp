@@ -471,6 +471,43 @@ TEST_F(Cli, KilledRunIsInterruptedAndResumesIntoTheSameRun) {
   expect_one_line_error(hnclip("train --resume 1 --gamma 0.3" + common()), 2, "--gamma");
 }
 
+// A run tested on "val" (--test-split) that stopped after its best epoch: the resume keeps that
+// best (chosen on val, not on a "test" split the run never evaluated), reports its recall although
+// this process did not evaluate it, and `show`, `runs` and --epoch best agree.
+TEST_F(Cli, ResumedRunKeepsItsEarlierBestOnItsOwnTestSplit) {
+  auto first = hnclip(small_train() + " --test-split val --json" + common());
+  ASSERT_EQ(first.code, 0) << first.err;
+  const auto shown = json::parse(hnclip("show 1 --json" + common()).out);
+  ASSERT_EQ(shown["checkpoints"].size(), 2u);
+  {
+    // As if stopped during epoch 2 after a perfect epoch 1: epoch 2's checkpoint is gone.
+    hnclip::RunStore store(db());
+    store.set_status(1, hnclip::RunStatus::Stopped, "stopped by the test");
+    hnclip::RetrievalResult t2i, i2t;
+    t2i.direction = "t2i";
+    i2t.direction = "i2t";
+    t2i.recall = i2t.recall = {{1, 100.0}, {5, 100.0}, {10, 100.0}};
+    store.write_epoch_eval(1, 1, shown["checkpoints"][0]["step"].get<int64_t>(), "val", t2i, i2t);
+    fs::remove(shown["checkpoints"][1]["path"].get<std::string>());
+  }
+  auto resumed = hnclip("train --resume 1 --json" + common());
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  const auto j = json::parse(resumed.out);
+  EXPECT_EQ(j["best_epoch"], 1) << resumed.out;
+  ASSERT_TRUE(j["t2i"].is_object()) << resumed.out;
+  EXPECT_EQ(j["t2i"]["R@1"], 100.0);
+  EXPECT_EQ(j["i2t"]["R@10"], 100.0);
+
+  const auto after = json::parse(hnclip("show 1 --json" + common()).out);
+  EXPECT_EQ(after["best_epoch"], 1);
+  EXPECT_EQ(after["best"]["t2i"]["R@1"], 100.0);
+  EXPECT_EQ(runs()[0]["best_epoch"], 1);
+  auto exported =
+      hnclip("export --run 1 --epoch best " + (dir / "best.pt").string() + " --json" + common());
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  EXPECT_EQ(json::parse(exported.out)["epoch"], 1) << exported.out;
+}
+
 TEST_F(Cli, BenchmarkJsonReportsTableA1) {
   auto r = hnclip("benchmark --benchmark-size small --json" + common());
   ASSERT_EQ(r.code, 0) << r.err;

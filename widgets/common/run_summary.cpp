@@ -31,15 +31,15 @@ bool same_eval(const EpochEvalRow& a, const EpochEvalRow& b) {
 
 double RunSummary::recall(int epoch, const std::string& direction, int k) const {
   for (const auto& e : evals)
-    if (e.epoch == epoch && e.split == kReportedSplit && e.direction == direction && e.k == k)
+    if (e.epoch == epoch && e.split == test_split && e.direction == direction && e.k == k)
       return e.recall;
   return std::numeric_limits<double>::quiet_NaN();
 }
 
 bool operator==(const RunSummary& a, const RunSummary& b) {
   if (!same_record(a.record, b.record) || a.benchmark != b.benchmark ||
-      a.framework != b.framework ||
-      !same_double(a.gamma, b.gamma) || a.gbar != b.gbar || a.epochs != b.epochs ||
+      a.framework != b.framework || !same_double(a.gamma, b.gamma) || a.gbar != b.gbar ||
+      a.epochs != b.epochs || a.test_split != b.test_split ||
       a.config_readable != b.config_readable || !same_double(a.best_r1_t2i, b.best_r1_t2i) ||
       !same_double(a.best_r1_i2t, b.best_r1_i2t) || !same_double(a.start_r1_t2i, b.start_r1_t2i) ||
       !same_double(a.start_r1_i2t, b.start_r1_i2t) ||
@@ -74,8 +74,9 @@ RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> e
   s.gamma = config.loss_gamma;
   s.gbar = to_string(config.loss_gbar);
   s.epochs = config.epochs;
+  s.test_split = config.test_split;
 
-  const StoredBestEpoch best = best_stored_epoch(s.evals);
+  const StoredBestEpoch best = best_stored_epoch(s.evals, s.test_split);
   s.report_epoch = best.epoch;
   s.best_r1_t2i = best.r1_t2i;
   s.best_r1_i2t = best.r1_i2t;

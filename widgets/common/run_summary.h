@@ -24,8 +24,9 @@ struct RunSummary {
   double gamma = 0;
   std::string gbar;
   int epochs = 0;
+  std::string test_split;  // the config's: the split its best epoch and recall rows are read from
   bool config_readable = true;  // false: config_json did not parse (shown as "?")
-  // R@1 (percent) of the test split at the best epoch, per direction; NaN = none.
+  // R@1 (percent) of test_split at the best epoch, per direction; NaN = none.
   double best_r1_t2i = std::numeric_limits<double>::quiet_NaN();
   double best_r1_i2t = std::numeric_limits<double>::quiet_NaN();
   // R@1 (percent) of epoch 0, the starting checkpoint; NaN when it was not evaluated.
@@ -43,7 +44,7 @@ struct RunSummary {
   std::vector<EpochEvalRow> evals;  // every recall row, ordered by epoch, direction, k
   std::string checkpoint_dir;       // where the run's checkpoint files live
 
-  // Recall in percent of (epoch, direction, k) on the test split; NaN when not stored.
+  // Recall in percent of (epoch, direction, k) on test_split; NaN when not stored.
   double recall(int epoch, const std::string& direction, int k) const;
 };
 

@@ -151,6 +151,29 @@ class TestRecallTable : public QObject {
     QCOMPARE(RecallTable::fromSummaries({none}).toCsv().split('\n').at(1), QString("r,,,,,,,,,,,"));
   }
 
+  // A run trained with --test-split val chose its best epoch on val and stored its recall there:
+  // its row shows that epoch and those values, not an empty row for want of a "test" split.
+  void rows_of_a_run_evaluated_on_another_split() {
+    hnclip::RunRecord rec;
+    rec.id = 3;
+    rec.name = "on val";
+    rec.config_json = R"({"test_split": "val"})";
+    std::vector<hnclip::EpochEvalRow> evals;
+    for (int epoch : {0, 1, 2})
+      for (const char* dir : {"i2t", "t2i"})
+        evals.push_back({epoch, epoch * 10, "val", dir, 1, epoch == 1 ? 70.0 : 40.0 + epoch});
+    const auto s = hnclip::gui::make_run_summary(rec, evals, "/tmp/x/runs.db");
+    QCOMPARE(s.report_epoch, 1);
+    QCOMPARE(s.best_r1_t2i, 70.0);
+    QCOMPARE(s.start_r1_i2t, 40.0);
+    QCOMPARE(s.recall(2, "t2i", 1), 42.0);
+    const RecallTable t = RecallTable::fromSummaries({s}, RecallTable::StartRows::Include);
+    QCOMPARE(t.rows().size(), size_t(2));  // the start, then the run at its best epoch
+    QCOMPARE(t.rows()[0].values[0], 40.0);
+    QCOMPARE(t.rows()[1].epoch, 1);
+    QCOMPARE(t.rows()[1].values[0], 70.0);
+  }
+
   // A run needs no name (the CLI and the Train tab start unnamed runs): its row still says which
   // run it is, in the window and in both exports, never a blank first cell.
   void unnamed_runs_go_by_their_number() {
