@@ -248,7 +248,8 @@ ExperimentResults experiment_results(const RunStore& store, int64_t experiment_i
           cconf.logit_scale == mconf.config.logit_scale)
         paired = c;
       if (!cconf.fixed_scale && cconf.logit_scale == 0) learnt = c;
-      if (!std::isnan(cc.selection_mean) && cc.selection_mean > best) {
+      // The earlier cell on ties, as the best epoch (equal hits can differ in the last bit).
+      if (score_beats(cc.selection_mean, best)) {
         best = cc.selection_mean;
         strongest = c;
       }

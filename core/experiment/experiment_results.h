@@ -3,7 +3,7 @@
 // std over seeds of every R@K in both directions, at the epoch the selection rule picks, and for
 // every method cell (γ > 0) the paired comparison against its controls: the γ = 0 run with
 // everything else equal, the learnt-scale run, and the strongest simple control (the best γ = 0
-// cell of its context on the selection split). Read from the RunStore; only finished runs count.
+// cell of its context on the selection split, the earlier cell on ties). Read from the RunStore; only finished runs count.
 // Plain values: build on any thread that owns the RunStore connection.
 
 #include <array>

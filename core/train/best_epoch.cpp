@@ -16,9 +16,15 @@ double best_epoch_score(double r1_t2i, double r1_i2t) {
 // 50/N in percent (0.5/N as a fraction), far above this margin for any N below 10^8.
 constexpr double kTieMargin = 1e-9;
 
+bool score_beats(double score, double best) {
+  if (std::isnan(score)) return false;
+  if (!std::isfinite(best)) return score > best;
+  return score > best + kTieMargin * std::abs(best);
+}
+
 bool BestEpochSelector::offer(int epoch, double score) {
   if (epoch <= kStartEpoch || std::isnan(score)) return false;
-  if (epoch_ >= 0 && !(score > score_ + kTieMargin * std::abs(score_))) return false;
+  if (epoch_ >= 0 && !score_beats(score, score_)) return false;
   epoch_ = epoch;
   score_ = score;
   return true;

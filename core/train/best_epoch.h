@@ -15,6 +15,11 @@ constexpr int kStartEpoch = 0;  // the evaluation before the first step
 // evaluated in one direction only); NaN when both are.
 double best_epoch_score(double r1_t2i, double r1_i2t);
 
+// True when `score` is above `best` by more than rounding (see best_epoch.cpp): the one
+// comparison behind every "best" of mean R@1 values — a run's epochs, an experiment's strongest
+// control — so equal hits never make the later candidate win. Never for a NaN score.
+bool score_beats(double score, double best);
+
 class BestEpochSelector {
  public:
   BestEpochSelector() = default;

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "train/best_epoch.h"
 #include "widgets/experiments/experiment_spec_for_qt.h"
 
 namespace hnclip::gui {
@@ -180,7 +181,7 @@ SampleEfficiencyPlot sample_efficiency_plot(const ExperimentSnapshot& snapshot, 
     out.series[it->second].points.push_back(point_of(cell, direction, fraction * kPercent));
     // The strongest simple control is chosen as the core chooses it: on the selection split.
     if (control && fraction == largest && !std::isnan(cell.selection_mean) &&
-        (!strongest || cell.selection_mean > strongest->selection_mean))
+        (!strongest || score_beats(cell.selection_mean, strongest->selection_mean)))
       strongest = &cell;
   }
   if (strongest) out.strongest_full = band_of(*strongest, direction, strongest->cell.label);

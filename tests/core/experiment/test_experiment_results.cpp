@@ -318,6 +318,32 @@ TEST_F(ExperimentResultsTest, MeansThatPrintAlikeShareTheirRank) {
   EXPECT_EQ(latex.find("-0.00"), std::string::npos) << latex;
 }
 
+// Two controls whose seeds have the same hits (120 + 124 and 122 + 122 of 142) are equally
+// strong, though their mean selection scores differ in the last bit with the later cell's higher:
+// the strongest control is the earlier cell, as the earlier epoch is the best on ties.
+TEST_F(ExperimentResultsTest, EquallyStrongControlsGoToTheEarlierCell) {
+  ExperimentSpec spec;
+  spec.name = "tie";
+  spec.axes = {{"loss_gamma", {0.5}}};
+  spec.seeds = {1, 2};
+  spec.control_scales = {50};
+  const auto plan = expand_experiment(spec, false);
+  ASSERT_EQ(plan.cells.size(), 3u);  // method, paired (learnt scale), fixed scale 50
+  const double per_cell[3][2] = {{100.0 * 110 / 142, 100.0 * 112 / 142},
+                                 {100.0 * 120 / 142, 100.0 * 124 / 142},
+                                 {100.0 * 122 / 142, 100.0 * 122 / 142}};
+  const auto r = store_experiment(spec, plan,
+                                  [&](int cell, int64_t seed) { return per_cell[cell][seed - 1]; });
+  ASSERT_EQ(r.cells.size(), 3u);
+  ASSERT_GT(r.cells[2].selection_mean, r.cells[1].selection_mean)
+      << "the later control is meant to be higher in the last bit";
+  ASSERT_LT(r.cells[2].selection_mean - r.cells[1].selection_mean, 1e-12);
+  int strongest = -1;
+  for (const auto& c : r.comparisons)
+    if (c.kind == "strongest") strongest = c.control_cell;
+  EXPECT_EQ(strongest, 1);
+}
+
 // Transfer columns: a run counts where it was evaluated at its selected epoch (here the best on
 // val, epoch 1), not at another epoch; per cell mean ± std of R@1 in both directions, in every
 // export.
