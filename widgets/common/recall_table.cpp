@@ -31,6 +31,13 @@ bool same_values(const std::array<double, RecallTable::kValueColumns>& a,
 
 RecallTable::RecallTable(std::vector<Row> rows) : rows_(std::move(rows)) {
   best_.fill(std::numeric_limits<double>::quiet_NaN());
+  const Row* first = nullptr;
+  for (const auto& row : rows_) {
+    if (row.start) continue;
+    if (!first) first = &row;
+    comparable_ = comparable_ && row.test_set == first->test_set;
+  }
+  if (!comparable_) return;  // no best across test sets
   for (const auto& row : rows_)
     for (int c = 0; c < kValueColumns && !row.start; ++c) {
       const double v = row.values[c];
@@ -46,6 +53,7 @@ RecallTable RecallTable::fromSummaries(const std::vector<RunSummary>& runs, Star
     Row row;
     row.start = true;
     row.epoch = kStartEpoch;
+    row.test_set = s.test_set.key;
     bool any = false;
     for (int c = 0; c < kValueColumns; ++c) {
       row.values[c] = s.recall(kStartEpoch, direction(c), k(c));
@@ -53,7 +61,9 @@ RecallTable RecallTable::fromSummaries(const std::vector<RunSummary>& runs, Star
     }
     if (!any) continue;
     size_t i = 0;
-    while (i < rows.size() && !same_values(rows[i].values, row.values)) ++i;
+    while (i < rows.size() &&
+           (rows[i].test_set != row.test_set || !same_values(rows[i].values, row.values)))
+      ++i;
     if (i == rows.size()) {
       rows.push_back(row);
       start_runs.emplace_back();
@@ -75,6 +85,7 @@ RecallTable RecallTable::fromSummaries(const std::vector<RunSummary>& runs, Star
     row.run_id = s.record.id;
     row.run_name = run_label(s.record.id, s.record.name).toStdString();
     row.epoch = s.report_epoch;
+    row.test_set = s.test_set.key;
     for (int c = 0; c < kValueColumns; ++c)
       row.values[c] = s.report_epoch < 0 ? std::numeric_limits<double>::quiet_NaN()
                                          : s.recall(s.report_epoch, direction(c), k(c));

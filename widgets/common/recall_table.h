@@ -1,8 +1,9 @@
 #pragma once
 // RecallTable: runs × (R@1/5/10/25/50 text→image, then image→text) at each run's reported epoch,
 // optionally with the starting checkpoints' rows ("start", epoch 0) as the reference, the best
-// fine-tuned value of every column marked (start rows never are), and its CSV and LaTeX
-// (booktabs) renderings.
+// fine-tuned value of every column marked (start rows never are; nothing is when the runs were
+// tested on different data: their recall is not comparable), and its CSV and LaTeX (booktabs)
+// renderings.
 // Plain values (QtCore strings only): any thread.
 
 #include <array>
@@ -29,13 +30,14 @@ class RecallTable {
     int epoch = -1;                              // -1 = nothing evaluated
     std::array<double, kValueColumns> values{};  // percent; NaN = not stored
     bool start = false;  // a starting checkpoint's row (epoch 0): a reference, never a best
+    std::string test_set;  // RunTestSet::key of the data it was measured on
   };
 
   explicit RecallTable(std::vector<Row> rows);
   enum class StartRows { Omit, Include };
   // One row per summary, at its report_epoch, in the given order. With StartRows::Include, first
   // one "start" row per distinct epoch-0 score (runs fine-tuned from one checkpoint share one,
-  // named "start (runs 3, 4)", run_id 0 when shared).
+  // named "start (runs 3, 4)", run_id 0 when shared; only runs on one test set share a row).
   static RecallTable fromSummaries(const std::vector<RunSummary>& runs,
                                    StartRows start = StartRows::Omit);
 
@@ -45,8 +47,10 @@ class RecallTable {
   static std::string direction(int column);
   static int k(int column);
   // True when row's value is the column's maximum over the non-start rows at kDecimals (ties: all
-  // of them); never for a start row.
+  // of them); never for a start row, and never when the table is not comparable().
   bool isBest(int row, int column) const;
+  // False when the non-start rows were measured on more than one test set.
+  bool comparable() const { return comparable_; }
   // The value as shown: kDecimals decimals, "" when missing.
   static QString formatValue(double value);
 
@@ -60,6 +64,7 @@ class RecallTable {
  private:
   std::vector<Row> rows_;
   std::array<double, kValueColumns> best_{};  // NaN when a column has no value
+  bool comparable_ = true;
 };
 
 // Escapes \ & % $ # _ { } ~ ^ for LaTeX text mode.

@@ -31,7 +31,7 @@ bool same_eval(const EpochEvalRow& a, const EpochEvalRow& b) {
 
 double RunSummary::recall(int epoch, const std::string& direction, int k) const {
   for (const auto& e : evals)
-    if (e.epoch == epoch && e.split == test_split && e.direction == direction && e.k == k)
+    if (e.epoch == epoch && e.split == test_set.split && e.direction == direction && e.k == k)
       return e.recall;
   return std::numeric_limits<double>::quiet_NaN();
 }
@@ -39,9 +39,10 @@ double RunSummary::recall(int epoch, const std::string& direction, int k) const 
 bool operator==(const RunSummary& a, const RunSummary& b) {
   if (!same_record(a.record, b.record) || a.benchmark != b.benchmark ||
       a.framework != b.framework || !same_double(a.gamma, b.gamma) || a.gbar != b.gbar ||
-      a.epochs != b.epochs || a.test_split != b.test_split ||
-      a.config_readable != b.config_readable || !same_double(a.best_r1_t2i, b.best_r1_t2i) ||
-      !same_double(a.best_r1_i2t, b.best_r1_i2t) || !same_double(a.start_r1_t2i, b.start_r1_t2i) ||
+      a.epochs != b.epochs || a.test_set.key != b.test_set.key ||
+      a.test_set.label != b.test_set.label || a.config_readable != b.config_readable ||
+      !same_double(a.best_r1_t2i, b.best_r1_t2i) || !same_double(a.best_r1_i2t, b.best_r1_i2t) ||
+      !same_double(a.start_r1_t2i, b.start_r1_t2i) ||
       !same_double(a.start_r1_i2t, b.start_r1_i2t) ||
       a.solved_first_epoch != b.solved_first_epoch ||
       !same_double(a.solved_first, b.solved_first) || a.solved_last_epoch != b.solved_last_epoch ||
@@ -74,9 +75,9 @@ RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> e
   s.gamma = config.loss_gamma;
   s.gbar = to_string(config.loss_gbar);
   s.epochs = config.epochs;
-  s.test_split = config.test_split;
+  s.test_set = run_test_set(record.config_json);
 
-  const StoredBestEpoch best = best_stored_epoch(s.evals, s.test_split);
+  const StoredBestEpoch best = best_stored_epoch(s.evals, s.test_set.split);
   s.report_epoch = best.epoch;
   s.best_r1_t2i = best.r1_t2i;
   s.best_r1_i2t = best.r1_i2t;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "store/run_store.h"
+#include "widgets/common/run_test_set.h"
 
 namespace hnclip::gui {
 
@@ -24,9 +25,11 @@ struct RunSummary {
   double gamma = 0;
   std::string gbar;
   int epochs = 0;
-  std::string test_split;  // the config's: the split its best epoch and recall rows are read from
+  // What its recall was measured on; test_set.split is the split its best epoch and recall rows
+  // are read from.
+  RunTestSet test_set;
   bool config_readable = true;  // false: config_json did not parse (shown as "?")
-  // R@1 (percent) of test_split at the best epoch, per direction; NaN = none.
+  // R@1 (percent) of test_set.split at the best epoch, per direction; NaN = none.
   double best_r1_t2i = std::numeric_limits<double>::quiet_NaN();
   double best_r1_i2t = std::numeric_limits<double>::quiet_NaN();
   // R@1 (percent) of epoch 0, the starting checkpoint; NaN when it was not evaluated.
@@ -44,7 +47,7 @@ struct RunSummary {
   std::vector<EpochEvalRow> evals;  // every recall row, ordered by epoch, direction, k
   std::string checkpoint_dir;       // where the run's checkpoint files live
 
-  // Recall in percent of (epoch, direction, k) on test_split; NaN when not stored.
+  // Recall in percent of (epoch, direction, k) on test_set.split; NaN when not stored.
   double recall(int epoch, const std::string& direction, int k) const;
 };
 

@@ -172,7 +172,8 @@ QVariant RunTableModel::display(const RunSummary& s, int column) const {
     case ColStatus:
       return qs(to_string(r.status));
     case ColBenchmark:
-      return s.config_readable ? qs(s.benchmark) : unknown;
+      // The test set, not only the benchmark's name: rows on different data look different.
+      return s.config_readable ? qs(s.test_set.label) : unknown;
     case ColFramework:
       return s.config_readable ? qs(s.framework) : unknown;
     case ColGamma:
@@ -211,7 +212,7 @@ QVariant RunTableModel::sortValue(const RunSummary& s, int column) const {
     case ColStatus:
       return qs(to_string(r.status));
     case ColBenchmark:
-      return qs(s.benchmark).toLower();
+      return qs(s.test_set.label).toLower();
     case ColFramework:
       return qs(s.framework);
     case ColGamma:
@@ -256,7 +257,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
       return qs(to_string(s.record.status));
     case FilterRole:
       if (column != ColName) return {};
-      return QStringList{display(s, ColName).toString(), qs(s.benchmark),
+      return QStringList{display(s, ColName).toString(), qs(s.test_set.label),
                          qs(to_string(s.record.status)), qs(s.record.tags)}
           .join(QLatin1Char(' '));
     case Qt::DecorationRole:
@@ -318,7 +319,7 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
       case ColStatus:
         return tr("Status");
       case ColBenchmark:
-        return tr("Benchmark");
+        return tr("Test set");
       case ColFramework:
         return tr("Framework");
       case ColGamma:
@@ -347,6 +348,10 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
   }
   if (role == Qt::ToolTipRole) {
     switch (section) {
+      case ColBenchmark:
+        return tr(
+            "The data the recall was measured on: benchmark (size and data seed, or folder) / "
+            "test split. Recall of runs on different test sets is not comparable");
       case ColGamma:
         return tr("Margin strength γ (0 = plain InfoNCE)");
       case ColGbar:

@@ -20,7 +20,7 @@ class RunTableModel : public QAbstractTableModel {
   enum Column {
     ColName,
     ColStatus,
-    ColBenchmark,
+    ColBenchmark,  // the test set (RunTestSet::label): benchmark, size, seed or folder, split
     ColFramework,  // sorting by it groups a sweep's runs by framework
     ColGamma,
     ColGbar,

@@ -2,48 +2,12 @@
 
 #include <filesystem>
 
-#include <nlohmann/json.hpp>
-
 #include "job/caption_geometry_job.h"
 #include "job/run_benchmark_spec.h"
 #include "job/workbench_paths.h"
 #include "train/train_config.h"
 
 namespace hnclip::gui {
-
-namespace {
-
-TrainConfig parse_config(const std::string& json) {
-  TrainConfig c;
-  from_json(nlohmann::json::parse(json), c);
-  return c;
-}
-
-}  // namespace
-
-RetrievalSplit retrieval_split_of(const std::string& config_json, const std::string& cache_dir) {
-  RetrievalSplit s;
-  TrainConfig c;
-  try {
-    c = parse_config(config_json);
-  } catch (const std::exception& e) {
-    s.readable = false;
-    s.key = "?" + config_json;
-    s.label = std::string("configuration cannot be read: ") + e.what();
-    return s;
-  }
-  const BenchmarkSpec spec = run_benchmark_spec(c, cache_dir);
-  s.split = c.test_split;
-  if (spec.name == "synthetic") {
-    s.key = "synthetic|" + spec.size + "|" + std::to_string(spec.seed) + "|" + c.test_split;
-    s.label =
-        "synthetic " + spec.size + " (seed " + std::to_string(spec.seed) + ") / " + c.test_split;
-  } else {
-    s.key = spec.name + "|" + spec.root + "|" + c.test_split;
-    s.label = spec.name + " " + spec.root + " / " + c.test_split;
-  }
-  return s;
-}
 
 RetrievalQueries load_retrieval_queries(const std::string& database, const std::string& cache_dir,
                                         int64_t run_a, int epoch_a, int64_t run_b, int epoch_b,
@@ -59,20 +23,20 @@ RetrievalQueries load_retrieval_queries(const std::string& database, const std::
     const auto run = store.find_run(run_a);
     if (!run) throw StoreError(database + ": run " + std::to_string(run_a) + " does not exist");
     config_json = run->config_json;
-    split = parse_config(config_json).test_split;
+    split = parse_train_config(config_json).test_split;
     q.ranks_a = store.query_ranks(run_a, epoch_a, split, direction);
     q.ranks_b = store.query_ranks(run_b, epoch_b, split, direction);
   }
   if (cancel && cancel->load()) throw std::runtime_error("cancelled");
   if (!catalog) {
-    const TrainConfig c = parse_config(config_json);
+    const TrainConfig c = parse_train_config(config_json);
     catalog = std::make_shared<const SplitCatalog>(
         SplitCatalog::open(run_benchmark_spec(c, cache_dir), c.test_split, progress));
   }
   q.catalog = std::move(catalog);
 
   // Stored caption neighbours, if the split's geometry was computed under one of these encoders.
-  const TrainConfig c = parse_config(config_json);
+  const TrainConfig c = parse_train_config(config_json);
   const std::string dataset = caption_dataset_key(run_benchmark_spec(c, cache_dir), c.test_split);
   std::vector<std::string> encoders{"run:" + std::to_string(run_a) + "@" + std::to_string(epoch_a),
                                     "run:" + std::to_string(run_b) + "@" + std::to_string(epoch_b)};

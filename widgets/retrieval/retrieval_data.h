@@ -1,7 +1,6 @@
 #pragma once
 // What the Retrieval tab reads off the GUI thread: the benchmark split two runs were evaluated on
-// (SplitCatalog), their stored per-query ranks and top-10 ids for one direction and epoch, and a
-// run's split identity (to refuse comparing runs evaluated on different splits).
+// (SplitCatalog) and their stored per-query ranks and top-10 ids for one direction and epoch.
 // Plain values; load_retrieval_queries opens its own RunStore, so any thread may call it.
 
 #include <atomic>
@@ -16,17 +15,6 @@
 #include "store/run_store.h"
 
 namespace hnclip::gui {
-
-struct RetrievalSplit {
-  std::string
-      key;  // equal for runs evaluated on the same split (benchmark, size, seed, root, split)
-  std::string label;     // for people: "synthetic small (seed 1) / test"
-  std::string split;     // the test split's name
-  bool readable = true;  // false: the run's config JSON did not parse (label says why)
-};
-
-// The test split a run was evaluated on, from its config JSON.
-RetrievalSplit retrieval_split_of(const std::string& config_json, const std::string& cache_dir);
 
 struct RetrievalQueries {
   std::string direction;              // "t2i" | "i2t"

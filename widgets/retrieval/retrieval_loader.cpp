@@ -81,14 +81,13 @@ void RetrievalLoader::cancel() {
 
 bool RetrievalLoader::loadRuns() {
   if (runs_watcher_->isRunning()) return false;
-  const std::string db = db_path_.toStdString(), cache = cache_dir_.toStdString();
+  const std::string db = db_path_.toStdString();
   emit progress(0, 0, tr("reading runs…"));
-  runs_watcher_->setFuture(QtConcurrent::run([db, cache] {
+  runs_watcher_->setFuture(QtConcurrent::run([db] {
     auto r = std::make_shared<RunsJob>();
     try {
       r->list.runs = load_run_summaries(db);
-      for (const auto& s : r->list.runs)
-        r->list.splits[s.record.id] = retrieval_split_of(s.record.config_json, cache);
+      for (const auto& s : r->list.runs) r->list.splits[s.record.id] = s.test_set;
     } catch (const std::exception& e) {
       r->error = qs(e.what());
     }

@@ -23,6 +23,7 @@
 
 #include "job/run_retriever.h"
 #include "widgets/common/run_summary.h"
+#include "widgets/common/run_test_set.h"
 #include "widgets/retrieval/retrieval_data.h"
 
 namespace hnclip::gui {
@@ -33,11 +34,11 @@ using RetrieverErrors = std::map<RetrieverKey, QString>;
 // Every stored run and the split each was evaluated on.
 struct RetrievalRunList {
   std::vector<RunSummary> runs;
-  std::map<int64_t, RetrievalSplit> splits;
+  std::map<int64_t, RunTestSet> splits;  // each run's RunSummary::test_set
 };
 
 // What loadQueries() reads: run A and B at their epochs, one direction, on the split `split_key`
-// (RetrievalSplit::key of run A).
+// (RunTestSet::key of run A).
 struct RetrievalQueryRequest {
   int64_t run_a = 0;
   int epoch_a = -1;

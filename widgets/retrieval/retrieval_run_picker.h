@@ -44,7 +44,7 @@ class RetrievalRunPicker : public QWidget {
   QString direction() const;
   QString warning() const { return warning_text_; }  // "" or why the two runs are not compared
   const RunSummary* summary(int64_t run) const;
-  std::string splitKey(int64_t run) const;  // RetrievalSplit::key, "" for an unknown run
+  std::string splitKey(int64_t run) const;  // RunTestSet::key, "" for an unknown run
 
  signals:
   void selectionChanged();  // by the user or by setRuns / setEpochs
@@ -60,7 +60,7 @@ class RetrievalRunPicker : public QWidget {
   QComboBox *run_a_, *run_b_, *epoch_a_, *epoch_b_, *direction_;
   QLabel* rule_ = nullptr;  // the A / B rule, in short
   std::vector<RunSummary> summaries_;
-  std::map<int64_t, RetrievalSplit> splits_;
+  std::map<int64_t, RunTestSet> splits_;
   int64_t pending_a_ = 0, pending_b_ = 0;
   int pending_epoch_a_ = -1, pending_epoch_b_ = -1;
   bool filling_ = false;  // combos are being refilled: their signals do not reload

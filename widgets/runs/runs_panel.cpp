@@ -156,6 +156,11 @@ RunsPanel::RunsPanel(QString db_path, QWidget* parent)
   auto* recall_page = new QWidget(this);
   auto* recall_layout = new QVBoxLayout(recall_page);
   recall_layout->setContentsMargins(0, 0, 0, 0);
+  recall_note_ = new QLabel(this);
+  recall_note_->setWordWrap(true);
+  recall_note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  recall_note_->hide();
+  recall_layout->addWidget(recall_note_);
   recall_layout->addWidget(recall_view_, 1);
   recall_layout->addLayout(recall_buttons);
 
@@ -351,7 +356,31 @@ void RunsPanel::rebuildRecallModel() {
     recall_model_->setVerticalHeaderItem(static_cast<int>(r), header);
   }
   recall_view_->resizeColumnsToContents();
+
+  // Which runs were tested on which data, in table order, when that is more than one test set.
+  QStringList sets;
+  if (!recall_table_.comparable()) {
+    std::vector<std::pair<const RunTestSet*, QStringList>> by_set;
+    for (const auto& s : runs) {
+      auto it = std::find_if(by_set.begin(), by_set.end(),
+                             [&](const auto& e) { return e.first->key == s.test_set.key; });
+      if (it == by_set.end()) it = by_set.insert(by_set.end(), {&s.test_set, {}});
+      it->second << run_label(s);
+    }
+    for (const auto& [set, labels] : by_set)
+      sets << tr("%1: %2").arg(QString::fromStdString(set->label),
+                               labels.join(QStringLiteral(", ")));
+  }
+  recall_note_->setText(
+      sets.isEmpty()
+          ? QString()
+          : tr("These runs were tested on different data, so their recall is not comparable and "
+               "no best is marked. %1.")
+                .arg(sets.join(QStringLiteral("; "))));
+  recall_note_->setVisible(!sets.isEmpty());
 }
+
+QString RunsPanel::recallNote() const { return recall_note_->text(); }
 
 void RunsPanel::setDiffOnly(bool only_differing) { diff_only_->setChecked(only_differing); }
 bool RunsPanel::diffOnly() const { return diff_only_->isChecked(); }

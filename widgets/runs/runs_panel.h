@@ -93,6 +93,9 @@ class RunsPanel : public QWidget, public WorkbenchTab {
   QStandardItemModel* configDiffModel() { return diff_model_; }
   QStandardItemModel* recallModel() { return recall_model_; }
   const RecallTable& recallTable() const { return recall_table_; }
+  // Above the recall table when the selected runs were tested on different data: which runs on
+  // which test set, and that no best is marked; "" when they share one.
+  QString recallNote() const;
   void setDiffOnly(bool only_differing);
   bool diffOnly() const;
 
@@ -147,6 +150,7 @@ class RunsPanel : public QWidget, public WorkbenchTab {
   QCheckBox* diff_only_ = nullptr;
   QTableView* diff_view_ = nullptr;
   QTableView* recall_view_ = nullptr;
+  QLabel* recall_note_ = nullptr;
   QStandardItemModel* diff_model_ = nullptr;
   QStandardItemModel* recall_model_ = nullptr;
   QLabel* message_ = nullptr;

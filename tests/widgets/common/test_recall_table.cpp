@@ -174,6 +174,43 @@ class TestRecallTable : public QObject {
     QCOMPARE(t.rows()[1].values[0], 70.0);
   }
 
+  // Runs tested on different data (another size of the benchmark, another split) are listed,
+  // but no value is marked best; each keeps its own start row even when the starts print alike.
+  void runs_on_different_test_sets_have_no_best() {
+    std::vector<hnclip::gui::RunSummary> runs;
+    const std::string configs[] = {R"({"benchmark_size": "small"})", "{}",
+                                   R"({"test_split": "val"})", "{}"};
+    for (int id = 1; id <= 4; ++id) {
+      hnclip::RunRecord rec;
+      rec.id = id;
+      rec.name = "r" + std::to_string(id);
+      rec.config_json = configs[id - 1];
+      const std::string split = id == 3 ? "val" : "test";
+      std::vector<hnclip::EpochEvalRow> evals;
+      for (int epoch : {0, 1})
+        for (const char* dir : {"t2i", "i2t"})
+          evals.push_back({epoch, epoch * 10, split, dir, 1, epoch == 0 ? 50.0 : 60.0 + id});
+      runs.push_back(hnclip::gui::make_run_summary(rec, evals, "/tmp/x/runs.db"));
+    }
+    QCOMPARE(runs[0].test_set.label, std::string("synthetic small (seed 1) / test"));
+    QVERIFY(runs[1].test_set.key != runs[0].test_set.key);
+    QVERIFY(runs[2].test_set.key != runs[1].test_set.key);
+    QCOMPARE(runs[3].test_set.key, runs[1].test_set.key);
+
+    const RecallTable mixed = RecallTable::fromSummaries(runs, RecallTable::StartRows::Include);
+    QVERIFY(!mixed.comparable());
+    QCOMPARE(mixed.rows().size(), size_t(3 + 4));  // starts: small, default (runs 2, 4), val
+    QCOMPARE(mixed.rows()[1].run_name, std::string("start (runs 2, 4)"));
+    for (int r = 0; r < static_cast<int>(mixed.rows().size()); ++r)
+      for (int c = 0; c < RecallTable::kValueColumns; ++c) QVERIFY(!mixed.isBest(r, c));
+    QVERIFY(!mixed.toLatex().contains("\\textbf"));
+
+    // Runs 2 and 4 share their test set: the higher one is the best.
+    const RecallTable same = RecallTable::fromSummaries({runs[1], runs[3]});
+    QVERIFY(same.comparable());
+    QVERIFY(same.isBest(1, 0) && !same.isBest(0, 0));
+  }
+
   // A run needs no name (the CLI and the Train tab start unnamed runs): its row still says which
   // run it is, in the window and in both exports, never a blank first cell.
   void unnamed_runs_go_by_their_number() {

@@ -109,7 +109,9 @@ class TestRunTableModel : public QObject {
              hnclip::gui::run_color(a_));
     QCOMPARE(cell(RunTableModel::ColStatus).toString(), QString("finished"));
     QVERIFY(!cell(RunTableModel::ColStatus, Qt::DecorationRole).value<QIcon>().isNull());
-    QCOMPARE(cell(RunTableModel::ColBenchmark).toString(), QString("synthetic"));
+    // The test set, with the defaults the config leaves out (size default, data seed 1).
+    QCOMPARE(cell(RunTableModel::ColBenchmark).toString(),
+             QString("synthetic default (seed 1) / test"));
     QCOMPARE(cell(RunTableModel::ColGamma).toString(), QString("10"));
     QCOMPARE(cell(RunTableModel::ColGbar).toString(), QString("recomputed"));
     QCOMPARE(cell(RunTableModel::ColEpochs).toString(), QString("4"));

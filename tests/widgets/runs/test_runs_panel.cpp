@@ -142,6 +142,7 @@ class TestRunsPanel : public QObject {
     QCOMPARE(bold, 11);  // t2i R@10 tie (30/30) counts twice, every other column once
     QVERIFY(table.toCsv().contains(
         "baseline-run,1,10.00,20.00,30.00,40.00,50.00,11.00,21.00,31.00,41.00,51.00\n"));
+    QVERIFY(panel.recallNote().isEmpty());  // one test set
 
     // One run selected: nothing to compare.
     panel.selectRuns({crashed_});
@@ -149,6 +150,42 @@ class TestRunsPanel : public QObject {
     QCOMPARE(panel.configDiffModel()->rowCount(), 0);
     QVERIFY(panel.recallTable().rows().empty());
     QCOMPARE(selection.last().at(0).value<QList<int64_t>>(), QList<int64_t>{crashed_});
+  }
+
+  // A run on the small benchmark beside one on the default: the recall table marks no best and
+  // says which run was tested on which data.
+  void runs_on_different_test_sets_are_not_ranked() {
+    int64_t small = 0;
+    {
+      RunStore store(db_);
+      small = add_run(
+          store, "on-small", RunStatus::Finished,
+          make_config_json("synthetic", 0.5, "recomputed", 3, R"("benchmark_size": "small")"),
+          5000000);
+      add_eval(store, small, 1, {90, 95, 99, 99, 99}, {90, 95, 99, 99, 99});
+    }
+    RunsPanel panel(QString::fromStdString(db_));
+    panel.selectRuns({base_, margin_, small});
+    wait_idle(panel);
+    QCOMPARE(panel.selectedRuns().size(), 3);
+    const auto& table = panel.recallTable();
+    QVERIFY(!table.comparable());
+    for (int r = 0; r < static_cast<int>(table.rows().size()); ++r)
+      for (int c = 0; c < 10; ++c) {
+        QVERIFY(!table.isBest(r, c));
+        QVERIFY(!panel.recallModel()->item(r, 1 + c)->font().bold());
+      }
+    const QString note = panel.recallNote();
+    QVERIFY2(note.contains("synthetic small (seed 1) / test: on-small"), qPrintable(note));
+    QVERIFY2(note.contains("synthetic default (seed 1) / test: baseline-run, margin-0.5") ||
+                 note.contains("synthetic default (seed 1) / test: margin-0.5, baseline-run"),
+             qPrintable(note));
+    // The table's column says it too.
+    const auto* model = panel.runTableModel();
+    QCOMPARE(model->index(model->rowOfRun(small), hnclip::gui::RunTableModel::ColBenchmark)
+                 .data()
+                 .toString(),
+             QString("synthetic small (seed 1) / test"));
   }
 
   void selection_survives_refresh_and_rename_and_tags_persist() {

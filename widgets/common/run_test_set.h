@@ -1,0 +1,23 @@
+#pragma once
+// RunTestSet: the data a run's recall was measured on — the benchmark with its size and data seed
+// (built-in) or its root (a data set on disk), and the test split — read from the run's stored
+// config. Runs are comparable only on the same test set: the Retrieval tab refuses other pairs,
+// and the Runs tab marks no best across sets. Plain values: any thread.
+
+#include <string>
+
+namespace hnclip::gui {
+
+struct RunTestSet {
+  // Equal exactly for runs evaluated on the same split (benchmark, size, seed, root, split).
+  std::string key;
+  std::string label;  // for people: "synthetic small (seed 1) / test"
+  // The test split's name; TrainConfig's default when the config cannot be read.
+  std::string split;
+  bool readable = true;  // false: the run's config did not parse (label says why)
+};
+
+// Never throws: an unreadable config gives readable = false and a key of its own.
+RunTestSet run_test_set(const std::string& config_json);
+
+}  // namespace hnclip::gui
