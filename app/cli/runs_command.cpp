@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "data/benchmark_summary.h"
+#include "job/run_test_set.h"
 #include "job/stored_best_epoch.h"
 #include "store/run_store.h"
 #include "text/terminal_column.h"
@@ -69,6 +70,8 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
                    {"started", iso_time(r.started_at_ms)},
                    {"finished", iso_time(r.finished_at_ms)},
                    {"best_epoch", best_epoch},
+                   // What its recall was measured on: runs of different sets do not compare.
+                   {"test_set", run_test_set(r.config_json).label},
                    {"framework", to_string(config.framework)},
                    {"hn", config.hn},
                    {"gamma", config.loss_gamma},
@@ -138,13 +141,20 @@ CommandAction add_runs_command(CLI::App& app) {
     // The name column is as wide as the longest name up to kMaxNameColumn (an experiment's runs
     // differ only at the end of their names: "grid · HN γ 0.5 · s 10 fixed · seed 2"), in
     // characters, not bytes; a longer name ends in "…".
-    std::vector<std::string> names;
-    for (const auto& r : runs) names.push_back(r.name);
+    std::vector<std::string> names, test_sets;
+    std::vector<nlohmann::json> rows;
+    for (const auto& r : runs) {
+      names.push_back(r.name);
+      rows.push_back(run_json(store, r, false));
+      test_sets.push_back(rows.back()["test_set"].get<std::string>());
+    }
     const size_t name_width = column_width("name", names, kMaxNameColumn);
+    const size_t set_width = column_width("test set", test_sets, kMaxNameColumn);
     // "start" is epoch 0 (the starting checkpoint); "best" is the best fine-tuned epoch.
-    std::printf("%5s  %s%-11s %-17s %6s %-10s %6s %14s %5s %14s  %s\n", "id",
+    std::printf("%5s  %s%-11s %-17s %6s %-10s %6s  %s%14s %5s %14s  %s\n", "id",
                 pad_column("name", name_width + 1).c_str(), "status", "framework", "gamma", "gbar",
-                "epochs", "start t2i/i2t", "best", "best t2i/i2t", "created");
+                "epochs", pad_column("test set", set_width + 1).c_str(), "start t2i/i2t", "best",
+                "best t2i/i2t", "created");
     auto r1_pair = [](const nlohmann::json& j, const char* key) {
       if (!j.contains(key)) return std::string("-");
       auto one = [&](const char* dir) {
@@ -154,15 +164,18 @@ CommandAction add_runs_command(CLI::App& app) {
       };
       return one("t2i") + "/" + one("i2t");
     };
-    for (const auto& r : runs) {
-      const auto j = run_json(store, r, false);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const auto& r = runs[i];
+      const auto& j = rows[i];
       const std::string framework =
           j["framework"].get<std::string>() + (j["hn"].get<bool>() ? "" : " (HN off)");
       std::printf(
-          "%5lld  %s%-11s %-17s %6s %-10s %6d %14s %5s %14s  %s\n", static_cast<long long>(r.id),
+          "%5lld  %s%-11s %-17s %6s %-10s %6d  %s%14s %5s %14s  %s\n", static_cast<long long>(r.id),
           pad_column(fit_column(r.name, name_width), name_width + 1).c_str(),
           to_string(r.status).c_str(), framework.c_str(), fixed(j["gamma"].get<double>()).c_str(),
-          j["gbar"].get<std::string>().c_str(), j["epochs"].get<int>(), r1_pair(j, "start").c_str(),
+          j["gbar"].get<std::string>().c_str(), j["epochs"].get<int>(),
+          pad_column(fit_column(test_sets[i], set_width), set_width + 1).c_str(),
+          r1_pair(j, "start").c_str(),
           j["best_epoch"].get<int>() > kStartEpoch
               ? std::to_string(j["best_epoch"].get<int>()).c_str()
               : "-",
@@ -197,6 +210,7 @@ CommandAction add_show_command(CLI::App& app) {
     std::cout << "run " << run->id << (run->name.empty() ? "" : " '" + run->name + "'") << ": "
               << to_string(run->status)
               << (run->status_message.empty() ? "" : " (" + run->status_message + ")") << "\n"
+              << "  tested on " << j["test_set"].get<std::string>() << "\n"
               << "  device " << run->device << ", created " << j["created"].get<std::string>()
               << ", git " << run->git_rev << ", " << j["steps"].get<size_t>() << " steps recorded\n"
               << "  config " << j["config"].dump() << "\n"

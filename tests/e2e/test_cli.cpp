@@ -471,6 +471,40 @@ TEST_F(Cli, KilledRunIsInterruptedAndResumesIntoTheSameRun) {
   expect_one_line_error(hnclip("train --resume 1 --gamma 0.3" + common()), 2, "--gamma");
 }
 
+// Runs measured on different data are listed with the data they were measured on (benchmark,
+// size, data seed, split): their recall columns sit side by side but do not compare.
+TEST_F(Cli, RunsAndShowSayWhichTestSetEachRunWasMeasuredOn) {
+  {
+    hnclip::RunStore store(db());
+    for (const char* config : {"{}", R"({"benchmark_size": "small", "test_split": "val"})"}) {
+      hnclip::RunRecord r;
+      r.status = hnclip::RunStatus::Finished;
+      r.config_json = config;
+      store.create_run(r);
+    }
+  }
+  const std::string default_set = "synthetic default (seed 1) / test";
+  const std::string small_val = "synthetic small (seed 1) / val";
+  const auto table = hnclip("runs" + common());
+  ASSERT_EQ(table.code, 0) << table.err;
+  std::istringstream lines(table.out);
+  std::string header, newest, oldest;
+  std::getline(lines, header);
+  std::getline(lines, newest);
+  std::getline(lines, oldest);
+  const size_t column = header.find("test set");
+  ASSERT_NE(column, std::string::npos) << table.out;
+  // Newest first; the names are empty, so the column starts at the same byte in every line.
+  EXPECT_EQ(newest.find(small_val), column) << table.out;
+  EXPECT_EQ(oldest.find(default_set), column) << table.out;
+  const auto listed = runs();
+  EXPECT_EQ(listed[0]["test_set"], small_val);
+  EXPECT_EQ(listed[1]["test_set"], default_set);
+  const auto shown = hnclip("show 2" + common());
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("\n  tested on " + small_val + "\n"), std::string::npos) << shown.out;
+}
+
 // A run tested on "val" (--test-split) that stopped after its best epoch: the resume keeps that
 // best (chosen on val, not on a "test" split the run never evaluated), reports its recall although
 // this process did not evaluate it, and `show`, `runs` and --epoch best agree.

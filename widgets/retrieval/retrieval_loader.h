@@ -23,7 +23,7 @@
 
 #include "job/run_retriever.h"
 #include "widgets/common/run_summary.h"
-#include "widgets/common/run_test_set.h"
+#include "job/run_test_set.h"
 #include "widgets/retrieval/retrieval_data.h"
 
 namespace hnclip::gui {

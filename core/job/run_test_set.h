@@ -2,11 +2,12 @@
 // RunTestSet: the data a run's recall was measured on — the benchmark with its size and data seed
 // (built-in) or its root (a data set on disk), and the test split — read from the run's stored
 // config. Runs are comparable only on the same test set: the Retrieval tab refuses other pairs,
-// and the Runs tab marks no best across sets. Plain values: any thread.
+// the Runs tab marks no best across sets, and `hnclip runs` / `show` say which set. Plain values:
+// any thread.
 
 #include <string>
 
-namespace hnclip::gui {
+namespace hnclip {
 
 struct RunTestSet {
   // Equal exactly for runs evaluated on the same split (benchmark, size, seed, root, split).
@@ -20,4 +21,4 @@ struct RunTestSet {
 // Never throws: an unreadable config gives readable = false and a key of its own.
 RunTestSet run_test_set(const std::string& config_json);
 
-}  // namespace hnclip::gui
+}  // namespace hnclip

@@ -1,11 +1,11 @@
-#include "widgets/common/run_test_set.h"
+#include "job/run_test_set.h"
 
 #include <exception>
 
 #include "job/run_benchmark_spec.h"
 #include "train/train_config.h"
 
-namespace hnclip::gui {
+namespace hnclip {
 
 RunTestSet run_test_set(const std::string& config_json) {
   RunTestSet s;
@@ -33,4 +33,4 @@ RunTestSet run_test_set(const std::string& config_json) {
   return s;
 }
 
-}  // namespace hnclip::gui
+}  // namespace hnclip
