@@ -166,7 +166,7 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   configure_threads(config.threads);
   const std::string cache_dir =
       request.benchmark.cache_dir.empty() ? paths.cache_dir : request.benchmark.cache_dir;
-  auto assets = build_run_assets(config, cache_dir, out.encoder.checkpoint, log);
+  auto assets = build_run_assets(config, cache_dir, out.encoder.checkpoint, log, "--split");
   configure_threads(config.threads, &assets.model->config());  // the BLAS pool for this model
   const auto splits = assets.benchmark->splits();
   const auto count_images = [&](const std::string& name) -> int64_t {

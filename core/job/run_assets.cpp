@@ -18,7 +18,8 @@ namespace hnclip {
 
 RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_dir,
                            const std::string& shape_checkpoint,
-                           const std::function<void(const std::string&)>& log) {
+                           const std::function<void(const std::string&)>& log,
+                           const std::string& test_split_flag) {
   config.validate();
   RunAssets a;
   ClipConfig shape;
@@ -36,10 +37,18 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
 
   const BenchmarkSpec spec = run_benchmark_spec(config, cache_dir);
   a.benchmark = open_benchmark(spec, log);
-  auto train_samples = a.benchmark->split(config.train_split);
-  auto test_samples = a.benchmark->split(config.test_split);
+  // Three flags name splits: an unknown one is reported with the flag that asked for it.
+  const auto samples_of = [&a](const std::string& flag, const std::string& split) {
+    try {
+      return a.benchmark->split(split);
+    } catch (const DataError& e) {
+      throw DataError(flag + " " + split + ": " + e.what());
+    }
+  };
+  auto test_samples = samples_of(test_split_flag, config.test_split);
+  auto train_samples = samples_of("--train-split", config.train_split);
   std::vector<Sample> val_samples;
-  if (!config.val_split.empty()) val_samples = a.benchmark->split(config.val_split);
+  if (!config.val_split.empty()) val_samples = samples_of("--val-split", config.val_split);
 
   // The run's own checkpoint decides the shape when resuming, else --init.
   const std::string meta_source = meta ? shape_checkpoint : init;

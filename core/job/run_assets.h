@@ -28,9 +28,12 @@ struct RunAssets {
 // Validates the config, opens (or generates) the benchmark and builds tokenizer and model. The
 // tokenizer and model shape come from `shape_checkpoint` when given (a run's own checkpoint),
 // else from --init, else the tokenizer is built from the training captions and the shape from
-// the --model preset. Throws ConfigError / DataError / CheckpointError naming the problem.
+// the --model preset. Throws ConfigError / DataError / CheckpointError naming the problem; a split
+// the benchmark lacks is named with its flag (`test_split_flag` for config.test_split: `eval` and
+// `stats` take it as --split).
 RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_dir,
                            const std::string& shape_checkpoint,
-                           const std::function<void(const std::string&)>& log);
+                           const std::function<void(const std::string&)>& log,
+                           const std::string& test_split_flag = "--test-split");
 
 }  // namespace hnclip

@@ -56,7 +56,7 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
   const bool transfer = key != own_key || config.test_split != own.test_split;
 
   configure_threads(config.threads);
-  auto assets = build_run_assets(config, paths.cache_dir, chosen.path, log);
+  auto assets = build_run_assets(config, paths.cache_dir, chosen.path, log, "--split");
   configure_threads(config.threads, &assets.model->config());  // the BLAS pool for this model
   load_checkpoint_weights(chosen.path, assets.model);
   const auto device = resolve_device(to_string(config.device));

@@ -210,7 +210,7 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   EXPECT_EQ(json::parse(other.out)["benchmark"], "synthetic:size=small:seed=2");
   EXPECT_EQ(json::parse(other.out)["split"], "test");
   expect_one_line_error(hnclip("eval --run " + std::to_string(id) + " --split nosuch" + common()),
-                        1, "unknown split 'nosuch'");
+                        1, "--split nosuch: benchmark 'synthetic': unknown split 'nosuch'");
   {
     hnclip::RunStore store(db());
     EXPECT_EQ(store.epoch_evals(id).size(), own_rows);
@@ -340,6 +340,11 @@ TEST_F(Cli, BadInputGivesOneLineAndTheRightExitCode) {
   expect_one_line_error(hnclip(small_train() + " --data-fraction 1.5" + common()), 2, "--data-fraction");
   expect_one_line_error(hnclip(small_train() + " --gbar sometimes" + common()), 2, "--gbar");
   expect_one_line_error(hnclip(small_train() + " --val-split test" + common()), 2, "--val-split");
+  // A split the benchmark lacks is named with the flag that asked for it, before a run exists.
+  for (const std::string flag : {"--test-split", "--train-split", "--val-split"})
+    expect_one_line_error(hnclip(small_train() + " " + flag + " nosuch" + common()), 1,
+                          flag + " nosuch: benchmark 'synthetic': unknown split 'nosuch'");
+  EXPECT_EQ(runs().size(), 1u);  // the --init random run only
   expect_one_line_error(hnclip("show 999" + common()), 2, "run 999");
   expect_one_line_error(hnclip("eval --run 999" + common()), 2, "999");
   expect_one_line_error(hnclip("train --resume 999" + common()), 2, "999");

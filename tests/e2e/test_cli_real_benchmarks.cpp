@@ -119,7 +119,9 @@ TEST_F(CliRealBenchmarks, Urban1kIsReadButCannotBeTrainedOn) {
 
   const auto t = hnclip::test::run_hnclip("train --benchmark urban1k --data-root " + urban().string() +
                                           " --epochs 1 --batch 2 --threads 1" + common());
-  expect_one_line_error(t, 1, "benchmark 'urban1k': unknown split 'train' (it has: test); Urban-1K is an evaluation-only benchmark");
+  expect_one_line_error(t, 1,
+                        "--train-split train: benchmark 'urban1k': unknown split 'train' (it has: "
+                        "test); Urban-1K is an evaluation-only benchmark");
   const auto runs = hnclip::test::run_hnclip("runs --json" + common());
   ASSERT_EQ(runs.code, 0) << runs.err;
   EXPECT_EQ(json::parse(runs.out).size(), 0u) << "nothing is stored for a run whose data was refused";
