@@ -11,11 +11,11 @@
 #include "commands.h"
 #include "common_options.h"
 #include "data/benchmark_summary.h"
-#include "job/run_test_set.h"
 #include "job/stored_best_epoch.h"
 #include "store/run_store.h"
 #include "text/terminal_column.h"
 #include "train/best_epoch.h"
+#include "train/run_test_set.h"
 
 namespace hnclip::cli {
 

@@ -52,26 +52,36 @@ std::string mean_std(const SeedSummary& s) {
 // one number must not hand one cell "best" and the other "second".
 double as_printed(double mean) { return std::round(mean * 100.0) / 100.0; }
 
-// Rank of each cell's mean in one column: 1 = best, 2 = second, 0 = neither (or no value).
+// Rank of each cell's mean in one column among the cells of its test set (recall on other data
+// does not compare): 1 = best, 2 = second, 0 = neither (or no value).
 std::vector<int> column_ranks(const ExperimentResults& r, size_t d, size_t k) {
-  std::vector<double> means;
-  for (const auto& c : r.cells) {
-    if (c.summary[d][k].n > 0) means.push_back(as_printed(c.summary[d][k].mean));
-  }
-  std::sort(means.begin(), means.end(), std::greater<>());
-  means.erase(std::unique(means.begin(), means.end()), means.end());
-  // A column where every cell has the same mean (e.g. R@5 = 100 everywhere) ranks nothing.
-  if (means.size() < 2) return std::vector<int>(r.cells.size(), 0);
   std::vector<int> ranks;
   for (const auto& c : r.cells) {
+    std::vector<double> means;  // distinct printed means of this cell's test set, highest first
+    for (const auto& other : r.cells) {
+      if (other.test_set == c.test_set && other.summary[d][k].n > 0)
+        means.push_back(as_printed(other.summary[d][k].mean));
+    }
+    std::sort(means.begin(), means.end(), std::greater<>());
+    means.erase(std::unique(means.begin(), means.end()), means.end());
     const auto& s = c.summary[d][k];
-    int rank = 0;
     const double m = as_printed(s.mean);
-    if (s.n > 0 && !means.empty() && m == means[0]) rank = 1;
-    else if (s.n > 0 && means.size() > 1 && m == means[1]) rank = 2;
+    int rank = 0;
+    // A set where every cell has the same mean (e.g. R@5 = 100 everywhere) ranks nothing.
+    if (s.n > 0 && means.size() >= 2 && m == means[0])
+      rank = 1;
+    else if (s.n > 0 && means.size() >= 2 && m == means[1])
+      rank = 2;
     ranks.push_back(rank);
   }
   return ranks;
+}
+
+// Whether the cells span more than one test set (the marks then rank within each set).
+bool several_test_sets(const ExperimentResults& r) {
+  for (const auto& c : r.cells)
+    if (c.test_set != r.cells.front().test_set) return true;
+  return false;
 }
 
 std::string latex_escape(const std::string& s) {
@@ -155,7 +165,11 @@ std::string experiment_report_text(const ExperimentResults& r) {
       << " runs with a result; seeds " << seeds_text(r) << "\n";
   out << r.selection_rule << "\n" << experiment_controls_text(r) << "\n";
   out << "recall on the test split, percent, mean ± sample std over seeds; * best, + second per "
-         "column\n\n";
+         "column"
+      << (several_test_sets(r) ? " among the cells of one test set (recall on other data does "
+                                 "not compare)"
+                               : "")
+      << "\n\n";
   out << pad_column("cell", kLabelWidth) << pad_column("role", 16) << pad_column("n", 4);
   for (size_t d = 0; d < 2; ++d) {
     for (int k : kExperimentKs) {
@@ -331,7 +345,8 @@ std::string experiment_report_latex(const ExperimentResults& r) {
   }
   out << "\\bottomrule\n\\end{tabular}\n\\caption{" << latex_escape(r.experiment.name)
       << ": test recall (\\%), mean $\\pm$ std over " << r.seeds.size() << " seeds; "
-      << latex_escape(r.selection_rule) << ". Best per column bold, second underlined."
+      << latex_escape(r.selection_rule) << ". Best per column bold, second underlined"
+      << (several_test_sets(r) ? ", among the cells of one test set" : "") << "."
       << (r.controls ? "" : " No controls (--no-controls).") << "}\n\\end{table}\n";
   if (!r.comparisons.empty()) {
     out << "\n\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{lllcccc}\n\\toprule\n";

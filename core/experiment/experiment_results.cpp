@@ -8,6 +8,7 @@
 
 #include "experiment/experiment_spec.h"
 #include "train/best_epoch.h"
+#include "train/run_test_set.h"
 
 namespace hnclip {
 
@@ -128,6 +129,8 @@ ExperimentResults experiment_results(const RunStore& store, int64_t experiment_i
     ++out.runs_total;
     const TrainConfig config = parse_train_config(slot.config_json);
     if (!configs.count(slot.cell)) configs[slot.cell] = {config, control_context(config)};
+    if (slot.cell >= 0 && slot.cell < static_cast<int>(out.cells.size()))
+      out.cells[slot.cell].test_set = run_test_set(config).key;
     const std::string slot_val =
         nlohmann::json::parse(slot.config_json).value("val_split", std::string());
     SeedResult r;

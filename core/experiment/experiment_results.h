@@ -39,6 +39,9 @@ struct CellResult {
   std::array<std::array<SeedSummary, kExperimentKs.size()>, 2> summary{};
   double selection_mean = std::numeric_limits<double>::quiet_NaN();  // over seeds with a result
   int finished = 0;  // seeds with a result
+  // RunTestSet::key of its runs' data (an axis over benchmark_size, data_seed, test_split… gives
+  // cells of several sets): means are ranked only against cells of the same set.
+  std::string test_set;
 };
 
 struct ControlComparison {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "store/run_store.h"
-#include "job/run_test_set.h"
+#include "train/run_test_set.h"
 
 namespace hnclip::gui {
 

@@ -92,9 +92,7 @@ QString p_text(double p) {
 
 }  // namespace
 
-ExperimentGridModel::ExperimentGridModel(QObject* parent) : QAbstractTableModel(parent) {
-  for (auto& d : ranks_) d.fill(kNaN);
-}
+ExperimentGridModel::ExperimentGridModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void ExperimentGridModel::setResults(const hnclip::ExperimentResults& results) {
   const bool same_shape = results.experiment.id == results_.experiment.id &&
@@ -181,7 +179,7 @@ QVariant ExperimentGridModel::headerData(int section, Qt::Orientation orientatio
     if (section == kR1T2i || section == kR1I2t)
       return tr(
           "Test R@1 (%) at the selected epoch: mean ± sample std over seeds; best bold, "
-          "second underlined");
+          "second underlined among the cells tested on the same data");
     if (delta_column(section))
       return tr("Method − control R@1 (points), paired by seed: mean ± std; * significant at "
                 "α = %1 (paired t, two-sided)")
@@ -369,22 +367,30 @@ int ExperimentGridModel::rank(int row, int column) const {
   if (d < 0) return -1;
   const double v = results_.cells[static_cast<size_t>(row)].summary[d][0].mean;
   if (std::isnan(v)) return -1;
-  if (rounded(v) == ranks_[d][0]) return 0;
-  if (rounded(v) == ranks_[d][1]) return 1;
+  const auto set = ranks_.find(results_.cells[static_cast<size_t>(row)].test_set);
+  if (set == ranks_.end()) return -1;
+  if (rounded(v) == set->second[d][0]) return 0;
+  if (rounded(v) == set->second[d][1]) return 1;
   return -1;
 }
 
 void ExperimentGridModel::computeRanks() {
-  for (int d = 0; d < 2; ++d) {
-    std::vector<double> values;
-    for (const auto& c : results_.cells) {
-      if (!std::isnan(c.summary[d][0].mean)) values.push_back(rounded(c.summary[d][0].mean));
+  ranks_.clear();
+  for (const auto& cell : results_.cells) {
+    if (ranks_.count(cell.test_set)) continue;
+    auto& ranks = ranks_[cell.test_set];
+    for (int d = 0; d < 2; ++d) {
+      std::vector<double> values;
+      for (const auto& c : results_.cells) {
+        if (c.test_set == cell.test_set && !std::isnan(c.summary[d][0].mean))
+          values.push_back(rounded(c.summary[d][0].mean));
+      }
+      std::sort(values.begin(), values.end(), std::greater<>());
+      values.erase(std::unique(values.begin(), values.end()), values.end());
+      ranks[d][0] = values.size() > 0 ? values[0] : kNaN;
+      // One value is no ranking: a second mark needs at least two cells with different means.
+      ranks[d][1] = values.size() > 1 ? values[1] : kNaN;
     }
-    std::sort(values.begin(), values.end(), std::greater<>());
-    values.erase(std::unique(values.begin(), values.end()), values.end());
-    ranks_[d][0] = values.size() > 0 ? values[0] : kNaN;
-    // One value is no ranking: a second mark needs at least two cells with different means.
-    ranks_[d][1] = values.size() > 1 ? values[1] : kNaN;
   }
 }
 

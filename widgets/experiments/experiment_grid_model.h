@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <utility>
 
@@ -82,13 +83,14 @@ class ExperimentGridModel : public QAbstractTableModel {
   QVariant background(int row, int column) const;
   QVariant font(int row, int column) const;
   double value(int row, int column) const;
-  // -1 no mark, 0 best (bold), 1 second (underlined) of an R@1 column.
+  // -1 no mark, 0 best (bold), 1 second (underlined) of an R@1 column, among the cells of the
+  // row's test set (CellResult::test_set: recall on other data does not compare).
   int rank(int row, int column) const;
   void computeRanks();
 
   hnclip::ExperimentResults results_;
-  // Rounded R@1 means per direction, best and second (NaN when absent).
-  std::array<std::array<double, 2>, 2> ranks_{};
+  // Per test set: rounded R@1 means per direction, best and second (NaN when absent).
+  std::map<std::string, std::array<std::array<double, 2>, 2>> ranks_;
 };
 
 }  // namespace hnclip::gui

@@ -22,8 +22,8 @@
 #include <QString>
 
 #include "job/run_retriever.h"
+#include "train/run_test_set.h"
 #include "widgets/common/run_summary.h"
-#include "job/run_test_set.h"
 #include "widgets/retrieval/retrieval_data.h"
 
 namespace hnclip::gui {

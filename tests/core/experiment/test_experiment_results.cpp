@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <functional>
+#include <set>
 
 #include "experiment/experiment_report.h"
 #include "experiment/experiment_spec.h"
@@ -342,6 +343,45 @@ TEST_F(ExperimentResultsTest, EquallyStrongControlsGoToTheEarlierCell) {
   for (const auto& c : r.comparisons)
     if (c.kind == "strongest") strongest = c.control_cell;
   EXPECT_EQ(strongest, 1);
+}
+
+// An axis over the benchmark's size gives cells tested on different data: each set has its own
+// best and second, in the text table and in LaTeX (the small benchmark's higher recall does not
+// outrank the default's cells).
+TEST_F(ExperimentResultsTest, CellsOnDifferentTestSetsAreRankedApart) {
+  ExperimentSpec spec;
+  spec.name = "sizes";
+  spec.axes = {{"loss_gamma", {0.5}}, {"benchmark_size", {"small", "default"}}};
+  spec.seeds = {1};
+  spec.control_scales = {};
+  const auto plan = expand_experiment(spec, false);
+  ASSERT_EQ(plan.cells.size(), 4u);  // method and paired control per size
+  // t2i R@1: small 90 (method) / 80 (control); default 70 / 60.
+  auto value = [&](int cell) {
+    const auto& c = plan.cells[static_cast<size_t>(cell)];
+    const bool small = c.settings.dump().find("small") != std::string::npos;
+    return (small ? 90.0 : 70.0) - (c.role == kRoleMethod ? 0.0 : 10.0);
+  };
+  const auto r = store_experiment(spec, plan, [&](int cell, int64_t) { return value(cell); });
+  ASSERT_EQ(r.cells.size(), 4u);
+  std::set<std::string> sets;
+  for (const auto& c : r.cells) sets.insert(c.test_set);
+  EXPECT_EQ(sets.size(), 2u);
+
+  const std::string text = experiment_report_text(r);
+  EXPECT_NE(text.find("among the cells of one test set"), std::string::npos) << text;
+  const std::string latex = experiment_report_latex(r);
+  for (int i = 0; i < 4; ++i) {
+    const auto at = text.find("\n" + r.cells[static_cast<size_t>(i)].cell.label + " ");
+    ASSERT_NE(at, std::string::npos) << text;
+    const auto row = text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+    const double v = value(i);
+    const bool best = v == 90.0 || v == 70.0;
+    const std::string printed = std::to_string(static_cast<int>(v)) + ".00";
+    EXPECT_NE(row.find(printed + (best ? " *" : " +")), std::string::npos) << row;
+    EXPECT_NE(latex.find((best ? "\\textbf{" : "\\underline{") + printed + "}"), std::string::npos)
+        << latex;
+  }
 }
 
 // Transfer columns: a run counts where it was evaluated at its selected epoch (here the best on

@@ -83,6 +83,7 @@ class TestExperimentGridModel : public QObject {
   void updateOfTheSameExperimentKeepsTheSelection();
   void transferTargetsAddTwoColumnsEach();
   void differenceThatShowsAsZeroHasNoColourOrMinus();
+  void cellsOnDifferentTestSetsAreRankedApart();
 };
 
 void TestExperimentGridModel::modelTesterAcrossUpdates() {
@@ -272,6 +273,24 @@ void TestExperimentGridModel::updateOfTheSameExperimentKeepsTheSelection() {
   QCOMPARE(text(model, 0, ExperimentGridModel::kSeeds), QStringLiteral("3/3"));
   model.setResults(results(9));
   QCOMPARE(resets.count(), 1);
+}
+
+// Cells tested on different data (an axis over the benchmark's size) are ranked within their own
+// test set: the method is the best of its set, though s 10 on the other set is higher.
+void TestExperimentGridModel::cellsOnDifferentTestSetsAreRankedApart() {
+  auto r = results(7);
+  r.cells[0].test_set = r.cells[1].test_set = "synthetic|default|1|test";
+  r.cells[2].test_set = r.cells[3].test_set = "synthetic|small|1|test";
+  ExperimentGridModel model;
+  model.setResults(r);
+  const auto f = [&](int row) {
+    return model.index(row, ExperimentGridModel::kR1T2i).data(Qt::FontRole).value<QFont>();
+  };
+  QVERIFY(f(0).bold());       // method 87.07, best of its set
+  QVERIFY(f(1).underline());  // paired 83.27, second of its set
+  QVERIFY(f(3).bold());       // s 10 88.30, best of the other set
+  QVERIFY(f(2).underline());  // learnt 84.97, second there
+  QVERIFY(!f(0).underline() && !f(3).underline());
 }
 
 QTEST_MAIN(TestExperimentGridModel)

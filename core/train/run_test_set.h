@@ -2,8 +2,8 @@
 // RunTestSet: the data a run's recall was measured on — the benchmark with its size and data seed
 // (built-in) or its root (a data set on disk), and the test split — read from the run's stored
 // config. Runs are comparable only on the same test set: the Retrieval tab refuses other pairs,
-// the Runs tab marks no best across sets, and `hnclip runs` / `show` say which set. Plain values:
-// any thread.
+// the Runs tab and experiment tables mark no best across sets, and `hnclip runs` / `show` say
+// which set. Plain values: any thread.
 
 #include <string>
 
@@ -18,7 +18,11 @@ struct RunTestSet {
   bool readable = true;  // false: the run's config did not parse (label says why)
 };
 
-// Never throws: an unreadable config gives readable = false and a key of its own.
+struct TrainConfig;
+
+RunTestSet run_test_set(const TrainConfig& config);
+// From a stored config's JSON. Never throws: an unreadable config gives readable = false and a key
+// of its own.
 RunTestSet run_test_set(const std::string& config_json);
 
 }  // namespace hnclip
