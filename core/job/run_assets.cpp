@@ -95,9 +95,14 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
   if (!config.val_split.empty())
     a.val = std::make_unique<SplitData>(std::move(val_samples), a.tokenizer, pipeline);
   if (log) {
-    log("benchmark " + a.benchmark->name() + ": " + std::to_string(a.train->num_images()) +
-        " training images (" + config.train_split + "), " + std::to_string(a.test->num_images()) +
-        " test images (" + config.test_split + ")" +
+    // One split serving as both (eval, stats: only the measured split is opened) is said once.
+    const std::string images =
+        config.train_split == config.test_split
+            ? std::to_string(a.test->num_images()) + " images (" + config.test_split + ")"
+            : std::to_string(a.train->num_images()) + " training images (" + config.train_split +
+                  "), " + std::to_string(a.test->num_images()) + " test images (" +
+                  config.test_split + ")";
+    log("benchmark " + a.benchmark->name() + ": " + images +
         (a.val ? ", " + std::to_string(a.val->num_images()) + " validation images (" +
                      config.val_split + ")"
                : std::string()) +

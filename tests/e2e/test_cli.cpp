@@ -202,6 +202,9 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   const auto shifted = json::parse(sh.out);
   EXPECT_TRUE(shifted["transfer"].get<bool>());
   EXPECT_EQ(shifted["split"], "shifted");
+  // Only the measured split is opened: the log says so, not "137 training images (shifted)".
+  EXPECT_NE(sh.err.find(" images (shifted)"), std::string::npos) << sh.err;
+  EXPECT_EQ(sh.err.find("training images"), std::string::npos) << sh.err;
   EXPECT_EQ(shifted["benchmark"], "synthetic:size=small:seed=1");
   EXPECT_GE(shifted["n_test"].get<int>(), 120);
   EXPECT_NE(shifted["t2i"], j["t2i"]);
