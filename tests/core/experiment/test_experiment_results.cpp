@@ -77,6 +77,20 @@ class ExperimentResultsTest : public ::testing::Test {
     rec.spec_json = nlohmann::json(spec).dump();
     return experiment_results(store, store.create_experiment(rec, cells, slots));
   }
+
+  // The two-seed experiment of the tie tests: γ 0.5 with its paired (learnt-scale) control and a
+  // fixed scale 50 control, cells in that order; per_cell[cell][seed - 1] is the run's test R@1.
+  ExperimentResults store_tie_experiment(const double (&per_cell)[3][2]) {
+    ExperimentSpec spec;
+    spec.name = "tie";
+    spec.axes = {{"loss_gamma", {0.5}}};
+    spec.seeds = {1, 2};
+    spec.control_scales = {50};
+    const auto plan = expand_experiment(spec, false);
+    EXPECT_EQ(plan.cells.size(), 3u);  // method, paired (learnt scale), fixed scale 50
+    return store_experiment(spec, plan,
+                            [&](int cell, int64_t seed) { return per_cell[cell][seed - 1]; });
+  }
 };
 
 TEST(SelectRunEpoch, EachRuleReportsTestRecallAtItsEpoch) {
@@ -277,20 +291,12 @@ TEST_F(ExperimentResultsTest, IdenticalDifferencesOverSeedsAreNotTested) {
 // the last bit (100·120/142 and 100·124/142 vs 100·122/142 twice): both are best, none is second,
 // in the text table and in LaTeX; their difference, a residue of -7e-15, reads +0.00, not -0.00.
 TEST_F(ExperimentResultsTest, MeansThatPrintAlikeShareTheirRank) {
-  ExperimentSpec spec;
-  spec.name = "tie";
-  spec.axes = {{"loss_gamma", {0.5}}};
-  spec.seeds = {1, 2};
-  spec.control_scales = {50};
-  const auto plan = expand_experiment(spec, false);
-  ASSERT_EQ(plan.cells.size(), 3u);  // method, paired (learnt scale), fixed scale 50
   const double per_cell[3][2] = {{100.0 * 120 / 142, 100.0 * 124 / 142},
                                  {100.0 * 122 / 142, 100.0 * 122 / 142},
                                  {100.0 * 110 / 142, 100.0 * 112 / 142}};
   ASSERT_NE((per_cell[0][0] + per_cell[0][1]) / 2, (per_cell[1][0] + per_cell[1][1]) / 2)
       << "the two means are meant to differ in the last bit";
-  const auto r = store_experiment(spec, plan,
-                                  [&](int cell, int64_t seed) { return per_cell[cell][seed - 1]; });
+  const auto r = store_tie_experiment(per_cell);
   ASSERT_EQ(r.cells.size(), 3u);
 
   const std::string text = experiment_report_text(r);
@@ -323,18 +329,10 @@ TEST_F(ExperimentResultsTest, MeansThatPrintAlikeShareTheirRank) {
 // strong, though their mean selection scores differ in the last bit with the later cell's higher:
 // the strongest control is the earlier cell, as the earlier epoch is the best on ties.
 TEST_F(ExperimentResultsTest, EquallyStrongControlsGoToTheEarlierCell) {
-  ExperimentSpec spec;
-  spec.name = "tie";
-  spec.axes = {{"loss_gamma", {0.5}}};
-  spec.seeds = {1, 2};
-  spec.control_scales = {50};
-  const auto plan = expand_experiment(spec, false);
-  ASSERT_EQ(plan.cells.size(), 3u);  // method, paired (learnt scale), fixed scale 50
   const double per_cell[3][2] = {{100.0 * 110 / 142, 100.0 * 112 / 142},
                                  {100.0 * 120 / 142, 100.0 * 124 / 142},
                                  {100.0 * 122 / 142, 100.0 * 122 / 142}};
-  const auto r = store_experiment(spec, plan,
-                                  [&](int cell, int64_t seed) { return per_cell[cell][seed - 1]; });
+  const auto r = store_tie_experiment(per_cell);
   ASSERT_EQ(r.cells.size(), 3u);
   ASSERT_GT(r.cells[2].selection_mean, r.cells[1].selection_mean)
       << "the later control is meant to be higher in the last bit";
