@@ -54,6 +54,7 @@ RecallTable RecallTable::fromSummaries(const std::vector<RunSummary>& runs, Star
     row.start = true;
     row.epoch = kStartEpoch;
     row.test_set = s.test_set.key;
+    row.test_set_label = s.test_set.label;
     bool any = false;
     for (int c = 0; c < kValueColumns; ++c) {
       row.values[c] = s.recall(kStartEpoch, direction(c), k(c));
@@ -86,6 +87,7 @@ RecallTable RecallTable::fromSummaries(const std::vector<RunSummary>& runs, Star
     row.run_name = run_label(s.record.id, s.record.name).toStdString();
     row.epoch = s.report_epoch;
     row.test_set = s.test_set.key;
+    row.test_set_label = s.test_set.label;
     for (int c = 0; c < kValueColumns; ++c)
       row.values[c] = s.report_epoch < 0 ? std::numeric_limits<double>::quiet_NaN()
                                          : s.recall(s.report_epoch, direction(c), k(c));
@@ -109,13 +111,14 @@ QString RecallTable::formatValue(double value) {
 }
 
 QString RecallTable::toCsv() const {
-  QString out = QStringLiteral("run,epoch");
+  QString out = QStringLiteral("run,epoch,test_set");
   for (int c = 0; c < kValueColumns; ++c)
     out += QStringLiteral(",%1_%2").arg(QString::fromStdString(direction(c)), columnTitle(c));
   out += QLatin1Char('\n');
   for (const auto& row : rows_) {
     out += csv_field(QString::fromStdString(row.run_name)) + QLatin1Char(',');
     if (row.epoch >= 0) out += QString::number(row.epoch);
+    out += QLatin1Char(',') + csv_field(QString::fromStdString(row.test_set_label));
     for (int c = 0; c < kValueColumns; ++c) out += QLatin1Char(',') + formatValue(row.values[c]);
     out += QLatin1Char('\n');
   }
@@ -123,23 +126,31 @@ QString RecallTable::toCsv() const {
 }
 
 QString RecallTable::toLatex() const {
-  QString out = QStringLiteral("\\begin{tabular}{lr") + QString(kValueColumns, QLatin1Char('r')) +
-                QStringLiteral("}\n\\toprule\n");
-  out += QStringLiteral(
-             " & & \\multicolumn{%1}{c}{Text$\\to$Image} & \\multicolumn{%1}{c}{Image$\\to$Text} "
+  // Across test sets the table needs its data column; otherwise it would only repeat one value.
+  const bool set_column = !comparable_;
+  const int lead = set_column ? 3 : 2;  // columns before the values
+  QString out = QStringLiteral("\\begin{tabular}{l") +
+                (set_column ? QStringLiteral("l") : QString()) + QStringLiteral("r") +
+                QString(kValueColumns, QLatin1Char('r')) + QStringLiteral("}\n\\toprule\n");
+  out += QString(QStringLiteral(" &")).repeated(lead - 1) +
+         QStringLiteral(
+             " & \\multicolumn{%1}{c}{Text$\\to$Image} & \\multicolumn{%1}{c}{Image$\\to$Text} "
              "\\\\\n")
              .arg(kKCount);
-  out += QStringLiteral("\\cmidrule(lr){3-%1} \\cmidrule(lr){%2-%3}\n")
-             .arg(2 + kKCount)
-             .arg(3 + kKCount)
-             .arg(2 + kValueColumns);
-  out += QStringLiteral("Run & Epoch");
+  out += QStringLiteral("\\cmidrule(lr){%1-%2} \\cmidrule(lr){%3-%4}\n")
+             .arg(lead + 1)
+             .arg(lead + kKCount)
+             .arg(lead + kKCount + 1)
+             .arg(lead + kValueColumns);
+  out += set_column ? QStringLiteral("Run & Epoch & Test set") : QStringLiteral("Run & Epoch");
   for (int c = 0; c < kValueColumns; ++c) out += QStringLiteral(" & ") + columnTitle(c);
   out += QStringLiteral(" \\\\\n\\midrule\n");
   for (size_t r = 0; r < rows_.size(); ++r) {
     const auto& row = rows_[r];
     out += latex_escape(QString::fromStdString(row.run_name)) + QStringLiteral(" & ") +
            (row.epoch >= 0 ? QString::number(row.epoch) : QStringLiteral("--"));
+    if (set_column)
+      out += QStringLiteral(" & ") + latex_escape(QString::fromStdString(row.test_set_label));
     for (int c = 0; c < kValueColumns; ++c) {
       const QString v = formatValue(row.values[c]);
       out += QStringLiteral(" & ") + (v.isEmpty() ? QStringLiteral("--")

@@ -29,8 +29,9 @@ class RecallTable {
     std::string run_name;
     int epoch = -1;                              // -1 = nothing evaluated
     std::array<double, kValueColumns> values{};  // percent; NaN = not stored
-    bool start = false;  // a starting checkpoint's row (epoch 0): a reference, never a best
-    std::string test_set;  // RunTestSet::key of the data it was measured on
+    bool start = false;          // a starting checkpoint's row (epoch 0): a reference, never a best
+    std::string test_set;        // RunTestSet::key of the data it was measured on
+    std::string test_set_label;  // RunTestSet::label: the same, for people
   };
 
   explicit RecallTable(std::vector<Row> rows);
@@ -54,11 +55,13 @@ class RecallTable {
   // The value as shown: kDecimals decimals, "" when missing.
   static QString formatValue(double value);
 
-  // Header "run,epoch,t2i_R@1,...,i2t_R@50", one line per run, "\n" line ends; names quoted
-  // (RFC 4180) when they hold a comma, quote or line break; missing values are empty cells.
+  // Header "run,epoch,test_set,t2i_R@1,...,i2t_R@50", one line per run, "\n" line ends; text
+  // quoted (RFC 4180) when it holds a comma, quote or line break; missing values are empty cells.
+  // The test set is always there: a row's numbers mean nothing without the data they came from.
   QString toCsv() const;
   // A booktabs tabular: grouped Text→Image / Image→Text headers, best values in \textbf{},
-  // missing values "--", LaTeX special characters of run names escaped.
+  // missing values "--", LaTeX special characters of run names escaped. When the runs were tested
+  // on different data (!comparable()), a "Test set" column after the epoch says on which.
   QString toLatex() const;
 
  private:

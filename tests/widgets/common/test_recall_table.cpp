@@ -18,11 +18,15 @@ RecallTable hand_made() {
   a.run_name = "a_b & 50%";
   a.epoch = 3;
   a.values = {10, 30, 45.5, 60, 70, 12, 33, 44.004, 61, 72};
+  a.test_set = "k";
+  a.test_set_label = "my data, v2 / test";
   RecallTable::Row b;
   b.run_id = 2;
   b.run_name = "hn, γ=0.5";
   b.epoch = 5;
   b.values = {12.5, 30, 40, 65.25, kNaN, 11, 35, 44.001, 60, 71};
+  b.test_set = "k";
+  b.test_set_label = "my data, v2 / test";
   return RecallTable({a, b});
 }
 }  // namespace
@@ -42,19 +46,22 @@ class TestRecallTable : public QObject {
   }
 
   void csv_text() {
-    QCOMPARE(hand_made().toCsv(),
-             QString::fromUtf8(
-                 "run,epoch,t2i_R@1,t2i_R@5,t2i_R@10,t2i_R@25,t2i_R@50,"
-                 "i2t_R@1,i2t_R@5,i2t_R@10,i2t_R@25,i2t_R@50\n"
-                 "a_b & 50%,3,10.00,30.00,45.50,60.00,70.00,12.00,33.00,44.00,61.00,72.00\n"
-                 "\"hn, γ=0.5\",5,12.50,30.00,40.00,65.25,,11.00,35.00,44.00,60.00,71.00\n"));
+    QCOMPARE(
+        hand_made().toCsv(),
+        QString::fromUtf8(
+            "run,epoch,test_set,t2i_R@1,t2i_R@5,t2i_R@10,t2i_R@25,t2i_R@50,"
+            "i2t_R@1,i2t_R@5,i2t_R@10,i2t_R@25,i2t_R@50\n"
+            "a_b & 50%,3,\"my data, v2 / test\",10.00,30.00,45.50,60.00,70.00,12.00,33.00,"
+            "44.00,61.00,72.00\n"
+            "\"hn, γ=0.5\",5,\"my data, v2 / test\",12.50,30.00,40.00,65.25,,11.00,35.00,44.00,"
+            "60.00,71.00\n"));
   }
 
   void csv_quotes_quotes() {
     RecallTable::Row r;
     r.run_name = "say \"hi\"";
     r.values.fill(kNaN);
-    QCOMPARE(RecallTable({r}).toCsv().split('\n').at(1), QString("\"say \"\"hi\"\"\",,,,,,,,,,,"));
+    QCOMPARE(RecallTable({r}).toCsv().split('\n').at(1), QString("\"say \"\"hi\"\"\",,,,,,,,,,,,"));
   }
 
   void latex_text() {
@@ -148,7 +155,8 @@ class TestRecallTable : public QObject {
     const auto none = hnclip::gui::make_run_summary(rec, {}, "/tmp/x/runs.db");
     QCOMPARE(none.report_epoch, -1);
     QVERIFY(std::isnan(none.best_r1_t2i));
-    QCOMPARE(RecallTable::fromSummaries({none}).toCsv().split('\n').at(1), QString("r,,,,,,,,,,,"));
+    QCOMPARE(RecallTable::fromSummaries({none}).toCsv().split('\n').at(1),
+             QString("r,,synthetic default (seed 1) / test,,,,,,,,,,"));
   }
 
   // A run trained with --test-split val chose its best epoch on val and stored its recall there:
@@ -204,11 +212,27 @@ class TestRecallTable : public QObject {
     for (int r = 0; r < static_cast<int>(mixed.rows().size()); ++r)
       for (int c = 0; c < RecallTable::kValueColumns; ++c) QVERIFY(!mixed.isBest(r, c));
     QVERIFY(!mixed.toLatex().contains("\\textbf"));
+    // Both exports say which data each row was measured on; LaTeX only needs the column here.
+    const QStringList csv = mixed.toCsv().split('\n');
+    QVERIFY2(csv.at(0).startsWith("run,epoch,test_set,t2i_R@1"), qPrintable(csv.at(0)));
+    QVERIFY2(csv.at(4).startsWith("r1,1,synthetic small (seed 1) / test,61.00"),
+             qPrintable(csv.at(4)));
+    QVERIFY2(csv.at(6).startsWith("r3,1,synthetic default (seed 1) / val,63.00"),
+             qPrintable(csv.at(6)));
+    const QString latex = mixed.toLatex();
+    QVERIFY2(latex.startsWith("\\begin{tabular}{llrrrrrrrrrrr}\n\\toprule\n & & & \\multicolumn"),
+             qPrintable(latex));
+    QVERIFY2(
+        latex.contains("\\cmidrule(lr){4-8} \\cmidrule(lr){9-13}\nRun & Epoch & Test set & R@1"),
+        qPrintable(latex));
+    QVERIFY2(latex.contains("r3 & 1 & synthetic default (seed 1) / val & 63.00 & "),
+             qPrintable(latex));
 
     // Runs 2 and 4 share their test set: the higher one is the best.
     const RecallTable same = RecallTable::fromSummaries({runs[1], runs[3]});
     QVERIFY(same.comparable());
     QVERIFY(same.isBest(1, 0) && !same.isBest(0, 0));
+    QVERIFY(!same.toLatex().contains("Test set"));
   }
 
   // A run needs no name (the CLI and the Train tab start unnamed runs): its row still says which
@@ -223,7 +247,9 @@ class TestRecallTable : public QObject {
     const RecallTable t =
         RecallTable::fromSummaries({hnclip::gui::make_run_summary(rec, evals, "/tmp/x/runs.db")});
     QCOMPARE(QString::fromStdString(t.rows().at(0).run_name), QString("run 7"));
-    QVERIFY2(t.toCsv().split('\n').at(1).startsWith("run 7,1,41.00"), qPrintable(t.toCsv()));
+    QVERIFY2(
+        t.toCsv().split('\n').at(1).startsWith("run 7,1,synthetic default (seed 1) / test,41.00"),
+        qPrintable(t.toCsv()));
     QVERIFY2(t.toLatex().contains("run 7 & 1 & "), qPrintable(t.toLatex()));
   }
 };

@@ -141,7 +141,8 @@ class TestRunsPanel : public QObject {
       }
     QCOMPARE(bold, 11);  // t2i R@10 tie (30/30) counts twice, every other column once
     QVERIFY(table.toCsv().contains(
-        "baseline-run,1,10.00,20.00,30.00,40.00,50.00,11.00,21.00,31.00,41.00,51.00\n"));
+        "baseline-run,1,synthetic default (seed 1) / "
+        "test,10.00,20.00,30.00,40.00,50.00,11.00,21.00,31.00,41.00,51.00\n"));
     QVERIFY(panel.recallNote().isEmpty());  // one test set
 
     // One run selected: nothing to compare.
