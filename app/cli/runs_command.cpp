@@ -140,7 +140,8 @@ CommandAction add_runs_command(CLI::App& app) {
     }
     // The name column is as wide as the longest name up to kMaxNameColumn (an experiment's runs
     // differ only at the end of their names: "grid · HN γ 0.5 · s 10 fixed · seed 2"), in
-    // characters, not bytes; a longer name ends in "…".
+    // characters, not bytes; a longer name keeps its start and end around "…", as does a long
+    // test set (its split is at the end).
     std::vector<std::string> names, test_sets;
     std::vector<nlohmann::json> rows;
     for (const auto& r : runs) {

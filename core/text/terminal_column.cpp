@@ -21,14 +21,19 @@ std::string pad_column(const std::string& s, size_t width) {
 }
 
 std::string fit_column(const std::string& s, size_t width) {
-  if (display_width(s) <= width) return s;
+  const size_t characters = display_width(s);
+  if (characters <= width) return s;
   if (width == 0) return "";
-  // Keep width − 1 characters: the cut falls before the byte that starts character width.
-  size_t characters = 0, cut = 0;
-  for (; cut < s.size(); ++cut) {
-    if (starts_character(static_cast<unsigned char>(s[cut])) && characters++ == width - 1) break;
+  const size_t tail = (width - 1) / 2, head = width - 1 - tail;
+  // Byte offsets of the character that starts at index head and of the tail's first character.
+  size_t index = 0, head_end = s.size(), tail_start = s.size();
+  for (size_t byte = 0; byte < s.size(); ++byte) {
+    if (!starts_character(static_cast<unsigned char>(s[byte]))) continue;
+    if (index == head) head_end = byte;
+    if (index == characters - tail) tail_start = byte;
+    ++index;
   }
-  return s.substr(0, cut) + "…";
+  return s.substr(0, head_end) + "…" + s.substr(tail_start);
 }
 
 size_t column_width(const std::string& header, const std::vector<std::string>& cells,

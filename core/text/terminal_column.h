@@ -18,8 +18,10 @@ size_t display_width(const std::string& utf8);
 // wider, so that the next column never touches it.
 std::string pad_column(const std::string& s, size_t width);
 
-// `s` when it fits in `width` columns; otherwise its first width − 1 characters and "…", cut
-// at a character boundary. width 0 gives "".
+// `s` when it fits in `width` columns; otherwise its start and its end around "…" (width − 1
+// characters kept, one more at the start when odd), cut at character boundaries. Both ends
+// matter: runs of one experiment differ only at the end of their names ("… · seed 2"), test sets
+// in their split ("…/dense-captions / val"). width 0 gives "".
 std::string fit_column(const std::string& s, size_t width);
 
 // The width of a column holding `header` and `cells`: its widest entry, but no more than

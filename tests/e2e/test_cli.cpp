@@ -227,8 +227,8 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
 
 // `runs` lines its columns up by characters, not bytes: γ and · are two bytes in UTF-8, and an
 // experiment's runs differ only at the end of their names, so the names are shown in full up to
-// 48 characters and cut at a character boundary with "…" beyond that (printf's %-20.20s cut
-// "grid · HN γ 0.5 · s …" mid-character and shifted every later column).
+// 48 characters and beyond that keep their start and end around "…", cut at character boundaries
+// (printf's %-20.20s cut "grid · HN γ 0.5 · s …" mid-character and shifted every later column).
 TEST_F(Cli, RunsTableAlignsMultiByteNamesAndKeepsThemWhole) {
   const std::string seed1 = "grid · HN γ 0.5 · s 10 fixed · seed 1";
   const std::string seed2 = "grid · HN γ 0.5 · s 10 fixed · seed 2";
@@ -251,7 +251,8 @@ TEST_F(Cli, RunsTableAlignsMultiByteNamesAndKeepsThemWhole) {
   EXPECT_EQ(hnclip::utf8_decode(r.out).find(U'\uFFFD'), std::u32string::npos) << r.out;
   EXPECT_NE(r.out.find(seed1), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(seed2), std::string::npos) << r.out;
-  const std::string cut = longer.substr(0, 10 * 2 + 37) + "…";  // 47 characters and "…"
+  // 24 characters, "…", the last 23 (seed 1 of a long experiment's name would still show).
+  const std::string cut = longer.substr(0, 10 * 2 + 14) + "…" + std::string(23, 'x');
   EXPECT_NE(r.out.find(cut + " "), std::string::npos) << r.out;
   // The status column starts at the same character in the header and in every row.
   expect_status_column_aligned(r.out, 4);
@@ -281,7 +282,8 @@ TEST_F(Cli, ExperimentsTableAlignsMultiByteNames) {
   const auto r = hnclip("experiments" + common());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("γ sweep · ViT-B/16 · Ḡ frozen"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(std::string(47, 'x') + "… "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(std::string(24, 'x') + "…" + std::string(23, 'x') + " "), std::string::npos)
+      << r.out;
   expect_status_column_aligned(r.out, 3);
 }
 
@@ -511,6 +513,22 @@ TEST_F(Cli, RunsAndShowSayWhichTestSetEachRunWasMeasuredOn) {
   const auto shown = hnclip("show 2" + common());
   ASSERT_EQ(shown.code, 0) << shown.err;
   EXPECT_NE(shown.out.find("\n  tested on " + small_val + "\n"), std::string::npos) << shown.out;
+
+  // A data set deep in the file system: the column keeps the split, which a cut at the end hid.
+  const std::string root = "/data/" + std::string(60, 'd') + "/docci";
+  {
+    hnclip::RunStore store(db());
+    hnclip::RunRecord r;
+    r.status = hnclip::RunStatus::Finished;
+    r.config_json =
+        R"({"benchmark": "docci", "test_split": "qual_dev", "benchmark_root": ")" + root + R"("})";
+    store.create_run(r);
+  }
+  const auto deep = hnclip("runs" + common());
+  ASSERT_EQ(deep.code, 0) << deep.err;
+  EXPECT_NE(deep.out.find("…" + std::string(6, 'd') + "/docci / qual_dev "), std::string::npos)
+      << deep.out;
+  EXPECT_EQ(runs()[0]["test_set"], "docci " + root + " / qual_dev");  // JSON: whole
 }
 
 // A run tested on "val" (--test-split) that stopped after its best epoch: the resume keeps that

@@ -20,13 +20,17 @@ TEST(TerminalColumn, PadFillsToTheWidthAndAlwaysSeparates) {
   EXPECT_EQ(pad_column("abcdef", 4), "abcdef ");
 }
 
-TEST(TerminalColumn, FitCutsAtACharacterBoundaryWithAnEllipsis) {
+TEST(TerminalColumn, FitKeepsBothEndsAroundAnEllipsisCutAtCharacterBoundaries) {
   EXPECT_EQ(fit_column("γ · γ", 5), "γ · γ");  // fits: unchanged
-  EXPECT_EQ(fit_column("γγγγγγ", 4), "γγγ…");
+  EXPECT_EQ(fit_column("γγγγγγ", 4), "γγ…γ");  // odd: one more at the start
   EXPECT_EQ(display_width(fit_column("γγγγγγ", 4)), 4u);
+  EXPECT_EQ(fit_column("abcdef", 5), "ab…ef");
+  EXPECT_EQ(fit_column("abcdef", 2), "a…");
   EXPECT_EQ(fit_column("abcdef", 1), "…");
   EXPECT_EQ(fit_column("abcdef", 0), "");
-  EXPECT_EQ(fit_column("a·bcdef", 3), "a·…");
+  EXPECT_EQ(fit_column("a·bcde·f", 5), "a·…·f");
+  // What the run list needs: the seed of an experiment's run, the split of a test set.
+  EXPECT_EQ(fit_column("a long experiment name · HN γ 0.5 · seed 2", 21), "a long exp…5 · seed 2");
 }
 
 TEST(TerminalColumn, ColumnWidthIsTheWidestEntryUpToAMaximum) {
