@@ -6,12 +6,14 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "cli_support.h"
 #include "commands.h"
 #include "common_options.h"
 #include "data/benchmark_summary.h"
 #include "job/stored_best_epoch.h"
+#include "job/stored_run_config.h"
 #include "store/run_store.h"
 #include "text/terminal_column.h"
 #include "train/best_epoch.h"
@@ -57,9 +59,19 @@ nlohmann::json evaluations_json(const RecallTable& table) {
 }
 
 nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
-  const TrainConfig config = parse_train_config(r.config_json);
-  const auto table = recall_table(store, r.id, config.test_split);
-  const int best_epoch = best_stored_epoch(store.epoch_evals(r.id), config.test_split).epoch;
+  // A config this version cannot read (another version's, or edited by hand) does not hide the
+  // run, nor every other run of the list: its settings are null and "config_error" says why; its
+  // recall is read on TrainConfig's default test split, as everywhere else (run_test_set).
+  std::optional<TrainConfig> config;
+  std::string config_error;
+  try {
+    config = stored_run_config(r);
+  } catch (const ConfigError& e) {
+    config_error = e.what();
+  }
+  const RunTestSet test_set = config ? run_test_set(*config) : run_test_set(r.config_json);
+  const auto table = recall_table(store, r.id, test_set.split);
+  const int best_epoch = best_stored_epoch(store.epoch_evals(r.id), test_set.split).epoch;
   nlohmann::json j{{"id", r.id},
                    {"name", r.name},
                    {"status", to_string(r.status)},
@@ -71,12 +83,21 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
                    {"finished", iso_time(r.finished_at_ms)},
                    {"best_epoch", best_epoch},
                    // What its recall was measured on: runs of different sets do not compare.
-                   {"test_set", run_test_set(r.config_json).label},
-                   {"framework", to_string(config.framework)},
-                   {"hn", config.hn},
-                   {"gamma", config.loss_gamma},
-                   {"gbar", to_string(config.loss_gbar)},
-                   {"epochs", config.epochs}};
+                   {"test_set", test_set.label},
+                   {"framework", nullptr},
+                   {"hn", nullptr},
+                   {"gamma", nullptr},
+                   {"gbar", nullptr},
+                   {"epochs", nullptr}};
+  if (config) {
+    j["framework"] = to_string(config->framework);
+    j["hn"] = config->hn;
+    j["gamma"] = config->loss_gamma;
+    j["gbar"] = to_string(config->loss_gbar);
+    j["epochs"] = config->epochs;
+  } else {
+    j["config_error"] = config_error;
+  }
   // best_epoch is never 0 (train/best_epoch.h): the starting checkpoint's score is "start".
   auto recall_json = [&](int epoch, const char* key) {
     if (auto it = table.find(epoch); it != table.end()) {
@@ -89,12 +110,13 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
   if (best_epoch > kStartEpoch) recall_json(best_epoch, "best");
   recall_json(kStartEpoch, "start");
   if (full) {
-    j["config"] = nlohmann::json::parse(r.config_json, nullptr, false);      // as stored
+    const auto stored = nlohmann::json::parse(r.config_json, nullptr, false);      // as stored
+    j["config"] = stored.is_discarded() ? nlohmann::json(r.config_json) : stored;  // not JSON: text
     j["data"] = nlohmann::json::parse(r.data_summary_json, nullptr, false);  // {} for older runs
     j["evaluations"] = evaluations_json(table);
-    if (!config.val_split.empty()) {
-      j["val_split"] = config.val_split;
-      j["val_evaluations"] = evaluations_json(recall_table(store, r.id, config.val_split));
+    if (config && !config->val_split.empty()) {
+      j["val_split"] = config->val_split;
+      j["val_evaluations"] = evaluations_json(recall_table(store, r.id, config->val_split));
     }
     nlohmann::json ckpts = nlohmann::json::array();
     for (const auto& c : store.checkpoints(r.id))
@@ -168,19 +190,23 @@ CommandAction add_runs_command(CLI::App& app) {
     for (size_t i = 0; i < runs.size(); ++i) {
       const auto& r = runs[i];
       const auto& j = rows[i];
+      // Unreadable config: "?" settings (the test-set column says why).
+      const bool read = !j.contains("config_error");
       const std::string framework =
-          j["framework"].get<std::string>() + (j["hn"].get<bool>() ? "" : " (HN off)");
-      std::printf(
-          "%5lld  %s%-11s %-17s %6s %-10s %6d  %s%14s %5s %14s  %s\n", static_cast<long long>(r.id),
-          pad_column(fit_column(r.name, name_width), name_width + 1).c_str(),
-          to_string(r.status).c_str(), framework.c_str(), fixed(j["gamma"].get<double>()).c_str(),
-          j["gbar"].get<std::string>().c_str(), j["epochs"].get<int>(),
-          pad_column(fit_column(test_sets[i], set_width), set_width + 1).c_str(),
-          r1_pair(j, "start").c_str(),
-          j["best_epoch"].get<int>() > kStartEpoch
-              ? std::to_string(j["best_epoch"].get<int>()).c_str()
-              : "-",
-          r1_pair(j, "best").c_str(), j["created"].get<std::string>().c_str());
+          read ? j["framework"].get<std::string>() + (j["hn"].get<bool>() ? "" : " (HN off)") : "?";
+      std::printf("%5lld  %s%-11s %-17s %6s %-10s %6s  %s%14s %5s %14s  %s\n",
+                  static_cast<long long>(r.id),
+                  pad_column(fit_column(r.name, name_width), name_width + 1).c_str(),
+                  to_string(r.status).c_str(), framework.c_str(),
+                  read ? fixed(j["gamma"].get<double>()).c_str() : "?",
+                  read ? j["gbar"].get<std::string>().c_str() : "?",
+                  read ? std::to_string(j["epochs"].get<int>()).c_str() : "?",
+                  pad_column(fit_column(test_sets[i], set_width), set_width + 1).c_str(),
+                  r1_pair(j, "start").c_str(),
+                  j["best_epoch"].get<int>() > kStartEpoch
+                      ? std::to_string(j["best_epoch"].get<int>()).c_str()
+                      : "-",
+                  r1_pair(j, "best").c_str(), j["created"].get<std::string>().c_str());
     }
     return kExitOk;
   };
@@ -211,7 +237,11 @@ CommandAction add_show_command(CLI::App& app) {
     std::cout << "run " << run->id << (run->name.empty() ? "" : " '" + run->name + "'") << ": "
               << to_string(run->status)
               << (run->status_message.empty() ? "" : " (" + run->status_message + ")") << "\n"
-              << "  tested on " << j["test_set"].get<std::string>() << "\n"
+              << (j.contains("config_error")
+                      ? "  " + j["config_error"].get<std::string>() +
+                            "\n  recall below is of split '" +
+                            run_test_set(run->config_json).split + "', the default test split\n"
+                      : "  tested on " + j["test_set"].get<std::string>() + "\n")
               << "  device " << run->device << ", created " << j["created"].get<std::string>()
               << ", git " << run->git_rev << ", " << j["steps"].get<size_t>() << " steps recorded\n"
               << "  config " << j["config"].dump() << "\n"

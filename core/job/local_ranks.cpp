@@ -15,6 +15,7 @@
 #include "distributed/distributed_spec.h"
 #include "distributed/loopback_port.h"
 #include "distributed/process_group.h"
+#include "job/stored_run_config.h"
 #include "store/run_store.h"
 #include "train/train_config.h"
 
@@ -150,7 +151,7 @@ int stored_world_size(const std::string& database, int64_t run_id) {
   const RunStore store(database);
   const auto run = store.find_run(run_id);
   if (!run) throw ConfigError("run " + std::to_string(run_id) + " is not in " + database);
-  return parse_train_config(run->config_json).world_size;
+  return stored_run_config(*run).world_size;
 }
 
 }  // namespace hnclip

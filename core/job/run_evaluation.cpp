@@ -7,6 +7,7 @@
 #include "job/run_assets.h"
 #include "job/run_benchmark_spec.h"
 #include "job/run_checkpoint.h"
+#include "job/stored_run_config.h"
 #include "store/run_store.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
@@ -48,8 +49,7 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
   }
   RunStore store(paths.database);
   const auto [run, chosen] = choose_run_checkpoint(store, paths.database, run_id, which);
-  TrainConfig own;
-  from_json(nlohmann::json::parse(run.config_json), own);
+  const TrainConfig own = stored_run_config(run);
   const TrainConfig config = target_config(own, target);
   const auto own_key = benchmark_data_key(run_benchmark_spec(own, paths.cache_dir));
   const auto key = benchmark_data_key(run_benchmark_spec(config, paths.cache_dir));

@@ -11,6 +11,7 @@
 #include "job/run_assets.h"
 #include "job/run_benchmark_spec.h"
 #include "job/run_checkpoint.h"
+#include "job/stored_run_config.h"
 #include "store/run_store.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
@@ -100,11 +101,7 @@ std::unique_ptr<RunRetriever> RunRetriever::open(const RunRetrieverOptions& o, c
   {
     RunStore store(o.database);
     const auto chosen = choose_run_checkpoint(store, o.database, o.run_id, o.epoch < 0 ? "best" : std::to_string(o.epoch));
-    try {
-      from_json(nlohmann::json::parse(chosen.run.config_json), config);
-    } catch (const std::exception& e) {
-      throw ConfigError("run " + std::to_string(o.run_id) + ": its stored configuration cannot be read: " + e.what());
-    }
+    config = stored_run_config(chosen.run);
     impl->epoch = chosen.checkpoint.epoch;
     impl->checkpoint = chosen.checkpoint.path;
   }

@@ -11,19 +11,20 @@
 #include <optional>
 
 #include "data/batch_loader.h"
-#include "distributed/process_group.h"
 #include "data/benchmark_summary.h"
 #include "data/goal_segments.h"
-#include "text/structure_word_list.h"
+#include "distributed/process_group.h"
 #include "fault/fault_point.h"
 #include "job/run_assets.h"
 #include "job/stale_checkpoint_files.h"
 #include "job/stored_best_epoch.h"
+#include "job/stored_run_config.h"
 #include "job/workbench_paths.h"
 #include "model/make_clip_model.h"
 #include "store/host_process.h"
 #include "store/run_recorder.h"
 #include "store/run_store.h"
+#include "text/structure_word_list.h"
 #include "train/autocast_guard.h"
 #include "train/best_epoch.h"
 #include "train/checkpoint.h"
@@ -377,7 +378,7 @@ std::unique_ptr<TrainingJob> TrainingJob::resume_recorded(int64_t run_id, const 
                       to_string(run->status) +
                       "; only interrupted, stopped or failed runs can be resumed");
   }
-  from_json(nlohmann::json::parse(run->config_json), s.config);
+  s.config = stored_run_config(*run);
   s.run_id = run_id;
   check_world_size("--resume " + std::to_string(run_id), s.config.world_size, group);
   // Refused before the run is touched (Trainer refuses it too, for any other caller).

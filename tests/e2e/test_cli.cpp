@@ -531,6 +531,49 @@ TEST_F(Cli, RunsAndShowSayWhichTestSetEachRunWasMeasuredOn) {
   EXPECT_EQ(runs()[0]["test_set"], "docci " + root + " / qual_dev");  // JSON: whole
 }
 
+// A run whose stored config this version cannot read (another version's, or edited by hand):
+// `runs` and `show` list it and every other run, its settings unknown and the reason given;
+// commands that need its config (eval, resume) refuse it with the run's number. Before, one such
+// run made `runs` fail outright and the error never said whose config it was.
+TEST_F(Cli, ARunWhoseConfigCannotBeReadHidesNoOtherRun) {
+  auto first = hnclip(small_train() + " --epochs 1 --json" + common());
+  ASSERT_EQ(first.code, 0) << first.err;
+  {
+    hnclip::RunStore store(db());
+    hnclip::RunRecord r;
+    r.name = "from elsewhere";
+    r.status = hnclip::RunStatus::Finished;
+    r.config_json = R"({"epochs": "two"})";
+    const int64_t id = store.create_run(r);
+    store.set_status(id, hnclip::RunStatus::Stopped, "stopped by the test");
+    const auto good = store.checkpoints(1).at(0);
+    store.add_checkpoint(id, good);  // a checkpoint that loads: only the config is in the way
+  }
+  const auto table = hnclip("runs" + common());
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find("from elsewhere"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("synthetic small (seed 1) / test"), std::string::npos) << table.out;
+  const auto listed = runs();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0]["config_error"],
+            "run 2: its stored configuration cannot be read: config key 'epochs' has the wrong "
+            "type: \"two\"");
+  EXPECT_TRUE(listed[0]["gamma"].is_null());
+  EXPECT_FALSE(listed[1].contains("config_error"));
+  EXPECT_EQ(listed[1]["epochs"], 1);
+  const auto shown = hnclip("show 2" + common());
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("\n  run 2: its stored configuration cannot be read: "),
+            std::string::npos)
+      << shown.out;
+  EXPECT_NE(shown.out.find("\n  config {\"epochs\":\"two\"}\n"), std::string::npos) << shown.out;
+  expect_one_line_error(hnclip("eval --run 2" + common()), 2,
+                        "run 2: its stored configuration cannot be read");
+  expect_one_line_error(hnclip("train --resume 2" + common()), 2,
+                        "run 2: its stored configuration cannot be read");
+  EXPECT_EQ(runs().size(), 2u);
+}
+
 // A run tested on "val" (--test-split) that stopped after its best epoch: the resume keeps that
 // best (chosen on val, not on a "test" split the run never evaluated), reports its recall although
 // this process did not evaluate it, and `show`, `runs` and --epoch best agree.
