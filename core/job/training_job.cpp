@@ -287,6 +287,12 @@ void TrainingJob::construct(const TrainConfig& config, const JobPaths& paths, Jo
             " as in its training code (--logit-scale N to choose another)");
     }
   }
+  // Allowed (a manifest with one "all" split), but never silently: such recall is not held out.
+  if (s.config.train_split == s.config.test_split && s.log) {
+    s.log("--test-split " + s.config.test_split +
+          " is also the training split: the recall measures how well the run fits images it "
+          "trained on, not retrieval of unseen ones");
+  }
   // An unavailable --device (or --precision it cannot run) fails here, before any record exists.
   try {
     const auto device = resolve_device(to_string(config.device));

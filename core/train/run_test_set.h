@@ -12,7 +12,9 @@ namespace hnclip {
 struct RunTestSet {
   // Equal exactly for runs evaluated on the same split (benchmark, size, seed, root, split).
   std::string key;
-  std::string label;  // for people: "synthetic small (seed 1) / test"
+  // for people: "synthetic small (seed 1) / test"; "… / all (also its training split)" for a run
+  // tested on the split it trained on (a key of its own: not comparable with held-out runs).
+  std::string label;
   // The test split's name; TrainConfig's default when the config cannot be read.
   std::string split;
   bool readable = true;  // false: the run's config did not parse (label says why)

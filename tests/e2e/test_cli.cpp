@@ -531,6 +531,21 @@ TEST_F(Cli, RunsAndShowSayWhichTestSetEachRunWasMeasuredOn) {
   EXPECT_EQ(runs()[0]["test_set"], "docci " + root + " / qual_dev");  // JSON: whole
 }
 
+// Testing on the training split is allowed (a manifest with one "all" split) but never silent:
+// the run says so when it starts, and its test set says so wherever its recall is listed.
+TEST_F(Cli, TestingOnTheTrainingSplitIsSaid) {
+  auto r = hnclip(small_train() + " --epochs 1 --test-split train --json" + common());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("--test-split train is also the training split: the recall measures how "
+                       "well the run fits images it trained on"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(runs()[0]["test_set"], "synthetic small (seed 1) / train (also its training split)");
+  auto held_out = hnclip(small_train() + " --epochs 1 --json" + common());
+  ASSERT_EQ(held_out.code, 0) << held_out.err;
+  EXPECT_EQ(held_out.err.find("is also the training split"), std::string::npos) << held_out.err;
+}
+
 // A run whose stored config this version cannot read (another version's, or edited by hand):
 // `runs` and `show` list it and every other run, its settings unknown and the reason given;
 // commands that need its config (eval, resume) refuse it with the run's number. Before, one such
