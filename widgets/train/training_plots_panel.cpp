@@ -64,9 +64,11 @@ TrainingPlotsPanel::TrainingPlotsPanel(QWidget* parent) : QWidget(parent) {
       tr("Wheel: scroll · Ctrl+wheel (or click a chart): zoom · drag: pan · Follow, double-click "
          "or F: follow the data"),
       this);
+  hint->setObjectName(QStringLiteral("chartHint"));
   hint->setForegroundRole(QPalette::WindowText);  // readable in a dark palette, unlike disabled
   hint->setWordWrap(true);
-  top->addWidget(hint, 1);
+  // A row of its own under the slider: beside it, the Train tab's share of a 1024-pixel window
+  // left the hint a column six lines tall, pushing the charts down.
   connect(smoothingSlider_, &QSlider::valueChanged, this,
           [this](int v) { setSmoothing(static_cast<double>(v) / kSliderSteps); });
 
@@ -94,6 +96,7 @@ TrainingPlotsPanel::TrainingPlotsPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(top);
+  layout->addWidget(hint);
   layout->addWidget(scroll_, 1);
 
   setSmoothing(curves_.smoothing());

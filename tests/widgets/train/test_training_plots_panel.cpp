@@ -1,6 +1,7 @@
 // TrainingPlotsPanel: events become exactly the plotted points, smoothing is TensorBoard's debiased
 // EMA, zero gradient norms are clamped and flagged, per-epoch probe fractions agree with the core's
 // summarize_probes, history + live append continue one curve, exports write the right bytes.
+#include <QLabel>
 #include <QtTest>
 
 #include <QScrollArea>
@@ -506,6 +507,21 @@ class TestTrainingPlotsPanel : public QObject {
     QTRY_COMPARE(panel.columnCount(), 1);
     QCOMPARE(panel.columnOf("probe_fractions"), 0);
     QVERIFY(!scroll->horizontalScrollBar()->isVisible());
+  }
+
+  // The interaction hint (wheel, zoom, pan, follow) takes the panel's width, not what the
+  // smoothing slider leaves: at the Train tab's share of a 1024-pixel window (about 360 pixels)
+  // it stood in a column six lines tall.
+  void interaction_hint_stays_short_on_a_narrow_page() {
+    TrainingPlotsPanel panel;
+    panel.resize(360, 700);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto* hint = panel.findChild<QLabel*>(QStringLiteral("chartHint"));
+    QVERIFY(hint);
+    QTRY_VERIFY(hint->width() > panel.width() * 3 / 4);
+    const int lines = hint->height() / hint->fontMetrics().lineSpacing();
+    QVERIFY2(lines <= 3, qPrintable(QStringLiteral("%1 lines").arg(lines)));
   }
 
   // The loss-terms chart is laid out only while some run records terms: beside the loss chart,
