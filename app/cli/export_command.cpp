@@ -121,6 +121,7 @@ CommandAction add_export_command(CLI::App& app) {
       const auto paths = o->common.paths();
       RunStore store(paths.database);
       const auto chosen = choose_run_checkpoint(store, paths.database, o->run, o->epoch);
+      if (!chosen.note.empty()) std::cerr << "hnclip: " << chosen.note << "\n";
       path = chosen.checkpoint.path;
       run_id = o->run;
       epoch = chosen.checkpoint.epoch;

@@ -1,5 +1,6 @@
 #include "job/run_checkpoint.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -17,28 +18,42 @@ RunCheckpoint choose_run_checkpoint(const RunStore& store, const std::string& da
     throw ConfigError("--run " + std::to_string(run_id) + ": the run has no checkpoint yet");
   }
   std::optional<CheckpointRow> chosen;
+  std::string note;
   if (which == "last") {
     chosen = checkpoints.back();
   } else if (which == "best") {
-    chosen = checkpoints.back();
     const int best = best_stored_epoch(store, *run).epoch;
     for (const auto& c : checkpoints)
       if (c.epoch == best) chosen = c;
-  } else {
-    int epoch = -1;
-    try {
-      epoch = std::stoi(which);
-    } catch (const std::exception&) {
-      throw ConfigError("--epoch must be best, last or an epoch number (got '" + which + "')");
+    if (!chosen) {
+      chosen = checkpoints.back();
+      note = "--epoch best: run " + std::to_string(run_id) +
+             (best < 0 ? " has no evaluated fine-tuned epoch"
+                       : "'s best epoch " + std::to_string(best) + " has no checkpoint") +
+             "; taking its last checkpoint, epoch " + std::to_string(chosen->epoch);
     }
-    for (const auto& c : checkpoints)
+  } else {
+    // Digits only: "2x" or "-1" is a typo, not epoch 2.
+    const bool digits =
+        !which.empty() && which.size() <= 9 &&
+        std::all_of(which.begin(), which.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (!digits)
+      throw ConfigError("--epoch must be best, last or an epoch number (got '" + which + "')");
+    const int epoch = std::stoi(which);
+    std::string have;
+    for (const auto& c : checkpoints) {
       if (c.epoch == epoch) chosen = c;
-    if (!chosen) throw ConfigError("--epoch " + which + ": run " + std::to_string(run_id) + " has no checkpoint for it");
+      have += (have.empty() ? "" : ", ") + std::to_string(c.epoch);
+    }
+    if (!chosen) {
+      throw ConfigError("--epoch " + which + ": run " + std::to_string(run_id) +
+                        " has no checkpoint for it (it has epochs " + have + ")");
+    }
   }
   if (!std::filesystem::exists(chosen->path)) {
     throw ConfigError("checkpoint " + chosen->path + " of run " + std::to_string(run_id) + " is missing");
   }
-  return {*run, *chosen};
+  return {*run, *chosen, note};
 }
 
 }  // namespace hnclip

@@ -12,11 +12,15 @@ namespace hnclip {
 struct RunCheckpoint {
   RunRecord run;
   CheckpointRow checkpoint;
+  // Non-empty when the checkpoint is not quite what was asked for ("best" of a run with no
+  // evaluated fine-tuned epoch that has a checkpoint: its last); callers print it.
+  std::string note;
 };
 
-// `which`: "best" (the run's best epoch, else its last), "last", or an epoch number. Throws
-// ConfigError naming --run / --epoch for an unknown run, a run without checkpoints, an epoch
-// without one or a bad --epoch value, and naming the file when the checkpoint file is missing.
+// `which`: "best" (the run's best epoch, else its last, with a note), "last", or an epoch number
+// (digits only). Throws ConfigError naming --run / --epoch for an unknown run, a run without
+// checkpoints, a bad --epoch value or an epoch without one (listing the epochs that have one), and
+// naming the file when the checkpoint file is missing.
 RunCheckpoint choose_run_checkpoint(const RunStore& store, const std::string& database, int64_t run_id,
                                     const std::string& which);
 

@@ -48,7 +48,8 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
     throw ConfigError(std::string("--consensus-alpha: ") + e.what());
   }
   RunStore store(paths.database);
-  const auto [run, chosen] = choose_run_checkpoint(store, paths.database, run_id, which);
+  const auto [run, chosen, note] = choose_run_checkpoint(store, paths.database, run_id, which);
+  if (!note.empty() && log) log(note);
   const TrainConfig own = stored_run_config(run);
   const TrainConfig config = target_config(own, target);
   const auto own_key = benchmark_data_key(run_benchmark_spec(own, paths.cache_dir));

@@ -102,6 +102,7 @@ std::unique_ptr<RunRetriever> RunRetriever::open(const RunRetrieverOptions& o, c
     RunStore store(o.database);
     const auto chosen = choose_run_checkpoint(store, o.database, o.run_id, o.epoch < 0 ? "best" : std::to_string(o.epoch));
     config = stored_run_config(chosen.run);
+    if (!chosen.note.empty()) log(chosen.note);
     impl->epoch = chosen.checkpoint.epoch;
     impl->checkpoint = chosen.checkpoint.path;
   }

@@ -546,6 +546,31 @@ TEST_F(Cli, TestingOnTheTrainingSplitIsSaid) {
   EXPECT_EQ(held_out.err.find("is also the training split"), std::string::npos) << held_out.err;
 }
 
+// --epoch takes best, last or digits ("2x" was read as 2); an epoch without a checkpoint is
+// refused with the epochs that have one; "best" of a run with no evaluated fine-tuned epoch takes
+// the last checkpoint and says so (it did so silently).
+TEST_F(Cli, EpochChoiceIsExactAndItsFallbackIsSaid) {
+  auto trained = hnclip(small_train() + " --json" + common());
+  ASSERT_EQ(trained.code, 0) << trained.err;
+  const std::string out = " " + (dir / "e.pt").string() + common();
+  for (const std::string bad : {"2x", "-1", "", "1.5"})
+    expect_one_line_error(hnclip("export --run 1 --epoch '" + bad + "'" + out), 2,
+                          "--epoch must be best, last or an epoch number (got '" + bad + "')");
+  expect_one_line_error(hnclip("export --run 1 --epoch 7" + out), 2,
+                        "--epoch 7: run 1 has no checkpoint for it (it has epochs 1, 2)");
+  const auto best = hnclip("export --run 1" + out);
+  ASSERT_EQ(best.code, 0) << best.err;
+  EXPECT_EQ(best.err.find("--epoch best"), std::string::npos) << best.err;
+  hnclip::RunStore(db()).delete_epoch_evals_after(1, 0);  // only the start's rows are left
+  const auto fallback = hnclip("export --run 1" + out);
+  ASSERT_EQ(fallback.code, 0) << fallback.err;
+  EXPECT_NE(fallback.err.find("--epoch best: run 1 has no evaluated fine-tuned epoch; taking its "
+                              "last checkpoint, epoch 2"),
+            std::string::npos)
+      << fallback.err;
+  EXPECT_NE(fallback.out.find("epoch-2.pt"), std::string::npos) << fallback.out;
+}
+
 // A run whose stored config this version cannot read (another version's, or edited by hand):
 // `runs` and `show` list it and every other run, its settings unknown and the reason given;
 // commands that need its config (eval, resume) refuse it with the run's number. Before, one such
