@@ -17,6 +17,8 @@ RunListView::RunListView(QAbstractItemModel* run_model, QWidget* parent) : QTree
   setModel(proxy_);
   setRootIsDecorated(false);
   setUniformRowHeights(true);
+  // Runs of one experiment differ at the end of their names ("… · seed 2"): keep both ends.
+  setTextElideMode(Qt::ElideMiddle);
   setSelectionMode(QAbstractItemView::ExtendedSelection);
   setSelectionBehavior(QAbstractItemView::SelectRows);
   setEditTriggers(QAbstractItemView::NoEditTriggers);

@@ -288,11 +288,17 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       if (column == ColStatus && !s.record.status_message.empty())
         return qs(s.record.status_message);
-      if (column == ColName || column == ColBestR1T2I || column == ColBestR1I2T)
-        return QStringLiteral("run %1%2")
-            .arg(s.record.id)
-            .arg(s.report_epoch >= 0 ? QStringLiteral(", best epoch %1").arg(s.report_epoch)
-                                     : QStringLiteral(", no fine-tuned epoch evaluated yet"));
+      if (column == ColName || column == ColBestR1T2I || column == ColBestR1I2T) {
+        // The name in full first: narrow views (the dock) elide it.
+        const QString name = column == ColName && !s.record.name.empty()
+                                 ? qs(s.record.name) + QLatin1Char('\n')
+                                 : QString();
+        return name + QStringLiteral("run %1%2")
+                          .arg(s.record.id)
+                          .arg(s.report_epoch >= 0
+                                   ? QStringLiteral(", best epoch %1").arg(s.report_epoch)
+                                   : QStringLiteral(", no fine-tuned epoch evaluated yet"));
+      }
       if (column == ColSolved && s.solved_first_epoch >= 0)
         return tr("Steps whose plain InfoNCE loss was below 1e-3: %1 in epoch %2, %3 in epoch %4")
             .arg(format_percent(s.solved_first))

@@ -105,6 +105,7 @@ RunsPanel::RunsPanel(QString db_path, QWidget* parent)
   view_->setModel(proxy_);
   view_->setRootIsDecorated(false);
   view_->setUniformRowHeights(true);
+  view_->setTextElideMode(Qt::ElideMiddle);  // names and test sets differ at their ends
   view_->setAlternatingRowColors(true);
   view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   view_->setSelectionBehavior(QAbstractItemView::SelectRows);

@@ -419,6 +419,17 @@ class TestRunsPanel : public QObject {
     QCOMPARE(ids, (QList<int64_t>{live_, crashed_}));
     QVERIFY(list.isColumnHidden(hnclip::gui::RunTableModel::ColGamma));
     QVERIFY(!list.isColumnHidden(hnclip::gui::RunTableModel::ColName));
+    // A narrow dock keeps both ends of a name (an experiment's runs differ in "· seed N"), and
+    // the name's tooltip gives it whole.
+    QCOMPARE(list.textElideMode(), Qt::ElideMiddle);
+    QCOMPARE(panel.findChild<QTreeView*>()->textElideMode(), Qt::ElideMiddle);
+    for (int r = 0; r < list.model()->rowCount(); ++r) {
+      const QModelIndex name = list.model()->index(r, hnclip::gui::RunTableModel::ColName);
+      const QString shown = name.data().toString();
+      if (shown.startsWith(QStringLiteral("run "))) continue;  // unnamed
+      QVERIFY2(name.data(Qt::ToolTipRole).toString().startsWith(shown + QLatin1Char('\n')),
+               qPrintable(name.data(Qt::ToolTipRole).toString()));
+    }
   }
 };
 
