@@ -16,6 +16,7 @@
 #include "experiment/experiment_presets.h"
 #include "experiment_output.h"
 #include "job/experiment_runner.h"
+#include "text/terminal_column.h"
 #include "train/builtin_recipe.h"
 
 namespace hnclip::cli {
@@ -246,8 +247,19 @@ CommandAction add_sweep_command(CLI::App& app) {
         if (!defaults.contains(k) || defaults[k] != v) differs += " " + k + "=" + v.dump();
       }
       std::cout << "base:" << (differs.empty() ? " train's defaults" : differs) << "\n";
+      // Columns that line up whatever the number of cells and the roles' lengths.
+      std::vector<std::string> roles;
+      for (const auto& c : plan.cells) roles.push_back(c.role);
+      const size_t cell_width = std::max<size_t>(4, std::to_string(plan.cells.size()).size());
+      const size_t role_width = column_width("role", roles, kMaxNameColumn);
+      const auto right = [&](const std::string& s) {
+        return std::string(cell_width - std::min(cell_width, s.size()), ' ') + s;
+      };
+      std::cout << "  " << right("cell") << "  " << pad_column("role", role_width + 1)
+                << " configuration\n";
       for (const auto& c : plan.cells) {
-        std::cout << "  " << c.index << "  " << c.role << "  " << c.label << "\n";
+        std::cout << "  " << right(std::to_string(c.index)) << "  "
+                  << pad_column(c.role, role_width + 1) << " " << c.label << "\n";
       }
       return kExitOk;
     }

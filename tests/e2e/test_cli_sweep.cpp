@@ -177,7 +177,12 @@ TEST_F(CliSweep, DryRunShowsTheGridOfAPreset) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("11 configurations × 3 seeds = 33 runs; selection: val"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("fixed-scale  InfoNCE · s 50 fixed"), std::string::npos) << r.out;
+  // Cell, role and configuration stand in columns, whatever the cell number's digits.
+  EXPECT_NE(r.out.find("\n  cell  role             configuration\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n     0  paired           InfoNCE · s 10 fixed\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\n    10  fixed-scale      InfoNCE · s 50 fixed\n"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find(" lr=0.001"), std::string::npos) << r.out;  // the presets' recipe
   // Train flags given with a preset change its recipe, flags (no value) included.
   const auto changed = hnclip("sweep --preset gbar --epochs 3 --lr 7e-5 --fixed-scale=false --dry-run" +
