@@ -192,6 +192,8 @@ void TrainingChart::buildFrame(const QFont& font) {
   };
   connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, userMoved);
   connect(plot->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, userMoved);
+  connect(plot->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+          &TrainingChart::updateTickFormat);
   connect(plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent*) { resetView(); });
   connect(plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
     if (e->buttons() == Qt::NoButton) showTooltip(e->position());
@@ -418,16 +420,38 @@ void TrainingChart::applyScale() {
   if (log_) {
     y->setScaleType(QCPAxis::stLogarithmic);
     y->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog));
-    y->setNumberFormat(QStringLiteral("eb"));
-    y->setNumberPrecision(0);
   } else {
     y->setScaleType(QCPAxis::stLinear);
     y->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-    y->setNumberFormat(QStringLiteral("g"));
-    y->setNumberPrecision(4);
   }
   settingRange_ = false;
   applyAutoRange();
+  updateTickFormat(y->range());
+}
+
+void TrainingChart::updateTickFormat(const QCPRange& range) {
+  QCPAxis* y = plot_->yAxis;
+  // A log axis over a decade and more has ticks at powers of ten: "10⁻²". Over less,
+  // QCPAxisTickerLog falls back to linear ticks (fewer than 1.6 decades), which "10⁻²" style at
+  // no decimals printed alike: 0.45 and 0.5 both as 5·10⁻¹, 0.8, 1 and 1.2 all as 10⁰ (a
+  // gradient ratio near 1). Such ticks, and linear ones, get plain numbers with as many
+  // significant digits as the tick spacing needs (about a fifth of the range).
+  const bool decades = log_ && range.lower > 0 && range.upper / range.lower >= std::pow(10.0, 1.6);
+  if (decades) {
+    y->setNumberFormat(QStringLiteral("eb"));
+    y->setNumberPrecision(0);
+    return;
+  }
+  const double magnitude = std::max(std::abs(range.lower), std::abs(range.upper));
+  const double spacing = range.size() / 5;
+  int digits = 4;
+  if (magnitude > 0 && spacing > 0 && std::isfinite(magnitude) && std::isfinite(spacing)) {
+    const int needed = static_cast<int>(std::floor(std::log10(magnitude))) -
+                       static_cast<int>(std::floor(std::log10(spacing))) + 2;
+    digits = std::clamp(needed, 4, 12);
+  }
+  y->setNumberFormat(QStringLiteral("g"));
+  y->setNumberPrecision(digits);
 }
 
 void TrainingChart::applyAutoRange() {

@@ -25,6 +25,7 @@
 
 class QCPBars;
 class QCPGraph;
+class QCPRange;
 class QCPItemStraightLine;
 class QCPItemText;
 class QCustomPlot;
@@ -96,6 +97,9 @@ class TrainingChart : public QWidget {
   void updateEmptyMessage();
   void applyAutoRange();
   void applyScale();
+  // The y axis's tick labels for its range: powers of ten on a log axis over decades, else plain
+  // numbers precise enough that neighbouring ticks never read alike.
+  void updateTickFormat(const QCPRange& range);
   void showTooltip(const QPointF& pos);
 
   const TrainingCurves& curves_;

@@ -60,6 +60,35 @@ class TestTrainingChart : public QObject {
     QCOMPARE(line->point2->coords().y(), 1e-3);
   }
 
+  // Neighbouring tick labels never read alike. A log axis over less than about 1.6 decades gets
+  // linear ticks from QCustomPlot, which the powers-of-ten format printed as 5·10⁻¹, 5·10⁻¹,
+  // 4·10⁻¹ (a gradient norm) or 10⁰, 10⁰, 10⁰ (a gradient ratio near 1); over decades the
+  // labels stay powers of ten.
+  void tick_labels_differ_on_a_narrow_log_range() {
+    TrainingCurves curves;
+    TrainingChart chart(curves, TrainingCurves::kLoss, label, QFont());
+    chart.resize(400, 300);
+    for (int i = 1; i <= 5; ++i) curves.addStep(1, step(i, 0.4 + 0.05 * i));
+    chart.mirror();
+    chart.replot(true);
+    const auto labels = [&] {
+      chart.plot()->replot();
+      const QVector<QString> l = chart.plot()->yAxis->tickVectorLabels();
+      return QStringList(l.begin(), l.end());
+    };
+    QStringList wide = labels();
+    QVERIFY2(wide.size() >= 3, qPrintable(wide.join(" | ")));
+    // Powers of ten (QCustomPlot draws "1e-03" as 10⁻³).
+    QVERIFY2(wide.contains(QStringLiteral("1e-03")), qPrintable(wide.join(" | ")));
+    for (const QCPRange& range :
+         {QCPRange(0.35, 0.65), QCPRange(0.7, 1.4), QCPRange(0.999, 1.003)}) {
+      chart.plot()->yAxis->setRange(range);
+      const QStringList narrow = labels();
+      QVERIFY2(narrow.size() >= 3, qPrintable(narrow.join(" | ")));
+      QCOMPARE(QSet<QString>(narrow.begin(), narrow.end()).size(), narrow.size());
+    }
+  }
+
   void all_zero_values_show_a_unit_axis() {
     TrainingCurves curves;
     TrainingChart chart(curves, TrainingCurves::kLr, label, QFont());
