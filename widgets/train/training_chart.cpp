@@ -15,6 +15,7 @@
 #include "qcustomplot.h"
 #include "train/probe_summary.h"
 #include "widgets/common/hardness_buckets.h"
+#include "widgets/common/elided_legend_item.h"
 #include "widgets/common/legend_below.h"
 #include "widgets/common/plot_export.h"
 #include "widgets/common/plot_style.h"
@@ -310,7 +311,7 @@ void TrainingChart::rebuildLegend() {
                               : std::min(kNarrowLegendColumns, static_cast<int>(items.size()));
       for (size_t k = 0; k < items.size(); ++k) {
         legend->addElement(row + static_cast<int>(k) / columns, static_cast<int>(k) % columns,
-                           new QCPPlottableLegendItem(legend, items[k]));
+                           new ElidedLegendItem(legend, items[k]));
       }
       row += (static_cast<int>(items.size()) + columns - 1) / columns;
     }

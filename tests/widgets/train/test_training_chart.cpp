@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "qcustomplot.h"
+#include "widgets/common/elided_legend_item.h"
 #include "widgets/train/training_chart.h"
 #include "widgets/train/training_curves.h"
 
@@ -199,6 +200,10 @@ class TestTrainingChart : public QObject {
     QCOMPARE(at(1, 0), chart.graph(3, "i2t_R@1", Role::Raw));
     QCOMPARE(at(2, 0), chart.graph(8, "t2i_R@1", Role::Raw));
     QCOMPARE(at(3, 2), chart.graph(8, "i2t_R@10", Role::Raw));
+    // Entries elide long names in the middle (ElidedLegendItem), not at their right edge.
+    for (int row = 0; row < legend->rowCount(); ++row)
+      for (int column = 0; column < legend->columnCount(); ++column)
+        QVERIFY(dynamic_cast<hnclip::gui::ElidedLegendItem*>(legend->element(row, column)));
   }
 
   // QCustomPlot caps a layout column at the smallest maximum width of the elements in it, and an
