@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "text/control_character.h"
+
 namespace hnclip {
 
 namespace {
@@ -262,6 +264,11 @@ ExperimentPlan expand_experiment(const ExperimentSpec& spec, bool confirmed) {
     require(defaults.contains(k), "base configuration: '" + k + "' is not a run configuration key");
   }
   require(spec.parallel >= 1, "--parallel must be >= 1 (got " + std::to_string(spec.parallel) + ")");
+  const std::string in_name = control_character_in(spec.name);
+  require(in_name.empty(),
+          "the experiment's name (--name, or the file's \"name\") must be one "
+          "line without control characters (it has " +
+              in_name + ")");
   for (double s : spec.control_scales) {
     require(std::isfinite(s) && s > 0 && s <= 100,
             "--control-scales: each scale must be in (0, 100] (got " + number_text(s) + ")");

@@ -24,6 +24,7 @@
 #include "store/host_process.h"
 #include "store/run_recorder.h"
 #include "store/run_store.h"
+#include "text/control_character.h"
 #include "text/structure_word_list.h"
 #include "train/autocast_guard.h"
 #include "train/best_epoch.h"
@@ -278,6 +279,10 @@ void TrainingJob::construct(const TrainConfig& config, const JobPaths& paths, Jo
   s.paths = paths;
   s.log = std::move(log);
   config.validate();
+  // A new run's name is one line (a row of `runs`, a legend entry). Checked here, not in
+  // validate(): a run stored with such a name by an earlier version still evaluates and resumes.
+  if (const std::string c = control_character_in(config.name); !c.empty())
+    throw ConfigError("--name must be one line without control characters (it has " + c + ")");
   // A framework's own starting logit scale is recorded as the run's, and said.
   if (s.config.logit_scale == 0 && framework_start_logit_scale(s.config.framework) > 0) {
     s.config.logit_scale = framework_start_logit_scale(s.config.framework);

@@ -344,6 +344,11 @@ TEST_F(Cli, BadInputGivesOneLineAndTheRightExitCode) {
   expect_one_line_error(hnclip(small_train() + " --data-fraction 0" + common()), 2, "--data-fraction");
   expect_one_line_error(hnclip(small_train() + " --data-fraction 1.5" + common()), 2, "--data-fraction");
   expect_one_line_error(hnclip(small_train() + " --gbar sometimes" + common()), 2, "--gbar");
+  // A run name is one line: a tab or a line break broke the columns of `runs`.
+  expect_one_line_error(hnclip(small_train() + " --name 'a\tb'" + common()), 2,
+                        "--name must be one line without control characters (it has a tab)");
+  expect_one_line_error(hnclip(small_train() + " --name 'a\nb'" + common()), 2,
+                        "(it has a line break)");
   expect_one_line_error(hnclip(small_train() + " --val-split test" + common()), 2, "--val-split");
   // A split the benchmark lacks is named with the flag that asked for it, before a run exists.
   for (const std::string flag : {"--test-split", "--train-split", "--val-split"})

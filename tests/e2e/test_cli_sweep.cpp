@@ -153,6 +153,8 @@ TEST_F(CliSweep, BadInputIsRefusedBeforeAnythingIsStored) {
   expect_one_line_error(hnclip(base + " --set loss_gamma=0,-1"), 2,
                         "--set loss_gamma=-1: --gamma must be finite and >= 0");
   expect_one_line_error(hnclip(base + " --set loss_gamma="), 2, "no values for loss_gamma");
+  expect_one_line_error(hnclip(base + " --name 'two\nlines'"), 2,
+                        "the experiment's name (--name, or the file's \"name\") must be one line");
   expect_one_line_error(hnclip(base + " --seeds 1,x"), 2, "--seeds 1,x: 'x'");
   expect_one_line_error(hnclip(base + " --seed 3"), 2, "--seeds");
   expect_one_line_error(hnclip(base + " --set lr=1e-4,2e-4,3e-4,4e-4,5e-4,6e-4,7e-4 --set "

@@ -32,6 +32,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "store/run_store.h"
+#include "text/control_character.h"
 #include "widgets/common/recall_table_model.h"
 #include "widgets/common/run_colors.h"
 #include "widgets/common/run_label.h"
@@ -440,7 +441,15 @@ void RunsPanel::runStoreEdit(const QString& what, std::function<EditResult()> wo
 
 void RunsPanel::renameRun(int64_t id, const QString& name) {
   const std::string db = db_path_.toStdString(), n = name.trimmed().toStdString();
-  runStoreEdit(tr("Rename"), [db, id, n] {
+  // One line, as `train --name` requires: a pasted line break broke every table it stood in.
+  const std::string control = control_character_in(n);
+  runStoreEdit(tr("Rename"), [db, id, n, control] {
+    if (!control.empty()) {
+      return EditResult{tr("A run name must be one line without control characters; this one "
+                           "has %1. Nothing was changed.")
+                            .arg(QString::fromStdString(control)),
+                        false};
+    }
     const QString error = guarded([&] { RunStore(db).rename_run(id, n); });
     return EditResult{error, error.isEmpty()};
   });

@@ -229,6 +229,13 @@ class TestRunsPanel : public QObject {
     QCOMPARE(failed.count(), 1);
     QCOMPARE(changed.count(), 2);
     QCOMPARE(RunStore(db_).find_run(margin_)->name, std::string("wider margin"));
+    // So is a name of two lines (pasted): it broke every table row it stood in.
+    panel.renameRun(margin_, "wider\nmargin");
+    wait_idle(panel);
+    QCOMPARE(failed.count(), 2);
+    QVERIFY2(failed.at(1).at(0).toString().contains("must be one line"),
+             qPrintable(failed.at(1).at(0).toString()));
+    QCOMPARE(RunStore(db_).find_run(margin_)->name, std::string("wider margin"));
 
     // The new tags are filterable (this hides margin_, so it comes last).
     panel.setFilterText("OOM");
