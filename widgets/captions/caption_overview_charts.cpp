@@ -12,7 +12,9 @@
 #include <QVBoxLayout>
 
 #include "qcustomplot.h"
+#include "widgets/common/elided_legend_item.h"
 #include "widgets/common/hardness_buckets.h"
+#include "widgets/common/legend_below.h"
 #include "widgets/common/plot_export.h"
 #include "widgets/common/plot_style.h"
 
@@ -137,12 +139,11 @@ void CaptionOverviewCharts::styleAxes(QCustomPlot* plot) {
   apply_plot_fonts(plot, font());
   plot->legend->setIconSize(20, 10);
   // Three charts share the tab's width: a legend inside the axes would cover the histograms,
-  // so each lists its series below the axes instead.
-  plot->axisRect()->insetLayout()->take(plot->legend);
-  plot->plotLayout()->addElement(1, 0, plot->legend);
-  plot->plotLayout()->setRowStretchFactor(1, 0.001);
+  // so each lists its series below the axes instead, and only while it has some (an empty one
+  // in the layout squeezed the axes to 50 pixels while a geometry loaded).
   plot->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
   plot->legend->setWrap(0);
+  place_legend_below(plot);
 }
 
 void CaptionOverviewCharts::setEntries(const std::vector<Entry>& entries) {
@@ -191,6 +192,9 @@ void CaptionOverviewCharts::drawHistogram(QCustomPlot* plot, bool hardest) {
     graph->setBrush(fill);
     const double mean = hardest ? e.stats.mean_hardest : e.stats.mean_pairwise;
     graph->setName(tr("%1 (mean %2)").arg(e.label).arg(mean, 0, 'f', 3));
+    // Elided in the middle: the mean at the end stays readable beside a long encoder name.
+    graph->removeFromLegend();
+    plot->legend->addItem(new ElidedLegendItem(plot->legend, graph));
     auto* line = new QCPItemStraightLine(plot);
     line->point1->setCoords(mean, 0);
     line->point2->setCoords(mean, 1);
@@ -212,7 +216,7 @@ void CaptionOverviewCharts::drawHistogram(QCustomPlot* plot, bool hardest) {
   }
   plot->xAxis->setRange(lo, hi);
   plot->yAxis->setRange(0, top > 0 ? top * 1.1 : 1.0);
-  plot->legend->setVisible(!entries_.empty());
+  place_legend_below(plot);
   plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -280,7 +284,8 @@ void CaptionOverviewCharts::drawBuckets() {
     buckets_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     buckets_->yAxis->setRange(0, top > 0 ? top * 1.05 : 1.0);
   }
-  buckets_->legend->setVisible(!entries_.empty());
+  if (entries_.empty()) buckets_->legend->clearItems();  // bucket swatches of nothing
+  place_legend_below(buckets_);
   buckets_->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -9,6 +9,7 @@
 #include "qcustomplot.h"
 #include "support/test_dirs.h"
 #include "widgets/captions/caption_overview_charts.h"
+#include "widgets/common/elided_legend_item.h"
 #include "widgets/narrow_screen.h"
 
 using hnclip::gui::CaptionOverviewCharts;
@@ -50,6 +51,41 @@ class TestCaptionOverviewCharts : public QObject {
     charts.setEntries({});
     QCOMPARE(charts.chart(QStringLiteral("hardest"))->xAxis->range().lower, 0.0);
     QCOMPARE(charts.chart(QStringLiteral("hardest"))->xAxis->range().upper, 1.0);
+  }
+
+  // With nothing loaded (a geometry is being computed) the charts keep their axes' width: an
+  // empty legend left in the layout squeezed each axis rect to QCustomPlot's 50-pixel minimum.
+  void empty_charts_keep_their_width() {
+    CaptionOverviewCharts charts;
+    charts.resize(900, 500);
+    charts.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&charts));
+    for (int round = 0; round < 2; ++round) {
+      charts.setEntries(round == 0 ? std::vector<CaptionOverviewCharts::Entry>{}
+                                   : std::vector<CaptionOverviewCharts::Entry>{
+                                         {QStringLiteral("pretrained"), stats(), Qt::blue}});
+      charts.setEntries({});  // loaded, then cleared again
+      for (const char* name : {"pairwise", "hardest", "buckets"}) {
+        QCustomPlot* plot = charts.chart(QString::fromLatin1(name));
+        plot->replot();
+        QVERIFY2(plot->axisRect()->width() > plot->width() / 2,
+                 qPrintable(QStringLiteral("%1: axes %2 of %3 pixels")
+                                .arg(QLatin1String(name))
+                                .arg(plot->axisRect()->width())
+                                .arg(plot->width())));
+        QVERIFY(!plot->legend->visible());
+      }
+    }
+    // A histogram's entry keeps its mean, at the end of its name, however long the encoder's.
+    charts.setEntries({{QStringLiteral("Run 12: a run with a rather long name, and longer still"),
+                        stats(), Qt::red}});
+    QCustomPlot* plot = charts.chart(QStringLiteral("hardest"));
+    plot->replot();
+    auto* item = dynamic_cast<hnclip::gui::ElidedLegendItem*>(plot->legend->item(0));
+    QVERIFY(item);
+    const QString shown = item->shownText(item->outerRect().width());
+    QVERIFY2(shown.contains(QChar(0x2026)) && shown.endsWith(QStringLiteral("(mean 0.930)")),
+             qPrintable(shown));
   }
 
   void log_scale_shows_the_hardest_bucket() {
