@@ -53,7 +53,7 @@ CaptionSourceBar::CaptionSourceBar(QString cache_dir, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   auto* row = new QHBoxLayout;
-  benchmark_ = new QComboBox(this);
+  benchmark_ = new NarrowComboBox(16, this);
   benchmark_->setObjectName(QStringLiteral("captionBenchmark"));
   benchmark_->setToolTip(
       tr("Whose benchmark split is shown. Choosing a run's checkpoint as the encoder shows the "
@@ -61,17 +61,14 @@ CaptionSourceBar::CaptionSourceBar(QString cache_dir, QWidget* parent)
   split_ = new QComboBox(this);
   split_->setObjectName(QStringLiteral("captionSplit"));
   split_->addItems({QStringLiteral("test"), QStringLiteral("val"), QStringLiteral("train")});
-  encoder_ = new QComboBox(this);
+  encoder_ = new NarrowComboBox(14, this);
   encoder_->setObjectName(QStringLiteral("captionEncoder"));
-  overlay_ = new QComboBox(this);
+  overlay_ = new NarrowComboBox(14, this);
   overlay_->setObjectName(QStringLiteral("captionOverlay"));
   encoder_->setToolTip(tr("Text encoder whose caption cosines are shown"));
   overlay_->setToolTip(tr(
       "A second encoder drawn over the first in the overview (e.g. before vs after fine-tuning)"));
   // Their items are benchmarks, runs and checkpoint paths: they must not size the window.
-  make_narrow_combo(benchmark_, 16);
-  make_narrow_combo(encoder_, 14);
-  make_narrow_combo(overlay_, 14);
   row->addWidget(new QLabel(tr("Benchmark:"), this));
   row->addWidget(benchmark_, 1);
   row->addWidget(new QLabel(tr("Split:"), this));

@@ -87,9 +87,8 @@ GbarHeatmapPanel::GbarHeatmapPanel(ThumbnailCache* thumbnails, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
 
   auto* bar = new QHBoxLayout;
-  run_combo_ = new QComboBox;
+  run_combo_ = new NarrowComboBox(28);
   run_combo_->setToolTip(tr("The run whose stored Ḡ snapshots are shown"));
-  make_narrow_combo(run_combo_, 28);
   prev_epoch_ = new QToolButton;
   prev_epoch_->setArrowType(Qt::LeftArrow);
   prev_epoch_->setToolTip(tr("Previous epoch (Ctrl+Left)"));

@@ -3,6 +3,8 @@
 #include <QComboBox>
 #include <QEvent>
 #include <QHelpEvent>
+#include <QStyleOptionComboBox>
+#include <QStylePainter>
 #include <QToolTip>
 
 namespace hnclip::gui {
@@ -34,6 +36,38 @@ void make_narrow_combo(QComboBox* combo, int characters) {
   combo->setMinimumContentsLength(characters);
   combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   combo->installEventFilter(new FullTextTooltip(combo));
+}
+
+NarrowComboBox::NarrowComboBox(int characters, QWidget* parent) : QComboBox(parent) {
+  make_narrow_combo(this, characters);
+}
+
+QString NarrowComboBox::elided(const QStyleOptionComboBox& option) const {
+  QRect field =
+      style()->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, this);
+  if (!option.currentIcon.isNull()) field.setLeft(field.left() + option.iconSize.width() + 4);
+  return fontMetrics().elidedText(option.currentText, Qt::ElideMiddle, field.width());
+}
+
+QString NarrowComboBox::shownText() const {
+  QStyleOptionComboBox option;
+  initStyleOption(&option);
+  return elided(option);
+}
+
+// QComboBox::paintEvent, with the label's text elided in the middle.
+void NarrowComboBox::paintEvent(QPaintEvent*) {
+  QStylePainter painter(this);
+  painter.setPen(palette().color(QPalette::Text));
+  QStyleOptionComboBox option;
+  initStyleOption(&option);
+  painter.drawComplexControl(QStyle::CC_ComboBox, option);
+  if (currentIndex() < 0 && !placeholderText().isEmpty()) {
+    option.palette.setBrush(QPalette::ButtonText, option.palette.placeholderText());
+    option.currentText = placeholderText();
+  }
+  if (!isEditable()) option.currentText = elided(option);
+  painter.drawControl(QStyle::CE_ComboBoxLabel, option);
 }
 
 }  // namespace hnclip::gui

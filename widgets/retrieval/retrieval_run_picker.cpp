@@ -20,8 +20,8 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 }  // namespace
 
 RetrievalRunPicker::RetrievalRunPicker(QWidget* parent) : QWidget(parent) {
-  run_a_ = new QComboBox(this);
-  run_b_ = new QComboBox(this);
+  run_a_ = new NarrowComboBox(24, this);
+  run_b_ = new NarrowComboBox(24, this);
   epoch_a_ = new QComboBox(this);
   epoch_b_ = new QComboBox(this);
   direction_ = new QComboBox(this);
@@ -37,7 +37,6 @@ RetrievalRunPicker::RetrievalRunPicker(QWidget* parent) : QWidget(parent) {
   for (QWidget* w : std::initializer_list<QWidget*>{label_a, label_b, run_a_, run_b_, rule_})
     w->setToolTip(retrieval_ab_rule());
   // Run names must not size the window (widgets/common/narrow_combo.h).
-  for (auto* c : {run_a_, run_b_}) make_narrow_combo(c, 24);
   // A above B, so the two choices read as a pair and the row fits a 1024-pixel screen beside the
   // run dock (in one row, with combos as wide as 24 characters, it was 1224 pixels).
   auto* pickers = new QGridLayout(this);

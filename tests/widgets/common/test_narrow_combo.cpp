@@ -72,6 +72,26 @@ class TestNarrowCombo : public QObject {
     QVERIFY(
         QToolTip::text().endsWith(QStringLiteral("The run whose stored Ḡ snapshots are shown")));
   }
+
+  // NarrowComboBox paints its current item with both ends kept: the seed and the run number at
+  // the end of "s52 · … · seed 2 (#6)" told the Retrieval tab's two runs apart and were cut off.
+  void narrow_combo_box_shows_both_ends_of_a_long_item() {
+    hnclip::gui::NarrowComboBox combo(16);
+    combo.addItem(QStringLiteral("run 1"));
+    combo.addItem(kLongName);
+    combo.resize(combo.minimumSizeHint());
+    combo.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&combo));
+    QCOMPARE(combo.shownText(), QStringLiteral("run 1"));  // fits: whole
+    combo.setCurrentIndex(1);
+    const QString shown = combo.shownText();
+    QVERIFY2(shown.contains(QChar(0x2026)), qPrintable(shown));
+    QVERIFY2(shown.startsWith(QStringLiteral("s52")), qPrintable(shown));
+    QVERIFY2(shown.endsWith(QStringLiteral("(#1)")), qPrintable(shown));
+    QCOMPARE(combo.currentText(), kLongName);        // the item itself is untouched
+    QVERIFY(combo.minimumSizeHint().width() < 250);  // and the combo narrow
+    combo.grab();  // paints through paintEvent without a warning or a crash
+  }
 };
 
 QTEST_MAIN(TestNarrowCombo)
