@@ -13,6 +13,7 @@
 #include "experiment_output.h"
 #include "job/run_evaluation.h"
 #include "store/run_store.h"
+#include "text/control_character.h"
 #include "text/terminal_column.h"
 
 namespace hnclip::cli {
@@ -64,7 +65,7 @@ CommandAction add_experiments_command(CLI::App& app) {
     // A table whose columns line up however long the names (in characters, not bytes).
     std::vector<std::string> names, statuses, finished;
     for (const auto& r : rows) {
-      names.push_back(r.e.name);
+      names.push_back(one_line(r.e.name));  // stored before names had to be one line
       statuses.push_back(r.e.status);
       finished.push_back(std::to_string(r.finished) + "/" + std::to_string(r.runs));
     }
@@ -78,7 +79,7 @@ CommandAction add_experiments_command(CLI::App& app) {
       const auto& r = rows[i];
       const std::string message = r.e.status_message.empty() ? "" : "  — " + r.e.status_message;
       std::printf("%5lld  %s%s%s%6d  %14zu%s\n", static_cast<long long>(r.e.id),
-                  pad_column(fit_column(r.e.name, name_width), name_width + 2).c_str(),
+                  pad_column(fit_column(names[i], name_width), name_width + 2).c_str(),
                   pad_column(statuses[i], status_width + 2).c_str(),
                   pad_column(finished[i], finished_width + 2).c_str(), r.reused, r.cells,
                   message.c_str());

@@ -15,6 +15,7 @@
 #include "job/stored_best_epoch.h"
 #include "job/stored_run_config.h"
 #include "store/run_store.h"
+#include "text/control_character.h"
 #include "text/terminal_column.h"
 #include "train/best_epoch.h"
 #include "train/run_test_set.h"
@@ -167,7 +168,7 @@ CommandAction add_runs_command(CLI::App& app) {
     std::vector<std::string> names, test_sets;
     std::vector<nlohmann::json> rows;
     for (const auto& r : runs) {
-      names.push_back(r.name);
+      names.push_back(one_line(r.name));  // a name stored before names had to be one line
       rows.push_back(run_json(store, r, false));
       test_sets.push_back(rows.back()["test_set"].get<std::string>());
     }
@@ -196,7 +197,7 @@ CommandAction add_runs_command(CLI::App& app) {
           read ? j["framework"].get<std::string>() + (j["hn"].get<bool>() ? "" : " (HN off)") : "?";
       std::printf("%5lld  %s%-11s %-17s %6s %-10s %6s  %s%14s %5s %14s  %s\n",
                   static_cast<long long>(r.id),
-                  pad_column(fit_column(r.name, name_width), name_width + 1).c_str(),
+                  pad_column(fit_column(names[i], name_width), name_width + 1).c_str(),
                   to_string(r.status).c_str(), framework.c_str(),
                   read ? fixed(j["gamma"].get<double>()).c_str() : "?",
                   read ? j["gbar"].get<std::string>().c_str() : "?",

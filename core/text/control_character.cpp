@@ -19,4 +19,12 @@ std::string control_character_in(const std::string& text) {
   return "";
 }
 
+std::string one_line(const std::string& text) {
+  if (control_character_in(text).empty()) return text;
+  std::u32string out;
+  for (const char32_t c : utf8_decode(text))
+    out += (c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x2028 || c == 0x2029) ? U' ' : c;
+  return utf8_encode(out);
+}
+
 }  // namespace hnclip

@@ -11,4 +11,8 @@ namespace hnclip {
 // error message: "a line break", "a tab", "control character U+001B".
 std::string control_character_in(const std::string& text);
 
+// `text` with every control character (as above) replaced by a space: a name stored before names
+// had to be one line, as a terminal table's cell.
+std::string one_line(const std::string& text);
+
 }  // namespace hnclip

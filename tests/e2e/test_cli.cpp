@@ -236,7 +236,9 @@ TEST_F(Cli, RunsTableAlignsMultiByteNamesAndKeepsThemWhole) {
   longer += std::string(50, 'x');
   {
     hnclip::RunStore store(db());
-    for (const std::string& name : {seed1, seed2, longer, std::string()}) {
+    // The last, stored before names had to be one line, is shown on one.
+    for (const std::string& name :
+         {seed1, seed2, longer, std::string(), std::string("old\nname")}) {
       hnclip::RunRecord r;
       r.name = name;
       r.status = hnclip::RunStatus::Finished;
@@ -254,8 +256,9 @@ TEST_F(Cli, RunsTableAlignsMultiByteNamesAndKeepsThemWhole) {
   // 24 characters, "…", the last 23 (seed 1 of a long experiment's name would still show).
   const std::string cut = longer.substr(0, 10 * 2 + 14) + "…" + std::string(23, 'x');
   EXPECT_NE(r.out.find(cut + " "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("old name "), std::string::npos) << r.out;
   // The status column starts at the same character in the header and in every row.
-  expect_status_column_aligned(r.out, 4);
+  expect_status_column_aligned(r.out, 5);
   // `show` names a run by its name when it has one, and gives no empty quotes when it has none.
   const auto named = hnclip("show 1" + common());
   ASSERT_EQ(named.code, 0) << named.err;

@@ -457,7 +457,14 @@ void RunsPanel::renameRun(int64_t id, const QString& name) {
 
 void RunsPanel::setRunTags(int64_t id, const QString& tags) {
   const std::string db = db_path_.toStdString(), t = tags.trimmed().toStdString();
-  runStoreEdit(tr("Setting tags"), [db, id, t] {
+  const std::string control = control_character_in(t);  // one line, as names
+  runStoreEdit(tr("Setting tags"), [db, id, t, control] {
+    if (!control.empty()) {
+      return EditResult{tr("Tags must be one line without control characters; these have %1. "
+                           "Nothing was changed.")
+                            .arg(QString::fromStdString(control)),
+                        false};
+    }
     const QString error = guarded([&] { RunStore(db).set_tags(id, t); });
     return EditResult{error, error.isEmpty()};
   });

@@ -25,5 +25,11 @@ TEST(ControlCharacter, LineBreaksTabsAndOthersAreDescribed) {
   EXPECT_EQ(control_character_in("a\u0085"), "control character U+0085");
 }
 
+TEST(ControlCharacter, OneLineReplacesThemBySpaces) {
+  EXPECT_EQ(one_line("s52 · γ 0.5"), "s52 · γ 0.5");
+  EXPECT_EQ(one_line("first line\nsecond\tline"), "first line second line");
+  EXPECT_EQ(one_line("a\u2028γ\x1b"), "a γ ");
+}
+
 }  // namespace
 }  // namespace hnclip

@@ -236,6 +236,11 @@ class TestRunsPanel : public QObject {
     QVERIFY2(failed.at(1).at(0).toString().contains("must be one line"),
              qPrintable(failed.at(1).at(0).toString()));
     QCOMPARE(RunStore(db_).find_run(margin_)->name, std::string("wider margin"));
+    panel.setRunTags(crashed_, "retry,\toom");
+    wait_idle(panel);
+    QCOMPARE(failed.count(), 3);
+    QVERIFY(failed.at(2).at(0).toString().contains("Tags must be one line"));
+    QCOMPARE(RunStore(db_).find_run(crashed_)->tags, std::string("retry, oom"));
 
     // The new tags are filterable (this hides margin_, so it comes last).
     panel.setFilterText("OOM");
