@@ -439,17 +439,26 @@ void RunsPanel::runStoreEdit(const QString& what, std::function<EditResult()> wo
   watcher->setFuture(QtConcurrent::run(std::move(work)));
 }
 
+bool RunsPanel::refuseControlCharacters(const QString& what, const QString& rule,
+                                        const std::string& text) {
+  // One line, as `train --name` requires: a pasted line break broke every table it stood in.
+  // Known here, so refused here, without a trip to the worker and the store.
+  const std::string control = control_character_in(text);
+  if (control.empty()) return false;
+  const QString message = tr("%1 failed: %2 %3. Nothing was changed.")
+                              .arg(what, rule, QString::fromStdString(control));
+  showMessage(message, true);
+  emit operationFailed(message);
+  return true;
+}
+
 void RunsPanel::renameRun(int64_t id, const QString& name) {
   const std::string db = db_path_.toStdString(), n = name.trimmed().toStdString();
-  // One line, as `train --name` requires: a pasted line break broke every table it stood in.
-  const std::string control = control_character_in(n);
-  runStoreEdit(tr("Rename"), [db, id, n, control] {
-    if (!control.empty()) {
-      return EditResult{tr("A run name must be one line without control characters; this one "
-                           "has %1. Nothing was changed.")
-                            .arg(QString::fromStdString(control)),
-                        false};
-    }
+  if (refuseControlCharacters(
+          tr("Rename"), tr("A run name must be one line without control characters; this one has"),
+          n))
+    return;
+  runStoreEdit(tr("Rename"), [db, id, n] {
     const QString error = guarded([&] { RunStore(db).rename_run(id, n); });
     return EditResult{error, error.isEmpty()};
   });
@@ -457,14 +466,11 @@ void RunsPanel::renameRun(int64_t id, const QString& name) {
 
 void RunsPanel::setRunTags(int64_t id, const QString& tags) {
   const std::string db = db_path_.toStdString(), t = tags.trimmed().toStdString();
-  const std::string control = control_character_in(t);  // one line, as names
-  runStoreEdit(tr("Setting tags"), [db, id, t, control] {
-    if (!control.empty()) {
-      return EditResult{tr("Tags must be one line without control characters; these have %1. "
-                           "Nothing was changed.")
-                            .arg(QString::fromStdString(control)),
-                        false};
-    }
+  if (refuseControlCharacters(tr("Setting tags"),
+                              tr("Tags must be one line without control characters; these have"),
+                              t))
+    return;
+  runStoreEdit(tr("Setting tags"), [db, id, t] {
     const QString error = guarded([&] { RunStore(db).set_tags(id, t); });
     return EditResult{error, error.isEmpty()};
   });

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <QFutureWatcher>
@@ -127,6 +128,9 @@ class RunsPanel : public QWidget, public WorkbenchTab {
     QString error;         // empty: done
     bool changed = false;  // the store was changed (also possible with an error: files left)
   };
+  // Shows and emits "<what> failed: <rule> <the control character>" and returns true when `text`
+  // holds a control character; false (nothing done) otherwise.
+  bool refuseControlCharacters(const QString& what, const QString& rule, const std::string& text);
   void onLoaded();
   void onSelectionChanged();
   void updateComparison();
