@@ -79,6 +79,19 @@ ExperimentSpec read_spec_file(const std::string& path) {
   ExperimentSpec spec;
   try {
     from_json(j, spec);
+    // Checked here, before the base is read into a TrainConfig: that read keeps only the keys it
+    // knows, and a misspelt "epoch" left every run of the grid at the default 10.
+    try {
+      require_known_config_keys(spec.base);
+    } catch (const ConfigError& e) {
+      throw ConfigError(std::string("base configuration: ") + e.what());
+    }
+    for (const char* key : {"seed", "name"}) {
+      if (spec.base.contains(key))
+        throw ConfigError(std::string("base configuration: '") + key +
+                          "' is not read from the base (an experiment's runs take their seeds from "
+                          "\"seeds\" and their names from their cells)");
+    }
   } catch (const ConfigError& e) {
     throw ConfigError(path + ": " + e.what());
   }

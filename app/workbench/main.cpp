@@ -13,6 +13,8 @@
 #include "job/workbench_paths.h"
 #include "main_window.h"
 #include "scripted_session.h"
+#include "train/builtin_recipe.h"
+#include "train/train_config.h"
 
 namespace {
 
@@ -172,6 +174,17 @@ int main(int argc, char** argv) {
   options.database = parser.value(db);
   options.cache_dir = parser.value(cache);
   options.initial_config_json = parser.value(config);
+  if (parser.isSet(config)) {
+    // Refused here, before the window: a key that is none (a misspelt "epoch") would otherwise
+    // leave the form at its remembered value, and --autostart would train that without a word.
+    try {
+      (void)hnclip::typed_train_config(options.initial_config_json.toStdString(),
+                                       hnclip::builtin_finetune_recipe());
+    } catch (const std::exception& e) {
+      qCritical("--config: %s", e.what());
+      return 2;
+    }
+  }
   script.autostart = parser.isSet(autostart);
   bool ok = true;
   if (parser.isSet(quit_after)) {

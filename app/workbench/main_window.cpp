@@ -198,13 +198,13 @@ void MainWindow::buildActions() {
 
 // The command line's choices, over what the settings restored.
 void MainWindow::applyOptions() {
+  statusBar()->showMessage(tr("Database: %1").arg(options_.database));
   if (!options_.initial_config_json.isEmpty()) {
     QString error;
     if (!train_->setConfigJson(options_.initial_config_json, &error)) {
-      statusBar()->showMessage(tr("--config: %1").arg(error));
+      statusBar()->showMessage(tr("--config: %1").arg(error));  // after the database's line
     }
   }
-  statusBar()->showMessage(tr("Database: %1").arg(options_.database));
   if (!options_.caption_encoder.isEmpty()) captions_->setEncoder(options_.caption_encoder);
   if (!options_.caption_overlay.isEmpty()) captions_->setOverlayEncoder(options_.caption_overlay);
   if (!options_.show_tab.isEmpty()) showTabNamed(options_.show_tab);

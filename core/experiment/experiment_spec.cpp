@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "text/control_character.h"
+#include "text/nearest_word.h"
 
 namespace hnclip {
 
@@ -165,10 +166,14 @@ ExperimentAxis parse_axis(const std::string& text) {
   if (axis.key == "seed") {
     // Seeds are an axis like any other, spelled --seeds as well; typed as integers here.
   } else {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : defaults.items()) keys.push_back(k);
+    const std::string near = defaults.contains(axis.key) ? "" : nearest_word(axis.key, keys);
     require(defaults.contains(axis.key) && axis.key != "name",
-            "--set " + text + ": '" + axis.key +
-                "' is not a run configuration key (the keys are those of a run's config JSON, "
-                "e.g. loss_gamma, loss_gbar, logit_scale, fixed_scale, lr, data_fraction)");
+            "--set " + text + ": '" + axis.key + "' is not a run configuration key" +
+                (near.empty() ? " (the keys are those of a run's config JSON, e.g. loss_gamma, "
+                                "loss_gbar, logit_scale, fixed_scale, lr, data_fraction)"
+                              : " (did you mean '" + near + "'?)"));
   }
   const nlohmann::json& like = axis.key == "seed" ? nlohmann::json(uint64_t{0}) : defaults[axis.key];
   std::string rest = text.substr(eq + 1);
@@ -260,8 +265,10 @@ void from_json(const nlohmann::json& j, ExperimentSpec& s) {
 
 ExperimentPlan expand_experiment(const ExperimentSpec& spec, bool confirmed) {
   const auto defaults = default_config_json();
-  for (const auto& [k, v] : spec.base.items()) {
-    require(defaults.contains(k), "base configuration: '" + k + "' is not a run configuration key");
+  try {
+    require_known_config_keys(spec.base);
+  } catch (const ConfigError& e) {
+    throw ConfigError(std::string("base configuration: ") + e.what());
   }
   require(spec.parallel >= 1, "--parallel must be >= 1 (got " + std::to_string(spec.parallel) + ")");
   const std::string in_name = control_character_in(spec.name);

@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <vector>
+
+#include "text/nearest_word.h"
 
 namespace hnclip {
 
@@ -295,6 +298,29 @@ TrainConfig parse_train_config(const std::string& json_text) {
   const auto j = nlohmann::json::parse(json_text, nullptr, false);
   if (j.is_discarded()) throw ConfigError("a run config is not JSON: " + json_text.substr(0, 80));
   TrainConfig c;
+  from_json(j, c);
+  return c;
+}
+
+void require_known_config_keys(const nlohmann::json& j) {
+  if (!j.is_object()) throw ConfigError("a run config must be a JSON object");
+  const nlohmann::json defaults = TrainConfig{};
+  std::vector<std::string> known;
+  for (const auto& [key, value] : defaults.items()) known.push_back(key);
+  for (const auto& [key, value] : j.items()) {
+    if (defaults.contains(key)) continue;
+    const std::string near = nearest_word(key, known);
+    throw ConfigError(
+        "config key '" + key + "' is unknown" +
+        (near.empty() ? " (it is no run configuration key)" : " (did you mean '" + near + "'?)"));
+  }
+}
+
+TrainConfig typed_train_config(const std::string& json_text, const TrainConfig& start) {
+  const auto j = nlohmann::json::parse(json_text, nullptr, false);
+  if (j.is_discarded()) throw ConfigError("not JSON: " + json_text.substr(0, 80));
+  require_known_config_keys(j);
+  TrainConfig c = start;
   from_json(j, c);
   return c;
 }

@@ -184,4 +184,14 @@ void from_json(const nlohmann::json& j, TrainConfig& c);
 // defaults. Throws ConfigError when the text is not JSON or from_json refuses it.
 TrainConfig parse_train_config(const std::string& json_text);
 
+// A configuration a user typed (the workbench's --config, an experiment's base) is read like a
+// stored one, except that a key which is no TrainConfig key is refused (ConfigError "config key
+// 'epoch' is unknown (did you mean 'epochs'?)"): read leniently, a misspelt "epoch" trained with
+// the default 10 and nothing said so. Stored configs stay lenient, so a run stored by another
+// version is still listed.
+void require_known_config_keys(const nlohmann::json& j);
+// `start` with the typed JSON text's keys written over it, refused as above or when the text is
+// not a JSON object (ConfigError). Values are not validated here: the form shows a bad one.
+TrainConfig typed_train_config(const std::string& json_text, const TrainConfig& start);
+
 }  // namespace hnclip

@@ -166,6 +166,15 @@ TEST_F(CliSweep, BadInputIsRefusedBeforeAnythingIsStored) {
   hnclip::test::write_text_file(dir / "unknown.json", R"({"axes": [], "sedes": [1]})");
   expect_one_line_error(hnclip(base + " --config " + (dir / "unknown.json").string()), 2,
                         "experiment key 'sedes' is unknown");
+  // A misspelt base key is refused, not dropped (which left every run at the default 10 epochs).
+  hnclip::test::write_text_file(dir / "typo.json", R"({"base": {"epoch": 2}})");
+  expect_one_line_error(hnclip(base + " --config " + (dir / "typo.json").string()), 2,
+                        "typo.json: base configuration: config key 'epoch' is unknown (did you "
+                        "mean 'epochs'?)");
+  hnclip::test::write_text_file(dir / "seeded.json", R"({"base": {"seed": 7}})");
+  expect_one_line_error(hnclip(base + " --config " + (dir / "seeded.json").string()), 2,
+                        "seeded.json: base configuration: 'seed' is not read from the base");
+  expect_one_line_error(hnclip(base + " --set gamma=0,1"), 2, "(did you mean 'loss_gamma'?)");
   expect_one_line_error(hnclip("experiment show 7" + common()), 2, "no experiment 7");
   // Nothing was recorded by any of them.
   const auto list = hnclip("experiments --json" + common());

@@ -66,4 +66,32 @@ TEST(WorkbenchGui, StartsARunFromTheWindowAndShowsTheFirstEpoch) {
             << report.at("p95_ms") << " ms, max " << report.at("max_ms") << " ms\n";
 }
 
+// A --config the window cannot take whole is refused at launch, naming the key, before a database
+// is opened: a misspelt key left the form at its remembered value, and --autostart trained that.
+TEST(WorkbenchGui, ABadConfigIsRefusedBeforeTheWindowOpens) {
+  hnclip::test::ScratchDir dir;
+  const auto db = dir / "runs.db";
+  auto launch = [&](const std::string& config) {
+    const std::string cmd = "XDG_CONFIG_HOME=" + (dir / "config").string() +
+                            " QT_QPA_PLATFORM=offscreen " + HNCLIP_WORKBENCH_PATH + " --db " +
+                            db.string() + " --cache-dir " + (dir / "cache").string() +
+                            " --config '" + config + "' --autostart --quit-after-epochs 1";
+    std::string so, se;
+    const int code = hnclip::test::run_command(cmd, &so, &se);
+    return std::make_pair(code, se);
+  };
+  const auto [typo_code, typo_err] = launch(R"({"epoch":2,"benchmark_size":"small"})");
+  EXPECT_EQ(typo_code, 2) << typo_err;
+  EXPECT_NE(typo_err.find("--config: config key 'epoch' is unknown (did you mean 'epochs'?)"),
+            std::string::npos)
+      << typo_err;
+  const auto [json_code, json_err] = launch(R"({"epochs":2)");
+  EXPECT_EQ(json_code, 2) << json_err;
+  EXPECT_NE(json_err.find("--config: not JSON"), std::string::npos) << json_err;
+  const auto [type_code, type_err] = launch(R"({"epochs":"two"})");
+  EXPECT_EQ(type_code, 2) << type_err;
+  EXPECT_NE(type_err.find("'epochs'"), std::string::npos) << type_err;
+  EXPECT_FALSE(fs::exists(db)) << "a database was created for a refused launch";
+}
+
 }  // namespace

@@ -361,11 +361,16 @@ hnclip::TrainConfig TrainPanel::currentConfig() const { return form_->config(); 
 void TrainPanel::setConfig(const hnclip::TrainConfig& config) { form_->setConfig(config); }
 
 bool TrainPanel::setConfigJson(const QString& json, QString* error) {
-  // Keys not given keep the form's own defaults, the built-in fine-tuning recipe.
-  hnclip::TrainConfig config = hnclip::builtin_finetune_recipe();
-  if (!parse_config(json, &config, error)) return false;
-  form_->setConfig(config);
-  return true;
+  // Keys not given keep the form's own defaults, the built-in fine-tuning recipe; a key that is
+  // none is refused rather than dropped.
+  try {
+    form_->setConfig(
+        hnclip::typed_train_config(json.toStdString(), hnclip::builtin_finetune_recipe()));
+    return true;
+  } catch (const std::exception& e) {
+    *error = QString::fromStdString(e.what());
+    return false;
+  }
 }
 
 bool TrainPanel::isTraining() { return controller_.busy(); }

@@ -192,7 +192,8 @@ TEST(ExperimentSpec, BadAxesAreRefusedNamingKeyAndValue) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
-  expect_refusal("loss_gama=0,1", "'loss_gama' is not a run configuration key");
+  expect_refusal("loss_gama=0,1",
+                 "'loss_gama' is not a run configuration key (did you mean 'loss_gamma'?)");
   expect_refusal("loss_gamma", "expected KEY=V1,V2");
   expect_refusal("loss_gamma=", "no values");
   expect_refusal("loss_gamma=0,,1", "an empty value");
@@ -221,6 +222,12 @@ TEST(ExperimentSpec, ValuesTheCoreRefusesAreNamedBeforeAnythingRuns) {
   ExperimentSpec base = gamma_spec({0.5});
   base.base["lr_typo"] = 1;
   EXPECT_NE(message_of(base).find("'lr_typo'"), std::string::npos);
+  ExperimentSpec slip = gamma_spec({0.5});
+  slip.base["epoch"] = 2;
+  EXPECT_NE(message_of(slip).find("base configuration: config key 'epoch' is unknown (did you "
+                                  "mean 'epochs'?)"),
+            std::string::npos)
+      << message_of(slip);
   ExperimentSpec val = gamma_spec({0.5});
   val.selection = kSelectVal;
   EXPECT_NE(message_of(val).find("--select val needs a validation split"), std::string::npos);

@@ -36,6 +36,36 @@ TEST(TrainConfig, ValSplitAbsentFromAnOlderRunIsNone) {
   EXPECT_THROW(parse_train_config(older.dump()), ConfigError);
 }
 
+// A typed config (--config, an experiment's base) refuses a key that is none, naming the key it
+// likely meant; a stored one ignores it, so a run stored by another version stays readable.
+TEST(TrainConfig, ATypedConfigRefusesUnknownKeysWhereAStoredOneIgnoresThem) {
+  TrainConfig start;
+  start.epochs = 4;
+  const TrainConfig typed = typed_train_config(R"({"loss_gamma": 0.5})", start);
+  EXPECT_EQ(typed.loss_gamma, 0.5);
+  EXPECT_EQ(typed.epochs, 4);  // a key not given keeps the start's value
+  auto refusal = [&](const std::string& text) {
+    try {
+      typed_train_config(text, start);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refusal(R"({"epoch": 2})"), "config key 'epoch' is unknown (did you mean 'epochs'?)");
+  EXPECT_EQ(refusal(R"({"gamma": 0.5})"),
+            "config key 'gamma' is unknown (did you mean 'loss_gamma'?)");
+  EXPECT_EQ(refusal(R"({"temperature": 0.07})"),
+            "config key 'temperature' is unknown (it is no run configuration key)");
+  EXPECT_EQ(refusal(R"({"epochs": "2"})").find("config key 'epochs'"), 0u);
+  EXPECT_EQ(refusal("[2]"), "a run config must be a JSON object");
+  EXPECT_EQ(refusal(R"({"epochs": 2)").rfind("not JSON", 0), 0u);
+
+  nlohmann::json stored = TrainConfig{};
+  stored["removed_in_a_later_version"] = 1;
+  EXPECT_NO_THROW(parse_train_config(stored.dump()));
+}
+
 TEST(TrainConfig, ValSplitMustDifferFromTheTestAndTrainingSplits) {
   TrainConfig c;
   c.val_split = "val";
