@@ -30,6 +30,20 @@ inline void add_common_options(CLI::App* cmd, CommonOptions& o, bool with_json =
   if (with_json) cmd->add_flag("--json", o.json, "machine-readable output on stdout");
 }
 
+// The run a command reads, as `COMMAND ID` or `COMMAND --run ID`: `show` and `experiment show`
+// take their id positionally, and `probes 3` used to answer "--run is required".
+inline void add_run_id_options(CLI::App* cmd, int64_t& run) {
+  auto* named = cmd->add_option("--run", run, "run id");
+  auto* positional = cmd->add_option("run", run, "run id (the same as --run)");
+  named->excludes(positional);
+  cmd->parse_complete_callback([cmd] {
+    if (cmd->count("--run") + cmd->count("run") == 0)
+      throw CLI::RequiredError(
+          "a run id is required: hnclip " + cmd->get_name() + " ID (or --run ID)",
+          CLI::ExitCodes::RequiredError);
+  });
+}
+
 // A flag bound to one of TrainConfig's choices (an enum): the word is checked as IsMember checks a
 // string flag (same message), then stored through from_string; the help shows the current word.
 template <typename Choice>

@@ -27,7 +27,7 @@ CommandAction add_eval_command(CLI::App& app) {
       "evaluate a run's checkpoint on its test split, or on another benchmark / split (stored "
       "with the run as a transfer evaluation)");
   take_last_value(cmd);
-  cmd->add_option("--run", o->run, "run id")->required();
+  add_run_id_options(cmd, o->run);
   cmd->add_option("--epoch", o->epoch, "best | last | N")->capture_default_str();
   add_eval_target_options(cmd, o->target, o->data_seed);
   cmd->add_option("--consensus-alpha", o->consensus_alpha,

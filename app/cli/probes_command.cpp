@@ -32,7 +32,7 @@ CommandAction add_probes_command(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("probes", "a run's gradient probes and their per-epoch aggregates");
   take_last_value(cmd);
-  cmd->add_option("--run", o->run, "run id")->required();
+  add_run_id_options(cmd, o->run);
   cmd->add_flag("--csv", o->csv, "CSV on stdout: one row per probe (with --summary: per epoch)");
   cmd->add_flag("--summary", o->summary,
                 "with --csv: the per-epoch aggregates instead of the probes");

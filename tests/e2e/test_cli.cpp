@@ -150,6 +150,14 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   auto csv = hnclip("probes --csv --run " + std::to_string(j["run_id"].get<int>()) + common());
   EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 7) << csv.out;  // header + 6
   expect_one_line_error(hnclip("probes --run 999" + common()), 2, "--run 999");
+  // The run as `probes ID`, as `show ID` takes it; without one the error says both spellings.
+  auto positional =
+      hnclip("probes " + std::to_string(j["run_id"].get<int>()) + " --json" + common());
+  ASSERT_EQ(positional.code, 0) << positional.err;
+  EXPECT_EQ(json::parse(positional.out), json::parse(pr.out));
+  expect_one_line_error(hnclip("probes" + common()), 2,
+                        "a run id is required: hnclip probes ID (or --run ID)");
+  expect_one_line_error(hnclip("probes 1 --run 1" + common()), 2, "excludes");
   expect_one_line_error(hnclip(small_train() + " --probe-every -1" + common()), 2, "--probe-every");
 
   auto ev = hnclip("eval --run " + std::to_string(j["run_id"].get<int>()) + " --json" + common());
@@ -360,6 +368,8 @@ TEST_F(Cli, BadInputGivesOneLineAndTheRightExitCode) {
   EXPECT_EQ(runs().size(), 1u);  // the --init random run only
   expect_one_line_error(hnclip("show 999" + common()), 2, "run 999");
   expect_one_line_error(hnclip("eval --run 999" + common()), 2, "999");
+  expect_one_line_error(hnclip("eval 999" + common()), 2, "999");
+  expect_one_line_error(hnclip("eval" + common()), 2, "hnclip eval ID (or --run ID)");
   expect_one_line_error(hnclip("train --resume 999" + common()), 2, "999");
   expect_one_line_error(hnclip(small_train() + " --db /nonexistent-folder/x.db"), 1, "/nonexistent-folder/x.db");
   hnclip::test::write_text_file(dir / "bogus.pt", "not a checkpoint");
