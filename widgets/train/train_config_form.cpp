@@ -24,6 +24,7 @@
 
 #include "data/benchmark_registry.h"
 #include "model/clip_config.h"
+#include "text/control_character.h"
 #include "train/builtin_recipe.h"
 #include "widgets/train/train_advanced_fields.h"
 
@@ -251,6 +252,7 @@ void TrainConfigForm::buildUi() {
   name_ = new QLineEdit(opt_box);
   name_->setPlaceholderText(tr("optional run name"));
   opt->addRow(tr("Run name"), name_);
+  opt->addRow(messageLabel(QStringLiteral("--name")));
   outer->addWidget(opt_box);
   advanced_toggle_ = new QPushButton(this);
   advanced_toggle_->setCheckable(true);
@@ -488,6 +490,15 @@ void TrainConfigForm::revalidate() {
     } catch (const hnclip::ConfigError& e) {
       message = QString::fromStdString(e.what());
       flag = flag_of(message);
+    }
+  }
+  if (message.isEmpty()) {
+    // Said here, before Start: the core refuses it only when the run is created.
+    const std::string control = hnclip::control_character_in(c.name);
+    if (!control.empty()) {
+      flag = QStringLiteral("--name");
+      message = tr("--name must be one line without control characters (it has %1)")
+                    .arg(QString::fromStdString(control));
     }
   }
   if (message.isEmpty() && c.benchmark != "synthetic") {

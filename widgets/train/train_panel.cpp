@@ -90,6 +90,14 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
   status_row->addWidget(progress_text_, 1);
   status_row->addWidget(state_text_);
   rl->addLayout(status_row);
+  // Why Start is off, where the eye goes when it does not press: the form's message may sit
+  // scrolled out of view, and a disabled button's tooltip is easy to miss.
+  start_problem_ = new QLabel(right);
+  start_problem_->setObjectName(QStringLiteral("startProblem"));
+  start_problem_->setWordWrap(true);
+  start_problem_->setForegroundRole(QPalette::Link);  // as the form's own messages
+  start_problem_->setVisible(false);
+  rl->addWidget(start_problem_);
 
   auto* vsplit = new QSplitter(Qt::Vertical, right);
   vsplit->setObjectName(QStringLiteral("trainPlotsLogSplitter"));
@@ -111,8 +119,8 @@ TrainPanel::TrainPanel(QString database, QString cache_dir, const std::vector<st
   connect(start_, &QPushButton::clicked, this, &TrainPanel::startRun);
   connect(pause_, &QPushButton::clicked, this, &TrainPanel::togglePause);
   connect(stop_, &QPushButton::clicked, this, &TrainPanel::stopRun);
-  connect(form_, &TrainConfigForm::validityChanged, this,
-          [this] { onStateChanged(controller_.state()); });
+  // On every edit, not only when validity flips: the shown problem may change while Start is off.
+  connect(form_, &TrainConfigForm::changed, this, [this] { onStateChanged(controller_.state()); });
 
   connect(&controller_, &TrainingController::stateChanged, this, &TrainPanel::onStateChanged);
   connect(&controller_, &TrainingController::stateChanged, this,
@@ -279,6 +287,8 @@ void TrainPanel::onStateChanged(TrainingController::State state) {
   using S = TrainingController::State;
   start_->setEnabled(state == S::Idle && form_->isValid());
   start_->setToolTip(form_->isValid() ? tr("Start training (Ctrl+R)") : form_->problem());
+  start_problem_->setText(tr("Start is off: %1").arg(form_->problem()));
+  start_problem_->setVisible(state == S::Idle && !form_->isValid());
   pause_->setEnabled((state == S::Running || state == S::Paused) && !data_parallel_);
   pause_->setToolTip(data_parallel_ ? tr("A data-parallel run cannot pause: its other processes "
                                          "would give up waiting")

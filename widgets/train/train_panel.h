@@ -112,6 +112,7 @@ class TrainPanel : public QWidget, public WorkbenchTab {
   QProgressBar* progress_ = nullptr;
   QLabel* progress_text_ = nullptr;
   QLabel* state_text_ = nullptr;
+  QLabel* start_problem_ = nullptr;  // shown while idle with a form the core would refuse
   QPlainTextEdit* log_ = nullptr;
   // Timing of this session of the run (a resumed run starts counting again for the ETA).
   int64_t first_step_ = -1;

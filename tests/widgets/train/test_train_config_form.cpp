@@ -261,6 +261,21 @@ class TestTrainConfigForm : public QObject {
     QCOMPARE(validity.last().first().toBool(), true);
   }
 
+  // A name the core refuses when the run is created (a tab, a line break) disables Start first.
+  void a_name_that_is_not_one_line_is_refused_in_place() {
+    TrainConfigForm form({"cpu"});
+    hnclip::TrainConfig c = form.config();
+    c.name = "gamma\t0.5";
+    form.setConfig(c);
+    QVERIFY(!form.isValid());
+    QVERIFY2(form.fieldMessage(QStringLiteral("--name")).contains(QStringLiteral("(it has a tab)")),
+             qPrintable(form.fieldMessage(QStringLiteral("--name"))));
+    c.name = "gamma 0.5";
+    form.setConfig(c);
+    QVERIFY(form.isValid());
+    QVERIFY(form.fieldMessage(QStringLiteral("--name")).isEmpty());
+  }
+
   void checkpoint_file_must_exist() {
     hnclip::test::ScratchDir dir;
     TrainConfigForm form({"cpu"});
