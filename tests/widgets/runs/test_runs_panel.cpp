@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QFont>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QMenu>
 #include <QSettings>
@@ -442,6 +443,23 @@ class TestRunsPanel : public QObject {
       QVERIFY2(name.data(Qt::ToolTipRole).toString().startsWith(shown + QLatin1Char('\n')),
                qPrintable(name.data(Qt::ToolTipRole).toString()));
     }
+    // The status is its icon, the word in the tooltip, so the name gets the dock's width.
+    using hnclip::gui::RunTableModel;
+    const QModelIndex status = list.model()->index(0, RunTableModel::ColStatus);
+    QVERIFY(status.data().toString().isEmpty());
+    QVERIFY(!status.data(Qt::DecorationRole).isNull());
+    QVERIFY2(!status.data(Qt::ToolTipRole).toString().isEmpty(), "no status word in the tooltip");
+    list.show();
+    const auto* header = list.header();
+    const auto width_of = [&](int c) { return header->sectionSize(c); };
+    list.resize(160, 300);  // the dock beside a 1024-pixel window
+    QTRY_COMPARE(width_of(RunTableModel::ColName),
+                 list.viewport()->width() - width_of(RunTableModel::ColStatus));
+    list.resize(500, 300);  // a wide dock: name, icon and both numbers side by side
+    QTRY_COMPARE(width_of(RunTableModel::ColName) + width_of(RunTableModel::ColStatus) +
+                     width_of(RunTableModel::ColBestR1T2I) + width_of(RunTableModel::ColBestR1I2T),
+                 list.viewport()->width());
+    QVERIFY(width_of(RunTableModel::ColBestR1T2I) > 0);
   }
 };
 
