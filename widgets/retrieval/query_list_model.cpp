@@ -103,10 +103,12 @@ QVariant QueryListModel::headerData(int section, Qt::Orientation orientation, in
         return tr("#");
       case TextColumn:
         return tr("Query");
+      // One letter, as the run pickers and the recall table name the runs: "Rank A" left a
+      // 1024-pixel window's caption column "…fou…" (the tooltip says what the number is).
       case RankAColumn:
-        return tr("Rank A");
+        return tr("A");
       case RankBColumn:
-        return tr("Rank B");
+        return tr("B");
       case DiffColumn:
         return tr("A − B");
     }

@@ -127,6 +127,7 @@ void RetrievalPanel::buildQueryTable() {
 QWidget* RetrievalPanel::buildQueryList() {
   recall_model_ = new QStandardItemModel(this);
   recall_view_ = new QTableView(this);
+  recall_view_->setObjectName(QStringLiteral("retrievalRecallTable"));
   recall_view_->setModel(recall_model_);
   recall_view_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   recall_view_->setMaximumHeight(90);
@@ -359,14 +360,25 @@ void RetrievalPanel::rebuildRecallTable() {
   fill_recall_model(recall_model_, table, font());
   const auto& rows = table.rows();
   for (size_t r = 0; r < rows.size(); ++r) {
-    auto* header = new QStandardItem(QStringLiteral("%1  %2").arg(
-        r == 0 ? QStringLiteral("A") : QStringLiteral("B"), qs(rows[r].run_name)));
+    // The letter in the run's colour, its name and epoch in the tooltip: the pickers above show
+    // both, and here they pushed the recall values out of a narrow pane.
+    auto* header = new QStandardItem(r == 0 ? QStringLiteral("A") : QStringLiteral("B"));
+    header->setToolTip(
+        tr("%1, epoch %2").arg(qs(rows[r].run_name), recall_model_->item(r, 0)->text()));
     header->setForeground(run_color(rows[r].run_id));
     recall_model_->setVerticalHeaderItem(static_cast<int>(r), header);
   }
   // Only the chosen direction's columns: the list below ranks that direction.
-  for (int c = 0; c < RecallTable::kValueColumns; ++c)
+  recall_view_->setColumnHidden(0, true);  // the epoch: in the pickers and the row's tooltip
+  // Headed "R@1" …, the direction in the tooltip: the direction box above names it, and "t→i R@1"
+  // headers made the five columns wider than a narrow pane.
+  for (int c = 0; c < RecallTable::kValueColumns; ++c) {
     recall_view_->setColumnHidden(1 + c, RecallTable::direction(c) != direction().toStdString());
+    if (auto* header = recall_model_->horizontalHeaderItem(1 + c)) {
+      header->setToolTip(header->text());
+      header->setText(RecallTable::columnTitle(c));
+    }
+  }
   recall_view_->resizeColumnsToContents();
 }
 

@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QPainter>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QTableView>
 #include <QtTest>
 
@@ -265,6 +266,23 @@ class TestRetrievalPanel : public QObject {
     QCOMPARE(c.b_only, 1);
     QCOMPARE(c.both_wrong, 1);
     QCOMPARE(c.both_correct, 2 * kTestImages - 3);
+    // On a 1024-pixel screen (the tab beside the run dock): the recall values fit their pane
+    // without scrolling (the runs are lettered, named in the tooltip), and the captions get the
+    // query list's width rather than its rank columns.
+    panel.resize(835, 680);
+    panel.show();
+    auto* recall = panel.findChild<QTableView*>(QStringLiteral("retrievalRecallTable"));
+    auto* queries = panel.findChild<QTableView*>(QStringLiteral("retrievalQueryList"));
+    QVERIFY(recall && queries);
+    QCOMPARE(recall->model()->headerData(0, Qt::Vertical).toString(), QStringLiteral("A"));
+    QCOMPARE(recall->model()->headerData(1, Qt::Vertical, Qt::ToolTipRole).toString(),
+             QStringLiteral("fixture-B, epoch 1"));
+    QTRY_COMPARE(recall->horizontalScrollBar()->maximum(), 0);
+    const int text = queries->columnWidth(hnclip::gui::QueryListModel::TextColumn);
+    QVERIFY2(text * 5 >= queries->viewport()->width() * 2,  // 40%; "Rank A" headers left 17%
+             qPrintable(QStringLiteral("captions %1 of %2 pixels")
+                            .arg(text)
+                            .arg(queries->viewport()->width())));
     QVERIFY(panel.selectLargestDifference());
     QCOMPARE(*panel.selectedQuery(), int64_t{3});
     // No checkpoints: the stored top ids are shown without scores, ground truth marked.
