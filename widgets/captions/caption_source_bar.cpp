@@ -229,6 +229,11 @@ CaptionSource CaptionSourceBar::source(const QString& encoder) const {
   return source;
 }
 
+QString CaptionSourceBar::dataLabel() const {
+  const CaptionSource shown = source(encoder());
+  return spec_text(shown.benchmark) + QStringLiteral(" / ") + QString::fromStdString(shown.split);
+}
+
 QString CaptionSourceBar::choicesKey() const {
   return QStringLiteral("%1|%2|%3|%4")
       .arg(benchmark_->currentText(), split_->currentText(), encoder(), overlayEncoder());

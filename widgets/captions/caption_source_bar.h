@@ -44,6 +44,8 @@ class CaptionSourceBar : public QWidget {
   QString overlayEncoder() const;
   QString encoderLabel() const;  // as the box shows them
   QString overlayLabel() const;
+  // The captions chosen, for people: "synthetic default (seed 1) / test" (not the store's key).
+  QString dataLabel() const;
   int64_t benchmarkRun() const;  // the run whose benchmark is shown; -1: the Train form's
 
   CaptionSource source(const QString& encoder) const;

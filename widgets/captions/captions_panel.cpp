@@ -265,8 +265,10 @@ void CaptionsPanel::startLoad() {
   progress_->setVisible(true);
   cancel_->setVisible(true);
   poll_->start();
+  // Labels as the boxes show them: the store's keys ("synthetic:size=default:seed=1#test under
+  // init:/…/tiny-synthetic-pretrained.pt") are for matching, not reading.
   setStatus(tr("Loading the caption geometry of %1 under %2…")
-                .arg(QString::fromStdString(source.split), QString::fromStdString(source.encoder)));
+                .arg(source_bar_->dataLabel(), source_bar_->encoderLabel()));
   loader_->start(choicesKey(), source, overlay);
 }
 
@@ -308,8 +310,7 @@ void CaptionsPanel::applyResult(const CaptionLoadOutcome& result) {
   updateHistoryButtons();
   setStatus(tr("%1 captions of %2 under %3 — %4 in %5 s")
                 .arg(data_->record.stats.captions)
-                .arg(QString::fromStdString(data_->dataset_key),
-                     QString::fromStdString(data_->encoder_key))
+                .arg(source_bar_->dataLabel(), source_bar_->encoderLabel())
                 .arg(data_->computed ? tr("computed and stored") : tr("read from the store"))
                 .arg(result.elapsed_ms / 1000.0, 0, 'f', 1));
   emit geometryLoaded();

@@ -95,6 +95,11 @@ class TestCaptionsPanel : public QObject {
       QVERIFY(loaded.wait(kLoadTimeoutMs));
       QVERIFY(panel->data()->computed);
       QVERIFY(panel->statusText().contains(QStringLiteral("computed and stored")));
+      // Said as the boxes say it, not as the store's keys ("synthetic:size=…#test under init:/…").
+      QVERIFY2(panel->statusText().contains(QStringLiteral(" (seed ")) &&
+                   panel->statusText().contains(QStringLiteral(" / test under Pretrained")) &&
+                   !panel->statusText().contains(QStringLiteral("init:")),
+               qPrintable(panel->statusText()));
     }
     auto panel = make_panel();
     QSignalSpy loaded(panel.get(), &CaptionsPanel::geometryLoaded);
