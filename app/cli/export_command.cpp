@@ -36,6 +36,30 @@ constexpr const char* kMetaModel = "hnclip.model";
 constexpr const char* kMetaRun = "hnclip.run";
 constexpr const char* kMetaEpoch = "hnclip.epoch";
 constexpr uint64_t kInitSeed = 0;  // overwritten by the checkpoint's weights; any seed does
+
+bool has_extension(const std::string& path, std::initializer_list<const char*> extensions) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* e : extensions)
+    if (ext == e) return true;
+  return false;
+}
+
+// The format to write: --format when given, else the one OUT's name says. A name that says the
+// other file format is refused: `export --run 3 clip.safetensors` wrote a torch.save zip under
+// that name, which safetensors readers then failed on.
+std::string export_format(const std::string& given, const std::string& out) {
+  const bool safetensors_name = has_extension(out, {".safetensors"});
+  if (given.empty()) return safetensors_name ? kFormatSafetensors : kFormatStateDict;
+  if (given == kFormatStateDict && safetensors_name)
+    throw UsageError("--format state-dict writes a torch.save file, but " + out +
+                     " is named as safetensors (--format safetensors, or a .pt name)");
+  if (given == kFormatSafetensors && has_extension(out, {".pt", ".pth"}))
+    throw UsageError(
+        "--format safetensors writes a safetensors file, but " + out +
+        " is named as a torch.save file (a .safetensors name, or --format state-dict)");
+  return given;
+}
 }  // namespace
 
 CommandAction add_export_command(CLI::App& app) {
@@ -44,7 +68,7 @@ CommandAction add_export_command(CLI::App& app) {
     int64_t run = 0;
     std::string epoch = "best";
     std::string checkpoint;
-    std::string format = kFormatStateDict;
+    std::string format;  // "": from OUT's name
     std::string out;
     std::string metrics;
   };
@@ -62,8 +86,8 @@ CommandAction add_export_command(CLI::App& app) {
   cmd->add_option("--format", o->format,
                   "state-dict | safetensors (both OpenAI CLIP names, fp32; safetensors also "
                   "records the model config, run and epoch in __metadata__) | hf (a Hugging Face "
-                  "CLIPModel folder: config.json, weights, tokenizer)")
-      ->capture_default_str();
+                  "CLIPModel folder: config.json, weights, tokenizer); default: safetensors for "
+                  "a .safetensors name, else state-dict");
   auto* out = cmd->add_option("out", o->out,
                               "output file (.pt or .safetensors), or folder for --format hf");
   auto* metrics = cmd->add_option(
@@ -110,10 +134,12 @@ CommandAction add_export_command(CLI::App& app) {
       }
       return kExitOk;
     }
-    if (o->format != kFormatStateDict && o->format != kFormatSafetensors && o->format != kFormatHf) {
+    if (!o->format.empty() && o->format != kFormatStateDict && o->format != kFormatSafetensors &&
+        o->format != kFormatHf) {
       throw UsageError("--format " + o->format + ": unknown (supported: " + kFormatStateDict + ", " +
                        kFormatSafetensors + ", " + kFormatHf + ")");
     }
+    o->format = export_format(o->format, o->out);
     std::string path = o->checkpoint;
     int64_t run_id = 0;
     int epoch = 0;
@@ -162,8 +188,8 @@ CommandAction add_export_command(CLI::App& app) {
                  .dump()
           << std::endl;
     } else {
-      std::cout << "exported " << tensors.size() << " tensors (" << numel
-                << " parameters, fp32) from " << path << " to " << o->out << "\n";
+      std::cout << "exported " << tensors.size() << " tensors (" << numel << " parameters, fp32, "
+                << o->format << ") from " << path << " to " << o->out << "\n";
     }
     return kExitOk;
   };

@@ -129,6 +129,22 @@ TEST_F(CliExport, SafetensorsHoldsTheStateDictExportsTensorsAndTheModelConfig) {
   ASSERT_EQ(hnclip::test::run_hnclip("export" + run_flag() + common() + " " + pt).code, 0);
   EXPECT_TRUE(hnclip::is_safetensors_file(st));
   EXPECT_FALSE(hnclip::is_safetensors_file(pt));
+  // Without --format the name decides (a torch.save zip named .safetensors was written before),
+  // and a --format the name contradicts is refused before anything is written.
+  const auto named = (out_dir / "named.safetensors").string();
+  const auto by_name = hnclip::test::run_hnclip("export" + run_flag() + common() + " " + named);
+  ASSERT_EQ(by_name.code, 0) << by_name.err;
+  EXPECT_NE(by_name.out.find("fp32, safetensors)"), std::string::npos) << by_name.out;
+  EXPECT_TRUE(hnclip::is_safetensors_file(named));
+  const auto contradicted = (out_dir / "contradicted.safetensors").string();
+  expect_one_line_error(hnclip::test::run_hnclip("export" + run_flag() + " --format state-dict" +
+                                                 common() + " " + contradicted),
+                        2, "is named as safetensors");
+  expect_one_line_error(hnclip::test::run_hnclip("export" + run_flag() + " --format safetensors" +
+                                                 common() + " " + (out_dir / "c.pt").string()),
+                        2, "is named as a torch.save file");
+  EXPECT_FALSE(fs::exists(contradicted));
+  EXPECT_FALSE(fs::exists(out_dir / "c.pt"));
 
   // The same names, order, dtype and values as the torch.save export.
   std::map<std::string, std::string> meta;
