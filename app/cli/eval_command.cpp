@@ -42,11 +42,17 @@ CommandAction add_eval_command(CLI::App& app) {
                                        [](const std::string& m) { std::cerr << m << std::endl; },
                                        o->target, o->consensus_alpha);
     if (o->common.json) {
-      nlohmann::json j{{"run_id", r.run_id}, {"epoch", r.eval.epoch}, {"checkpoint", r.checkpoint},
-                       {"benchmark", r.benchmark}, {"split", r.eval.split},
+      nlohmann::json j{{"run_id", r.run_id},
+                       {"epoch", r.eval.epoch},
+                       {"checkpoint", r.checkpoint},
+                       {"benchmark", r.benchmark},
+                       {"split", r.eval.split},
+                       {"test_set", r.test_set},
                        {"transfer", r.transfer},
-                       {"n_test", r.test_images}, {"n_test_captions", r.test_captions},
-                       {"t2i", recall_json(r.eval.t2i)}, {"i2t", recall_json(r.eval.i2t)}};
+                       {"n_test", r.test_images},
+                       {"n_test_captions", r.test_captions},
+                       {"t2i", recall_json(r.eval.t2i)},
+                       {"i2t", recall_json(r.eval.i2t)}};
       if (r.consensus) {
         j["t2i_consensus"] = recall_json(r.consensus->t2i);
         j["consensus_alpha"] = r.consensus->alpha;
@@ -55,7 +61,7 @@ CommandAction add_eval_command(CLI::App& app) {
       std::cout << j.dump() << std::endl;
     } else {
       std::cout << "run " << r.run_id << ", epoch " << r.eval.epoch << " (" << r.checkpoint << "), "
-                << r.test_images << " images of " << r.benchmark << " / " << r.eval.split
+                << r.test_images << " images of " << r.test_set
                 << (r.transfer ? " (transfer evaluation)" : "") << ":\n";
       for (const auto* d : {&r.eval.t2i, &r.eval.i2t}) {
         std::cout << "  " << d->direction << ":";

@@ -12,6 +12,7 @@
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
 #include "train/evaluator.h"
+#include "train/run_test_set.h"
 
 namespace hnclip {
 
@@ -91,6 +92,13 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
   out.test_images = assets.test->num_images();
   out.test_captions = assets.test->num_captions();
   out.benchmark = key;
+  {
+    // target_config sets the train split to the target's only to open that split alone; the
+    // label says "also its training split" only where the run did train on these images.
+    TrainConfig labelled = config;
+    labelled.train_split = key == own_key ? own.train_split : std::string();
+    out.test_set = run_test_set(labelled).label;
+  }
   out.transfer = transfer;
   if (transfer) {
     store.write_transfer_eval(run_id, out.eval.epoch, key, out.eval.split, out.test_images,

@@ -35,6 +35,7 @@ struct StoredEvaluation {
   int64_t test_images = 0;
   int64_t test_captions = 0;
   std::string benchmark;    // benchmark_data_key of the evaluated data
+  std::string test_set;     // the same data with its split, for people (RunTestSet::label)
   bool transfer = false;    // stored as a transfer evaluation (not the run's own test split)
   // Text→image with caption consensus (eval/caption_consensus.h), asked for with α > 0: shown
   // beside the plain ranking, not stored (the stored evaluation stays the model's own).

@@ -220,6 +220,17 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   ASSERT_EQ(other.code, 0) << other.err;
   EXPECT_EQ(json::parse(other.out)["benchmark"], "synthetic:size=small:seed=2");
   EXPECT_EQ(json::parse(other.out)["split"], "test");
+  // The text says which data as `runs` does, not by the store's key.
+  EXPECT_EQ(shifted["test_set"], "synthetic small (seed 1) / shifted");
+  const auto text = hnclip("eval " + std::to_string(id) + " --data-seed 2" + common());
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find(" images of synthetic small (seed 2) / test (transfer evaluation):"),
+            std::string::npos)
+      << text.out;
+  const auto on_train = hnclip("eval " + std::to_string(id) + " --split train --json" + common());
+  ASSERT_EQ(on_train.code, 0) << on_train.err;
+  EXPECT_EQ(json::parse(on_train.out)["test_set"],
+            "synthetic small (seed 1) / train (also its training split)");
   expect_one_line_error(hnclip("eval --run " + std::to_string(id) + " --split nosuch" + common()),
                         1, "--split nosuch: benchmark 'synthetic': unknown split 'nosuch'");
   {
@@ -227,9 +238,10 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
     EXPECT_EQ(store.epoch_evals(id).size(), own_rows);
     std::map<std::string, int> rows;
     for (const auto& t : store.transfer_evals(id)) ++rows[t.benchmark + "#" + t.split];
-    EXPECT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows.size(), 3u);
     EXPECT_EQ(rows["synthetic:size=small:seed=1#shifted"], 10);  // 2 directions x 5 K
-    EXPECT_EQ(rows["synthetic:size=small:seed=2#test"], 10);
+    EXPECT_EQ(rows["synthetic:size=small:seed=2#test"], 10);     // evaluated twice, stored once
+    EXPECT_EQ(rows["synthetic:size=small:seed=1#train"], 10);
   }
 }
 
