@@ -6,9 +6,11 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <vector>
 
 #include "cli_support.h"
 #include "commands.h"
@@ -70,6 +72,7 @@ CommandAction add_export_command(CLI::App& app) {
     std::string checkpoint;
     std::string format;  // "": from OUT's name
     std::string out;
+    std::string first_word;  // RUN of `export RUN OUT`, or OUT when it is the only word
     std::string metrics;
   };
   auto o = std::make_shared<Options>();
@@ -77,32 +80,66 @@ CommandAction add_export_command(CLI::App& app) {
       "export",
       "write a run's checkpoint as a PyTorch state dict (torch.load-able .pt) or safetensors file");
   take_last_value(cmd);
-  auto* run = cmd->add_option("--run", o->run, "run id (its checkpoint chosen by --epoch)");
+  auto* run = cmd->add_option("--run", o->run,
+                              "run id (its checkpoint chosen by --epoch); or give it before OUT");
   auto* epoch = cmd->add_option("--epoch", o->epoch, "best | last | N")->capture_default_str();
   auto* checkpoint = cmd->add_option("--checkpoint", o->checkpoint,
                                      "a workbench checkpoint file instead of --run");
   run->excludes(checkpoint);
-  epoch->needs(run);
   cmd->add_option("--format", o->format,
                   "state-dict | safetensors (both OpenAI CLIP names, fp32; safetensors also "
                   "records the model config, run and epoch in __metadata__) | hf (a Hugging Face "
                   "CLIPModel folder: config.json, weights, tokenizer); default: safetensors for "
                   "a .safetensors name, else state-dict");
-  auto* out = cmd->add_option("out", o->out,
-                              "output file (.pt or .safetensors), or folder for --format hf");
+  // `export 3 clip.pt` as `show 3` and `eval 3`: a run id may come before OUT.
+  // CLI11 fills positionals in order, so one word lands in "run": the action reads it as OUT.
+  auto* first = cmd->add_option("run", o->first_word, "run id (as --run), when OUT follows");
+  auto* second = cmd->add_option("out", o->out,
+                                 "output file (.pt or .safetensors), or folder for --format hf");
   auto* metrics = cmd->add_option(
       "--metrics", o->metrics,
       "instead of weights: every step metric, probe and evaluation of --run as a long table "
       "(FILE.csv or FILE.jsonl)");
   add_common_options(cmd, o->common);
-  return [o, run, checkpoint, epoch, out, metrics]() {
-    if ((metrics->count() > 0) == (out->count() > 0)) {
+  return [o, run, checkpoint, epoch, metrics, first, second]() {
+    bool run_given = run->count() > 0;
+    const auto take_run = [&](const std::string& text) {
+      if (run_given) throw UsageError(text + ": the run is given twice (here and as --run)");
+      if (checkpoint->count() > 0)
+        throw UsageError(text + ": a run and --checkpoint exclude each other");
+      if (text.empty() || text.size() > 18 ||
+          !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        throw UsageError("'" + text + "' is not a run id (hnclip export [RUN] OUT)");
+      o->run = std::stoll(text);
+      run_given = true;
+    };
+    bool out_given = second->count() > 0;
+    if (out_given) {
+      take_run(o->first_word);
+    } else if (first->count() > 0) {
+      const bool digits = std::all_of(o->first_word.begin(), o->first_word.end(),
+                                      [](char c) { return c >= '0' && c <= '9'; });
+      if (metrics->count() > 0 && !run_given) {
+        take_run(o->first_word);  // `export 3 --metrics m.csv`
+      } else if (digits && !run_given && checkpoint->count() == 0) {
+        throw UsageError("export " + o->first_word +
+                         ": the output file goes after the run (hnclip export " + o->first_word +
+                         " OUT)");
+      } else {
+        o->out = o->first_word;
+        out_given = true;
+      }
+    }
+    if (epoch->count() > 0 && !run_given)
+      throw UsageError(
+          "--epoch chooses a run's checkpoint: give the run (export RUN OUT, or --run)");
+    if ((metrics->count() > 0) == out_given) {
       throw UsageError(metrics->count() > 0
                            ? "--metrics and out: give one of them (a metrics table or the weights)"
                            : "out or --metrics: give the weights file (or folder) to write, or --metrics FILE");
     }
     if (metrics->count() > 0) {
-      if (run->count() == 0) throw UsageError("--metrics needs --run ID (the run whose metrics)");
+      if (!run_given) throw UsageError("--metrics needs --run ID (the run whose metrics)");
       if (epoch->count() > 0) {
         throw UsageError("--metrics exports every epoch; --epoch chooses a checkpoint");
       }
@@ -143,7 +180,7 @@ CommandAction add_export_command(CLI::App& app) {
     std::string path = o->checkpoint;
     int64_t run_id = 0;
     int epoch = 0;
-    if (run->count() > 0) {
+    if (run_given) {
       const auto paths = o->common.paths();
       RunStore store(paths.database);
       const auto chosen = choose_run_checkpoint(store, paths.database, o->run, o->epoch);

@@ -146,6 +146,26 @@ TEST_F(CliExport, SafetensorsHoldsTheStateDictExportsTensorsAndTheModelConfig) {
   EXPECT_FALSE(fs::exists(contradicted));
   EXPECT_FALSE(fs::exists(out_dir / "c.pt"));
 
+  // The run may come before OUT, as `show 3` and `eval 3` take it: the same tensors.
+  const auto positional = (out_dir / "positional.safetensors").string();
+  const auto by_word = hnclip::test::run_hnclip("export " + std::to_string(run_id_) + " --json" +
+                                                common() + " " + positional);
+  ASSERT_EQ(by_word.code, 0) << by_word.err;
+  EXPECT_EQ(json::parse(by_word.out)["run_id"], run_id_);
+  EXPECT_EQ(hnclip::read_safetensors_file(positional).size(),
+            hnclip::read_safetensors_file(st).size());
+  const std::string id = std::to_string(run_id_);
+  expect_one_line_error(hnclip::test::run_hnclip("export " + id + common()), 2,
+                        "the output file goes after the run (hnclip export " + id + " OUT)");
+  expect_one_line_error(hnclip::test::run_hnclip("export " + id + run_flag() + common() + " " +
+                                                 (out_dir / "twice.pt").string()),
+                        2, "the run is given twice");
+  expect_one_line_error(
+      hnclip::test::run_hnclip("export abc" + common() + " " + (out_dir / "abc.pt").string()), 2,
+      "'abc' is not a run id");
+  EXPECT_FALSE(fs::exists(out_dir / "twice.pt"));
+  EXPECT_FALSE(fs::exists(out_dir / "abc.pt"));
+
   // The same names, order, dtype and values as the torch.save export.
   std::map<std::string, std::string> meta;
   const auto a = hnclip::read_safetensors_file(st, &meta);
