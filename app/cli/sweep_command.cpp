@@ -83,8 +83,18 @@ ExperimentSpec read_spec_file(const std::string& path) {
     // knows, and a misspelt "epoch" left every run of the grid at the default 10.
     try {
       require_known_config_keys(spec.base);
+      TrainConfig typed;
+      from_json(spec.base, typed);  // a value of the wrong type or word, named with the file
     } catch (const ConfigError& e) {
       throw ConfigError(std::string("base configuration: ") + e.what());
+    }
+    for (const auto& axis : spec.axes) {
+      if (axis.key == "seed") continue;  // the seeds as an axis
+      try {
+        require_known_config_keys(nlohmann::json{{axis.key, nullptr}});
+      } catch (const ConfigError& e) {
+        throw ConfigError("axis '" + axis.key + "': " + e.what());
+      }
     }
     for (const char* key : {"seed", "name"}) {
       if (spec.base.contains(key))

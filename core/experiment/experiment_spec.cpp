@@ -293,8 +293,14 @@ ExperimentPlan expand_experiment(const ExperimentSpec& spec, bool confirmed) {
       for (const auto& v : axis.values) seeds.push_back(seed_value(v, "--set seed"));
       continue;
     }
-    require(defaults.contains(axis.key) && axis.key != "name",
-            "--set " + axis.key + ": not a run configuration key");
+    if (!defaults.contains(axis.key)) {
+      try {
+        require_known_config_keys(nlohmann::json{{axis.key, nullptr}});
+      } catch (const ConfigError& e) {
+        throw ConfigError("--set " + axis.key + ": " + e.what());
+      }
+    }
+    require(axis.key != "name", "--set name: every run is named by its cell and seed");
     axes.push_back(axis);
   }
   require(!seeds.empty(), "--seeds: no seeds (empty grid)");

@@ -175,6 +175,15 @@ TEST_F(CliSweep, BadInputIsRefusedBeforeAnythingIsStored) {
   expect_one_line_error(hnclip(base + " --config " + (dir / "seeded.json").string()), 2,
                         "seeded.json: base configuration: 'seed' is not read from the base");
   expect_one_line_error(hnclip(base + " --set gamma=0,1"), 2, "(did you mean 'loss_gamma'?)");
+  // The file's values and axes are refused naming the file too.
+  hnclip::test::write_text_file(dir / "typed.json", R"({"base": {"epochs": "2"}})");
+  expect_one_line_error(hnclip(base + " --config " + (dir / "typed.json").string()), 2,
+                        "typed.json: base configuration: config key 'epochs' has the wrong type");
+  hnclip::test::write_text_file(dir / "axis.json",
+                                R"({"axes": [{"key": "gamma", "values": [0.5]}]})");
+  expect_one_line_error(hnclip(base + " --config " + (dir / "axis.json").string()), 2,
+                        "axis.json: axis 'gamma': config key 'gamma' is unknown (did you mean "
+                        "'loss_gamma'?)");
   expect_one_line_error(hnclip("experiment show 7" + common()), 2, "no experiment 7");
   // Nothing was recorded by any of them.
   const auto list = hnclip("experiments --json" + common());
