@@ -18,6 +18,14 @@ JobPaths CommonOptions::paths() const {
   return p;
 }
 
+JobPaths CommonOptions::stored_paths() const {
+  std::error_code ec;
+  if (!database.empty() && !std::filesystem::exists(database, ec)) {
+    throw UsageError("--db " + database + ": no database there (train and sweep create one)");
+  }
+  return paths();
+}
+
 std::atomic<bool>& stop_flag() {
   static std::atomic<bool> flag{false};
   return flag;

@@ -35,6 +35,10 @@ struct CommonOptions {
   std::string cache_dir;  // --cache-dir
   bool json = false;      // --json
   JobPaths paths() const;
+  // As paths(), for a command that reads what others stored (runs, show, probes, eval, export,
+  // experiments, experiment): a --db that names no file is refused (UsageError). Opened, it became
+  // a new empty database, and `runs --db runz.db` listed nothing instead of naming the mistake.
+  JobPaths stored_paths() const;
 };
 
 // Set by SIGINT/SIGTERM; a second signal kills the process the default way.

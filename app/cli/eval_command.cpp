@@ -38,9 +38,9 @@ CommandAction add_eval_command(CLI::App& app) {
   add_common_options(cmd, o->common);
   return [o, cmd]() {
     if (cmd->count("--data-seed") > 0) o->target.data_seed = o->data_seed;
-    const auto r = evaluate_stored_run(o->run, o->epoch, o->common.paths(),
-                                       [](const std::string& m) { std::cerr << m << std::endl; },
-                                       o->target, o->consensus_alpha);
+    const auto r = evaluate_stored_run(
+        o->run, o->epoch, o->common.stored_paths(),
+        [](const std::string& m) { std::cerr << m << std::endl; }, o->target, o->consensus_alpha);
     if (o->common.json) {
       nlohmann::json j{{"run_id", r.run_id},
                        {"epoch", r.eval.epoch},

@@ -24,7 +24,7 @@ CommandAction add_experiments_command(CLI::App& app) {
   take_last_value(cmd);
   add_common_options(cmd, *o);
   return [o]() {
-    RunStore store(o->paths().database);
+    RunStore store(o->stored_paths().database);
     store.mark_dead_experiments_interrupted();
     struct Row {
       ExperimentRecord e;
@@ -118,7 +118,7 @@ CommandAction add_experiment_command(CLI::App& app) {
   add_eval_target_options(eval, o->target, o->data_seed);
   return [o, show, eval]() {
     const ReportFormat format = report_format(o->common.json, o->csv, o->latex);
-    const JobPaths paths = o->common.paths();
+    const JobPaths paths = o->common.stored_paths();
     {
       RunStore store(paths.database);
       store.mark_dead_experiments_interrupted();

@@ -148,7 +148,7 @@ CommandAction add_export_command(CLI::App& app) {
       } catch (const std::invalid_argument& e) {
         throw UsageError(std::string("--metrics ") + e.what());
       }
-      RunStore store(o->common.paths().database);
+      RunStore store(o->common.stored_paths().database);
       if (!store.find_run(o->run)) {
         throw UsageError("--run " + std::to_string(o->run) + ": no such run in " + store.path());
       }
@@ -181,7 +181,7 @@ CommandAction add_export_command(CLI::App& app) {
     int64_t run_id = 0;
     int epoch = 0;
     if (run_given) {
-      const auto paths = o->common.paths();
+      const auto paths = o->common.stored_paths();
       RunStore store(paths.database);
       const auto chosen = choose_run_checkpoint(store, paths.database, o->run, o->epoch);
       if (!chosen.note.empty()) std::cerr << "hnclip: " << chosen.note << "\n";

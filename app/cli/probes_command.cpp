@@ -38,7 +38,7 @@ CommandAction add_probes_command(CLI::App& app) {
                 "with --csv: the per-epoch aggregates instead of the probes");
   add_common_options(cmd, o->common);
   return [o]() {
-    RunStore store(o->common.paths().database);
+    RunStore store(o->common.stored_paths().database);
     if (!store.find_run(o->run)) {
       throw UsageError("--run " + std::to_string(o->run) + ": no such run in " + store.path());
     }

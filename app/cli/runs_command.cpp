@@ -152,7 +152,7 @@ CommandAction add_runs_command(CLI::App& app) {
   take_last_value(cmd);
   add_common_options(cmd, *o);
   return [o]() {
-    RunStore store(o->paths().database);
+    RunStore store(o->stored_paths().database);
     store.mark_dead_runs_interrupted();
     const auto runs = store.list_runs();
     if (o->json) {
@@ -225,7 +225,7 @@ CommandAction add_show_command(CLI::App& app) {
   cmd->add_option("id", o->id, "run id")->required();
   add_common_options(cmd, o->common);
   return [o]() {
-    RunStore store(o->common.paths().database);
+    RunStore store(o->common.stored_paths().database);
     store.mark_dead_runs_interrupted();
     const auto run = store.find_run(o->id);
     if (!run)
