@@ -79,6 +79,8 @@ MainWindow::MainWindow(const WorkbenchOptions& options, QWidget* parent)
                         : tr("The run database %1 cannot be used: %2. Runs can neither be listed "
                              "nor recorded; start the workbench with --db PATH to use another.")
                               .arg(options_.database, error));
+    train_->setStoreProblem(error.isEmpty() ? QString()
+                                            : tr("the run database cannot be used (see above)"));
   });
   connect(tabs_, &QTabWidget::currentChanged, this, [this] {
     if (WorkbenchTab* tab = currentTab()) tab->activated();

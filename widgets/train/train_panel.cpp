@@ -231,7 +231,7 @@ void TrainPanel::computeBenchmarkRow() {
 QString TrainPanel::progressText() const { return progress_text_->text(); }
 
 void TrainPanel::startRun() {
-  if (controller_.busy() || !form_->isValid()) return;
+  if (controller_.busy() || !form_->isValid() || !store_problem_.isEmpty()) return;
   TrainingRequest request;
   request.config = form_->config();
   start(request);
@@ -285,10 +285,11 @@ void TrainPanel::togglePause() {
 
 void TrainPanel::onStateChanged(TrainingController::State state) {
   using S = TrainingController::State;
-  start_->setEnabled(state == S::Idle && form_->isValid());
-  start_->setToolTip(form_->isValid() ? tr("Start training (Ctrl+R)") : form_->problem());
-  start_problem_->setText(tr("Start is off: %1").arg(form_->problem()));
-  start_problem_->setVisible(state == S::Idle && !form_->isValid());
+  const QString problem = !store_problem_.isEmpty() ? store_problem_ : form_->problem();
+  start_->setEnabled(state == S::Idle && problem.isEmpty());
+  start_->setToolTip(problem.isEmpty() ? tr("Start training (Ctrl+R)") : problem);
+  start_problem_->setText(tr("Start is off: %1").arg(problem));
+  start_problem_->setVisible(state == S::Idle && !problem.isEmpty());
   pause_->setEnabled((state == S::Running || state == S::Paused) && !data_parallel_);
   pause_->setToolTip(data_parallel_ ? tr("A data-parallel run cannot pause: its other processes "
                                          "would give up waiting")
@@ -386,6 +387,12 @@ bool TrainPanel::setConfigJson(const QString& json, QString* error) {
 bool TrainPanel::isTraining() { return controller_.busy(); }
 
 QString TrainPanel::configProblem() const { return form_->problem(); }
+
+void TrainPanel::setStoreProblem(const QString& problem) {
+  if (problem == store_problem_) return;
+  store_problem_ = problem;
+  onStateChanged(controller_.state());
+}
 
 qint64 TrainPanel::trainingRunId() { return controller_.runId(); }
 

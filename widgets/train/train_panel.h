@@ -52,6 +52,9 @@ class TrainPanel : public QWidget, public WorkbenchTab {
   void showStoredRuns(const QList<int64_t>& runs);
   bool isTraining();
   QString configProblem() const;  // why Start is disabled ("" when the form is valid)
+  // Why no run can be recorded ("" when it can): the window's run database cannot be used. Start
+  // stays off while it is set, and says why beside it.
+  void setStoreProblem(const QString& problem);
   qint64 trainingRunId();
 
   // The hnclip program a data-parallel run starts its other ranks as (default: the one next to
@@ -113,6 +116,7 @@ class TrainPanel : public QWidget, public WorkbenchTab {
   QLabel* progress_text_ = nullptr;
   QLabel* state_text_ = nullptr;
   QLabel* start_problem_ = nullptr;  // shown while idle with a form the core would refuse
+  QString store_problem_;
   QPlainTextEdit* log_ = nullptr;
   // Timing of this session of the run (a resumed run starts counting again for the ETA).
   int64_t first_step_ = -1;

@@ -40,6 +40,15 @@ class TestTrainPanel : public QObject {
     QVERIFY(panel.setConfigJson(QStringLiteral(R"({"name": "ok", "lr": 0.001})"), &error));
     QVERIFY(panel.startButton()->isEnabled());
     QVERIFY(problem->isHidden());
+
+    // A run database that cannot be used: nothing could be recorded, so Start is off too.
+    panel.setStoreProblem(QStringLiteral("the run database cannot be used"));
+    QVERIFY(!panel.startButton()->isEnabled());
+    QCOMPARE(problem->text(), QStringLiteral("Start is off: the run database cannot be used"));
+    QVERIFY(!problem->isHidden());
+    panel.setStoreProblem({});
+    QVERIFY(panel.startButton()->isEnabled());
+    QVERIFY(problem->isHidden());
   }
 
   void a_config_key_that_is_none_is_refused_and_changes_nothing() {
