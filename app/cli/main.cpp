@@ -13,6 +13,7 @@
 #include "store/run_store.h"
 #include "train/checkpoint.h"
 #include "train/train_config.h"
+#include "usage_hint.h"
 
 int main(int argc, char** argv) {
   using namespace hnclip::cli;
@@ -47,7 +48,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    print_error(std::string(e.what()) + " (see --help)");
+    const std::string hint = usage_hint(app, e);
+    print_error(hint.empty() ? std::string(e.what()) + " (see --help)" : hint);
     return kExitUsage;
   }
   try {

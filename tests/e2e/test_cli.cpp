@@ -354,7 +354,15 @@ TEST_F(Cli, ValSplitIsStoredEveryEpochBesideTheTestSplit) {
 }
 
 TEST_F(Cli, BadInputGivesOneLineAndTheRightExitCode) {
-  expect_one_line_error(hnclip("train --no-such-flag" + common()), 2, "--no-such-flag");
+  expect_one_line_error(hnclip("train --no-such-flag" + common()), 2,
+                        "--no-such-flag: no such option of train (see train --help)");
+  // A slip of the keyboard is answered with what was meant, not "arguments were not expected".
+  expect_one_line_error(hnclip("train --gama 0.5" + common()), 2,
+                        "--gama: no such option of train (did you mean --gamma?)");
+  expect_one_line_error(hnclip("runs --jsn" + common()), 2, "(did you mean --json?)");
+  expect_one_line_error(hnclip("runz" + common()), 2,
+                        "'runz' is not a command (did you mean runs?)");
+  expect_one_line_error(hnclip("train --epochs abc" + common()), 2, "--epochs");  // its own words
   // `--init random` trains from scratch: stored as no checkpoint.
   auto scratch = hnclip(small_train() + " --epochs 1 --init random --json" + common());
   ASSERT_EQ(scratch.code, 0) << scratch.err;
