@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <vector>
 
 #include "cli_support.h"
 #include "commands.h"
@@ -38,6 +37,11 @@ constexpr const char* kMetaModel = "hnclip.model";
 constexpr const char* kMetaRun = "hnclip.run";
 constexpr const char* kMetaEpoch = "hnclip.epoch";
 constexpr uint64_t kInitSeed = 0;  // overwritten by the checkpoint's weights; any seed does
+
+bool all_digits(const std::string& text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
 
 bool has_extension(const std::string& path, std::initializer_list<const char*> extensions) {
   std::string ext = std::filesystem::path(path).extension().string();
@@ -107,8 +111,7 @@ CommandAction add_export_command(CLI::App& app) {
       if (run_given) throw UsageError(text + ": the run is given twice (here and as --run)");
       if (checkpoint->count() > 0)
         throw UsageError(text + ": a run and --checkpoint exclude each other");
-      if (text.empty() || text.size() > 18 ||
-          !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      if (!all_digits(text) || text.size() > 18)  // 18 digits always fit an int64_t
         throw UsageError("'" + text + "' is not a run id (hnclip export [RUN] OUT)");
       o->run = std::stoll(text);
       run_given = true;
@@ -117,11 +120,9 @@ CommandAction add_export_command(CLI::App& app) {
     if (out_given) {
       take_run(o->first_word);
     } else if (first->count() > 0) {
-      const bool digits = std::all_of(o->first_word.begin(), o->first_word.end(),
-                                      [](char c) { return c >= '0' && c <= '9'; });
       if (metrics->count() > 0 && !run_given) {
         take_run(o->first_word);  // `export 3 --metrics m.csv`
-      } else if (digits && !run_given && checkpoint->count() == 0) {
+      } else if (all_digits(o->first_word) && !run_given && checkpoint->count() == 0) {
         throw UsageError("export " + o->first_word +
                          ": the output file goes after the run (hnclip export " + o->first_word +
                          " OUT)");

@@ -27,13 +27,14 @@ std::string usage_hint(const CLI::App& app, const CLI::ParseError& error) {
   const std::vector<std::string> left = command->remaining();
   if (left.empty()) return {};
   const bool extras = dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr;
-  if (command == &app) {
-    // No command was recognised: the first word is a mistyped one.
-    std::vector<std::string> names;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
-      names.push_back(sub->get_name());
-    const std::string near = nearest_word(left.front(), names);
-    return "'" + left.front() + "' is not a command" +
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : command->get_subcommands([](const CLI::App*) { return true; }))
+    commands.push_back(sub->get_name());
+  if (!commands.empty() && left.front()[0] != '-') {
+    // A command that has commands (hnclip, experiment) was given a word that is none of them.
+    const std::string near = nearest_word(left.front(), commands);
+    const std::string of = command == &app ? "" : " of " + command->get_name();
+    return "'" + left.front() + "' is not a command" + of +
            (near.empty() ? std::string(" (see --help)") : " (did you mean " + near + "?)");
   }
   if (!extras) return {};

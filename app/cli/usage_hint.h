@@ -11,9 +11,9 @@
 namespace hnclip::cli {
 
 // The message for the first word the parser could not place — an unknown --flag of the command
-// given, or an unknown command — with the nearest known one when there is one; "" when nothing
-// was left over, or when `error` is about something else (a value it could not convert: its own
-// message says it better).
+// given, or an unknown command (of hnclip, or of `experiment`) — with the nearest known one when
+// there is one; "" when nothing was left over, or when `error` is about something else (a value it
+// could not convert: its own message says it better).
 std::string usage_hint(const CLI::App& app, const CLI::ParseError& error);
 
 }  // namespace hnclip::cli

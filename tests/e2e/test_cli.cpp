@@ -362,6 +362,8 @@ TEST_F(Cli, BadInputGivesOneLineAndTheRightExitCode) {
   expect_one_line_error(hnclip("runs --jsn" + common()), 2, "(did you mean --json?)");
   expect_one_line_error(hnclip("runz" + common()), 2,
                         "'runz' is not a command (did you mean runs?)");
+  expect_one_line_error(hnclip("experiment shw 1" + common()), 2,
+                        "'shw' is not a command of experiment (did you mean show?)");
   expect_one_line_error(hnclip("train --epochs abc" + common()), 2, "--epochs");  // its own words
   // `--init random` trains from scratch: stored as no checkpoint.
   auto scratch = hnclip(small_train() + " --epochs 1 --init random --json" + common());
