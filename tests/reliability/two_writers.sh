@@ -50,6 +50,9 @@ writer() {  # $1: writer number; runs back to back until the deadline, seeds dif
 reader() {
   local n=0 id
   while [ ! -e "$work/logs/writers.done" ]; do
+    # Until a writer has created the database there is nothing to read: `runs` refuses a --db
+    # that names no file rather than create an empty one.
+    if [ ! -e "$db" ]; then sleep 0.05; continue; fi
     n=$((n + 1))
     "$hnclip" runs --json --db "$db" --cache-dir "$work/cache" >"$work/logs/reader.out" \
       2>>"$work/logs/reader.log" || echo "reader runs call $n exit $?" >>"$work/logs/failures"
