@@ -6,7 +6,6 @@
 
 #include <torch/torch.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -22,6 +21,7 @@
 #include "model/state_dict_file.h"
 #include "store/run_metrics_export.h"
 #include "store/run_store.h"
+#include "text/decimal_digits.h"
 #include "train/checkpoint.h"
 
 namespace hnclip::cli {
@@ -37,11 +37,6 @@ constexpr const char* kMetaModel = "hnclip.model";
 constexpr const char* kMetaRun = "hnclip.run";
 constexpr const char* kMetaEpoch = "hnclip.epoch";
 constexpr uint64_t kInitSeed = 0;  // overwritten by the checkpoint's weights; any seed does
-
-bool all_digits(const std::string& text) {
-  return !text.empty() &&
-         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 bool has_extension(const std::string& path, std::initializer_list<const char*> extensions) {
   std::string ext = std::filesystem::path(path).extension().string();
@@ -111,7 +106,7 @@ CommandAction add_export_command(CLI::App& app) {
       if (run_given) throw UsageError(text + ": the run is given twice (here and as --run)");
       if (checkpoint->count() > 0)
         throw UsageError(text + ": a run and --checkpoint exclude each other");
-      if (!all_digits(text) || text.size() > 18)  // 18 digits always fit an int64_t
+      if (!is_decimal_digits(text, kInt64Digits))
         throw UsageError("'" + text + "' is not a run id (hnclip export [RUN] OUT)");
       o->run = std::stoll(text);
       run_given = true;
@@ -122,7 +117,8 @@ CommandAction add_export_command(CLI::App& app) {
     } else if (first->count() > 0) {
       if (metrics->count() > 0 && !run_given) {
         take_run(o->first_word);  // `export 3 --metrics m.csv`
-      } else if (all_digits(o->first_word) && !run_given && checkpoint->count() == 0) {
+      } else if (is_decimal_digits(o->first_word, kInt64Digits) && !run_given &&
+                 checkpoint->count() == 0) {
         throw UsageError("export " + o->first_word +
                          ": the output file goes after the run (hnclip export " + o->first_word +
                          " OUT)");

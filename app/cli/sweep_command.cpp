@@ -91,7 +91,7 @@ ExperimentSpec read_spec_file(const std::string& path) {
     for (const auto& axis : spec.axes) {
       if (axis.key == "seed") continue;  // the seeds as an axis
       try {
-        require_known_config_keys(nlohmann::json{{axis.key, nullptr}});
+        require_known_config_key(axis.key);
       } catch (const ConfigError& e) {
         throw ConfigError("axis '" + axis.key + "': " + e.what());
       }

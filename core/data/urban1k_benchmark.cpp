@@ -11,6 +11,7 @@
 #include "data/data_problems.h"
 #include "data/image_file_check.h"
 #include "data/listed_benchmark.h"
+#include "text/decimal_digits.h"
 
 namespace hnclip {
 
@@ -27,14 +28,9 @@ std::string lowercase(std::string s) {
   return s;
 }
 
-bool is_number(const std::string& s) {
-  return !s.empty() && s.size() < 19 &&
-         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
-}
-
 // Numbered stems in numeric order first ("2" before "10"), then the others by name.
 bool stem_before(const std::string& a, const std::string& b) {
-  const bool na = is_number(a), nb = is_number(b);
+  const bool na = is_decimal_digits(a, kInt64Digits), nb = is_decimal_digits(b, kInt64Digits);
   if (na != nb) return na;
   if (na) return std::stoll(a) < std::stoll(b) || (std::stoll(a) == std::stoll(b) && a < b);
   return a < b;

@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "text/control_character.h"
-#include "text/nearest_word.h"
 
 namespace hnclip {
 
@@ -166,9 +165,7 @@ ExperimentAxis parse_axis(const std::string& text) {
   if (axis.key == "seed") {
     // Seeds are an axis like any other, spelled --seeds as well; typed as integers here.
   } else {
-    std::vector<std::string> keys;
-    for (const auto& [k, v] : defaults.items()) keys.push_back(k);
-    const std::string near = defaults.contains(axis.key) ? "" : nearest_word(axis.key, keys);
+    const std::string near = nearest_config_key(axis.key);
     require(defaults.contains(axis.key) && axis.key != "name",
             "--set " + text + ": '" + axis.key + "' is not a run configuration key" +
                 (near.empty() ? " (the keys are those of a run's config JSON, e.g. loss_gamma, "
@@ -295,7 +292,7 @@ ExperimentPlan expand_experiment(const ExperimentSpec& spec, bool confirmed) {
     }
     if (!defaults.contains(axis.key)) {
       try {
-        require_known_config_keys(nlohmann::json{{axis.key, nullptr}});
+        require_known_config_key(axis.key);
       } catch (const ConfigError& e) {
         throw ConfigError("--set " + axis.key + ": " + e.what());
       }

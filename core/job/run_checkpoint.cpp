@@ -1,10 +1,10 @@
 #include "job/run_checkpoint.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <optional>
 
 #include "job/stored_best_epoch.h"
+#include "text/decimal_digits.h"
 #include "train/train_config.h"
 
 namespace hnclip {
@@ -34,10 +34,7 @@ RunCheckpoint choose_run_checkpoint(const RunStore& store, const std::string& da
     }
   } else {
     // Digits only: "2x" or "-1" is a typo, not epoch 2.
-    const bool digits =
-        !which.empty() && which.size() <= 9 &&
-        std::all_of(which.begin(), which.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-    if (!digits)
+    if (!is_decimal_digits(which, kIntDigits))
       throw ConfigError("--epoch must be best, last or an epoch number (got '" + which + "')");
     const int epoch = std::stoi(which);
     std::string have;

@@ -13,6 +13,7 @@
 #include "fault/fault_point.h"
 #include "model/peft.h"
 #include "numeric/non_finite_values.h"
+#include "text/decimal_digits.h"
 
 namespace hnclip {
 
@@ -123,11 +124,7 @@ int64_t checkpoint_temporary_writer(const std::string& file_name) {
   const auto at = file_name.rfind(kTemporaryInfix);
   if (at == std::string::npos || at == 0) return 0;
   const std::string digits = file_name.substr(at + std::strlen(kTemporaryInfix));
-  if (digits.empty() || digits.size() > 18 ||
-      digits.find_first_not_of("0123456789") != std::string::npos) {
-    return 0;
-  }
-  return std::stoll(digits);
+  return is_decimal_digits(digits, kInt64Digits) ? std::stoll(digits) : 0;
 }
 
 CheckpointMeta read_checkpoint_meta(const std::string& path) {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "text/decimal_digits.h"
 #include "text/nearest_word.h"
 
 namespace hnclip {
@@ -121,8 +122,7 @@ void from_string(const std::string& s, DeviceSpec& out) {
   if (colon != std::string::npos) {
     const std::string index = s.substr(colon + 1);
     // Only cuda takes an index, written in plain decimal digits (so to_string gives `s` back).
-    require(d.kind == DeviceKind::kCuda && !index.empty() && index.size() <= 4 &&
-                index.find_first_not_of("0123456789") == std::string::npos &&
+    require(d.kind == DeviceKind::kCuda && is_decimal_digits(index, 4) &&
                 (index == "0" || index[0] != '0'),
             refusal);
     d.index = std::stoi(index);
@@ -302,18 +302,32 @@ TrainConfig parse_train_config(const std::string& json_text) {
   return c;
 }
 
+namespace {
+const nlohmann::json& default_config_keys() {
+  static const nlohmann::json defaults = TrainConfig{};
+  return defaults;
+}
+}  // namespace
+
+std::string nearest_config_key(const std::string& key) {
+  const nlohmann::json& defaults = default_config_keys();
+  if (defaults.contains(key)) return "";
+  std::vector<std::string> known;
+  for (const auto& [k, value] : defaults.items()) known.push_back(k);
+  return nearest_word(key, known);
+}
+
+void require_known_config_key(const std::string& key) {
+  if (default_config_keys().contains(key)) return;
+  const std::string near = nearest_config_key(key);
+  throw ConfigError(
+      "config key '" + key + "' is unknown" +
+      (near.empty() ? " (it is no run configuration key)" : " (did you mean '" + near + "'?)"));
+}
+
 void require_known_config_keys(const nlohmann::json& j) {
   if (!j.is_object()) throw ConfigError("a run config must be a JSON object");
-  const nlohmann::json defaults = TrainConfig{};
-  std::vector<std::string> known;
-  for (const auto& [key, value] : defaults.items()) known.push_back(key);
-  for (const auto& [key, value] : j.items()) {
-    if (defaults.contains(key)) continue;
-    const std::string near = nearest_word(key, known);
-    throw ConfigError(
-        "config key '" + key + "' is unknown" +
-        (near.empty() ? " (it is no run configuration key)" : " (did you mean '" + near + "'?)"));
-  }
+  for (const auto& [key, value] : j.items()) require_known_config_key(key);
 }
 
 TrainConfig typed_train_config(const std::string& json_text, const TrainConfig& start) {

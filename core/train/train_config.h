@@ -190,6 +190,12 @@ TrainConfig parse_train_config(const std::string& json_text);
 // the default 10 and nothing said so. Stored configs stay lenient, so a run stored by another
 // version is still listed.
 void require_known_config_keys(const nlohmann::json& j);
+// The same check for one key (an experiment's axis): throws the same ConfigError unless a
+// TrainConfig has `key`.
+void require_known_config_key(const std::string& key);
+// The TrainConfig key nearest to `key` (nearest_word over the keys), "" when `key` is one or none
+// is near: the hint of the errors above, for callers that word their own.
+std::string nearest_config_key(const std::string& key);
 // `start` with the typed JSON text's keys written over it, refused as above or when the text is
 // not a JSON object (ConfigError). Values are not validated here: the form shows a bad one.
 TrainConfig typed_train_config(const std::string& json_text, const TrainConfig& start);
