@@ -95,7 +95,7 @@ CommandAction add_neighbors_command(CLI::App& app) {
                   static_cast<long long>(nb.neighbor), nb.cosine,
                   shared.empty() ? "-" : shared.c_str(), text(nb.neighbor).c_str());
     }
-    std::printf("(%s, encoder %s)\n", r.dataset_key.c_str(), r.encoder.key.c_str());
+    std::printf("(%s, encoder: %s)\n", r.dataset_label.c_str(), r.encoder.label.c_str());
     return kExitOk;
   };
 }

@@ -54,8 +54,9 @@ CommandAction add_stats_command(CLI::App& app) {
     std::printf("%8lld %8lld %11.1f %14.3f %13.3f  ", static_cast<long long>(s.train_images),
                 static_cast<long long>(s.test_images), s.mean_words, s.mean_pairwise, s.mean_hardest);
     for (double f : s.bucket_fractions) std::printf(" %6.2f%%", 100.0 * f);
-    std::printf("\n(%s, %lld captions, encoder %s; cosines of L2-normalised text features)\n", r.dataset_key.c_str(),
-                static_cast<long long>(s.captions), r.encoder.key.c_str());
+    std::printf("\n(%s, %lld captions, encoder: %s; cosines of L2-normalised text features)\n",
+                r.dataset_label.c_str(), static_cast<long long>(s.captions),
+                r.encoder.label.c_str());
     return kExitOk;
   };
 }

@@ -13,6 +13,8 @@
 #include "job/stored_best_epoch.h"
 #include "job/workbench_paths.h"
 #include "store/run_store.h"
+#include "text/control_character.h"
+#include "text/decimal_digits.h"
 #include "text/shared_content_words.h"
 #include "text/word_tokenizer.h"
 #include "train/checkpoint.h"
@@ -54,7 +56,7 @@ std::string checked_file(const std::string& path, const std::string& flag) {
 // Throws when the word tokenizer of the encoder misses too many of the captions' words: such an
 // encoder maps most captions to <unknown> tokens and its geometry would be meaningless.
 void check_tokenizer_fits(const Tokenizer& tokenizer, const std::vector<std::string>& captions,
-                          const ResolvedEncoder& encoder, const std::string& dataset_key) {
+                          const ResolvedEncoder& encoder, const std::string& dataset_label) {
   const auto* word = dynamic_cast<const WordTokenizer*>(&tokenizer);
   if (!word) return;  // byte-level BPE encodes any text
   const std::unordered_set<std::string> vocab(word->vocab().begin(), word->vocab().end());
@@ -70,7 +72,7 @@ void check_tokenizer_fits(const Tokenizer& tokenizer, const std::vector<std::str
   if (share > kMaxUnknownWordShare) {
     char pct[32];
     std::snprintf(pct, sizeof pct, "%.1f%%", 100.0 * share);
-    throw ConfigError("--encoder " + encoder.key + ": its tokenizer does not fit " + dataset_key +
+    throw ConfigError("--encoder " + encoder.key + ": its tokenizer does not fit " + dataset_label +
                       ": " + pct + " of the caption words (" + std::to_string(unknown) + " of " +
                       std::to_string(total) + ") are unknown to the word tokenizer of checkpoint " +
                       encoder.checkpoint + " (at most 5% allowed)");
@@ -82,6 +84,10 @@ std::string caption_dataset_key(const BenchmarkSpec& spec, const std::string& sp
   return benchmark_data_key(spec) + "#" + split;
 }
 
+std::string caption_dataset_label(const BenchmarkSpec& spec, const std::string& split) {
+  return benchmark_data_label(spec) + " / " + split;
+}
+
 ResolvedEncoder resolve_caption_encoder(const std::string& encoder, const std::string& database) {
   const std::string value = encoder.empty() ? "init:pretrained" : encoder;
   const auto colon = value.find(':');
@@ -89,21 +95,16 @@ ResolvedEncoder resolve_caption_encoder(const std::string& encoder, const std::s
   const std::string arg = colon == std::string::npos ? "" : value.substr(colon + 1);
   if (kind == "ckpt" && !arg.empty()) {
     const auto path = checked_file(arg, "--encoder " + value);
-    return {"ckpt:" + path, path};
+    return {"ckpt:" + path, path, "checkpoint " + path};
   }
   if (kind == "init" && !arg.empty()) {
     const auto path = checked_file(resolve_init_checkpoint(arg), "--encoder " + value);
-    return {"init:" + path, path};
+    return {"init:" + path, path, "starting checkpoint " + path};
   }
   if (kind == "run" && !arg.empty()) {
-    int64_t id = 0;
-    try {
-      size_t used = 0;
-      id = std::stoll(arg, &used);
-      if (used != arg.size()) throw std::invalid_argument(arg);
-    } catch (const std::exception&) {
+    if (!is_decimal_digits(arg, kInt64Digits))
       throw ConfigError("--encoder " + value + ": run:ID needs a numeric run id");
-    }
+    const int64_t id = std::stoll(arg);
     RunStore store(database);
     const auto run = store.find_run(id);
     if (!run) throw ConfigError("--encoder " + value + ": no such run in " + database);
@@ -115,7 +116,9 @@ ResolvedEncoder resolve_caption_encoder(const std::string& encoder, const std::s
     for (const auto& c : checkpoints)
       if (c.epoch == best) chosen = c;
     const auto path = checked_file(chosen.path, "--encoder " + value);
-    return {"run:" + std::to_string(id) + "@" + std::to_string(chosen.epoch), path};
+    return {"run:" + std::to_string(id) + "@" + std::to_string(chosen.epoch), path,
+            "run " + std::to_string(id) + " (" + one_line(run->name) + "), epoch " +
+                std::to_string(chosen.epoch)};
   }
   throw ConfigError("--encoder must be run:ID, ckpt:PATH or init:PATH (got '" + value + "')");
 }
@@ -129,6 +132,7 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   CaptionGeometryOutcome out;
   out.encoder = resolve_caption_encoder(request.encoder, paths.database);
   out.dataset_key = caption_dataset_key(request.benchmark, request.split);
+  out.dataset_label = caption_dataset_label(request.benchmark, request.split);
   const int64_t k = std::max(request.neighbors, kMinNeighbors);
   if (!request.recompute) {
     RunStore store(paths.database);
@@ -145,7 +149,7 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   }
 
   const auto check_cancel = [&] {
-    if (request.cancel && request.cancel->load()) throw CaptionGeometryCancelled(out.dataset_key);
+    if (request.cancel && request.cancel->load()) throw CaptionGeometryCancelled(out.dataset_label);
   };
   const auto report = [&](double fraction) {
     check_cancel();
@@ -182,7 +186,7 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   std::vector<std::string> captions;
   captions.reserve(static_cast<size_t>(n));
   for (int64_t c = 0; c < n; ++c) captions.push_back(data.caption_text(c));
-  check_tokenizer_fits(*assets.tokenizer, captions, out.encoder, out.dataset_key);
+  check_tokenizer_fits(*assets.tokenizer, captions, out.encoder, out.dataset_label);
 
   load_checkpoint_weights(out.encoder.checkpoint, assets.model);
   const auto device = resolve_device(request.device);
@@ -205,8 +209,8 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
     features = torch::cat(parts, 0);
   }
   if (log)
-    log("encoded " + std::to_string(n) + " captions of " + out.dataset_key + " with " +
-        out.encoder.key);
+    log("encoded " + std::to_string(n) + " captions of " + out.dataset_label + " with " +
+        out.encoder.label);
 
   CaptionGeometryOptions options;
   options.neighbors = k;

@@ -39,17 +39,21 @@ struct CaptionGeometryRequest {
 // Thrown by caption_geometry_for when request.cancel became true; the store is left unchanged.
 class CaptionGeometryCancelled : public std::runtime_error {
  public:
-  explicit CaptionGeometryCancelled(const std::string& dataset_key)
-      : std::runtime_error("caption geometry of " + dataset_key + ": cancelled, nothing stored") {}
+  explicit CaptionGeometryCancelled(const std::string& dataset_label)
+      : std::runtime_error("caption geometry of " + dataset_label + ": cancelled, nothing stored") {
+  }
 };
 
 struct ResolvedEncoder {
   std::string key;         // run:ID@epoch | ckpt:PATH | init:PATH (absolute paths)
   std::string checkpoint;  // the file its weights and tokenizer come from
+  // For output: "run 5 (its name), epoch 3", "checkpoint PATH", "starting checkpoint PATH".
+  std::string label;
 };
 
 struct CaptionGeometryOutcome {
   std::string dataset_key;
+  std::string dataset_label;  // caption_dataset_label
   ResolvedEncoder encoder;
   CaptionGeometryRecord record;
   bool computed = false;   // false: read back from the store
@@ -57,6 +61,8 @@ struct CaptionGeometryOutcome {
 
 // benchmark + size + seed + split for the built-in benchmark, manifest path + split otherwise.
 std::string caption_dataset_key(const BenchmarkSpec& spec, const std::string& split);
+// The same as a person names it: "synthetic default (seed 1) / test".
+std::string caption_dataset_label(const BenchmarkSpec& spec, const std::string& split);
 
 // Throws ConfigError naming the flag: an unknown form, a run id that does not exist (or has no
 // checkpoint), a checkpoint file that does not exist.

@@ -23,4 +23,10 @@ std::string benchmark_data_key(const BenchmarkSpec& spec) {
   return spec.name + ":" + (ec ? spec.root : abs.string());
 }
 
+std::string benchmark_data_label(const BenchmarkSpec& spec) {
+  if (spec.name == "synthetic")
+    return "synthetic " + spec.size + " (seed " + std::to_string(spec.seed) + ")";
+  return spec.name + " " + spec.root;
+}
+
 }  // namespace hnclip

@@ -16,5 +16,8 @@ BenchmarkSpec run_benchmark_spec(const TrainConfig& config, const std::string& c
 // benchmark, "<name>:<absolute root>" otherwise. Keys what is stored per data set (caption
 // geometry with "#<split>" appended, transfer evaluations).
 std::string benchmark_data_key(const BenchmarkSpec& spec);
+// The same data as a person names it, for output: "synthetic default (seed 1)", or the
+// benchmark's name and its root as given ("urban1k /data/Urban1k").
+std::string benchmark_data_label(const BenchmarkSpec& spec);
 
 }  // namespace hnclip

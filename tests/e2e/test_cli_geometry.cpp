@@ -101,6 +101,22 @@ TEST_F(CliGeometry, NeighborsJsonAreSortedByCosine) {
   }
 }
 
+// The tables a person reads name the data and the encoder as the Captions tab does, not by the
+// store's keys ("synthetic:size=small:seed=1#test", "init:/…/tiny-synthetic-pretrained.pt").
+TEST_F(CliGeometry, TextOutputNamesTheDataAndEncoderInWords) {
+  const auto stats = hnclip("stats --benchmark-size small" + common());
+  ASSERT_EQ(stats.code, 0) << stats.err;
+  const auto neighbors = hnclip("neighbors --benchmark-size small --index 3 -k 2" + common());
+  ASSERT_EQ(neighbors.code, 0) << neighbors.err;
+  for (const auto* r : {&stats, &neighbors}) {
+    EXPECT_NE(r->out.find("synthetic small (seed 1) / test"), std::string::npos) << r->out;
+    EXPECT_NE(r->out.find("encoder: starting checkpoint /"), std::string::npos) << r->out;
+    EXPECT_NE(r->out.find("tiny-synthetic-pretrained.pt"), std::string::npos) << r->out;
+    EXPECT_EQ(r->out.find("synthetic:size="), std::string::npos) << r->out;
+    EXPECT_EQ(r->out.find("init:"), std::string::npos) << r->out;
+  }
+}
+
 TEST_F(CliGeometry, BadInputExitsTwoNamingTheProblem) {
   const auto before = stored_geometry_rows();
   expect_error(hnclip("stats --benchmark-size small --encoder run:999 --json" + common()), 2, "run:999");
@@ -136,6 +152,8 @@ TEST_F(CliGeometry, EncoderWhoseTokenizerDoesNotFitExitsTwo) {
   const auto before = stored_geometry_rows();
   const auto r = hnclip("stats --benchmark-size small --encoder run:" + std::to_string(id) + common());
   expect_error(r, 2, "unknown to the word tokenizer");
+  EXPECT_NE(r.err.find("does not fit synthetic small (seed 1) / test:"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("%"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("run-" + std::to_string(id) + "/epoch-"), std::string::npos) << "names the checkpoint: " << r.err;
   EXPECT_EQ(stored_geometry_rows(), before);
