@@ -7,10 +7,12 @@
 #include <set>
 
 #include "cli_support.h"
-#include "distributed/distributed_spec.h"
-#include "distributed/process_group.h"
 #include "commands.h"
 #include "common_options.h"
+#include "distributed/distributed_spec.h"
+#include "distributed/process_group.h"
+#include "job/follower_request.h"
+#include "job/new_run_config.h"
 #include "job/training_job.h"
 #include "job/workbench_paths.h"
 #include "model/peft.h"
@@ -312,6 +314,37 @@ int follow_job(TrainingJob& job, int rank) {
   return kExitOk;
 }
 
+// Flags that say where the processes meet and where runs are kept, not what a run computes: the
+// only ones --resume takes, and the only ones a rank above 0 may be given besides the run's own.
+const std::set<std::string> kNotRunFlags = {
+    "--resume", "--db",     "--cache-dir",  "--json",         "--world-size",
+    "--rank",   "--master", "--local-rank", "--dist-backend", "--dist-timeout"};
+
+// The first run-configuration flag given to `cmd`; "" when none was.
+std::string first_run_flag(const CLI::App* cmd) {
+  for (const auto* opt : cmd->get_options()) {
+    if (opt->count() > 0 && kNotRunFlags.count(opt->get_name()) == 0) return opt->get_name();
+  }
+  return "";
+}
+
+// A new run's configuration from the flags: the built-in benchmark's default --init named (and
+// said, where `log` is given), the world size the group's.
+TrainConfig new_run_config(TrainConfig config, const CLI::App* cmd,
+                           const std::shared_ptr<ProcessGroup>& group, const JobLog* log) {
+  if (config.init == kRandomInit) {
+    config.init.clear();
+  } else if (cmd->count("--init") == 0 && cmd->count("--model") == 0) {
+    config.init = default_init_for(config);
+    if (!config.init.empty() && log) {
+      (*log)("starting from --init " + config.init +
+             " (the built-in benchmark's default; --init random trains from scratch)");
+    }
+  }
+  config.world_size = group ? group->world_size() : 1;
+  return config;
+}
+
 }  // namespace
 
 void add_train_config_options(CLI::App* cmd, TrainConfig& config) {
@@ -332,38 +365,26 @@ CommandAction add_train_command(CLI::App& app) {
     const auto group = join_rendezvous(o->dist, o->resume == 0 ? &o->config : nullptr);
     const bool follower = group && group->rank() > 0;
     const std::string who = group ? "rank " + std::to_string(group->rank()) + ": " : "";
-    const auto log = [who](const std::string& m) { std::cerr << who << m << std::endl; };
+    const JobLog log = [who](const std::string& m) { std::cerr << who << m << std::endl; };
     std::unique_ptr<TrainingJob> job;
+    const std::string run_flag = first_run_flag(cmd);
     if (follower) {
-      // The run is rank 0's: its configuration (new or resumed) comes from there.
-      job = TrainingJob::follow(group, o->common.paths(), log);
+      // The run is rank 0's: its configuration (new or resumed) comes from there, once rank 0 has
+      // checked that this rank's own flags, if any, ask for the same run.
+      FollowerRequest request;
+      request.configured = !run_flag.empty();
+      request.config = settled_new_run_config(new_run_config(o->config, cmd, group, nullptr));
+      request.resume = o->resume;
+      job = TrainingJob::follow(group, o->common.paths(), log, request);
     } else if (o->resume != 0) {
-      // A resumed run keeps its stored config; only --db/--cache-dir/--json and where the
-      // processes meet apply.
-      static const std::set<std::string> kAllowed = {
-          "--resume", "--db",     "--cache-dir",    "--json",        "--world-size",
-          "--rank",   "--master", "--local-rank",   "--dist-backend", "--dist-timeout"};
-      for (const auto* opt : cmd->get_options()) {
-        const auto& n = opt->get_name();
-        if (opt->count() > 0 && kAllowed.count(n) == 0) {
-          throw UsageError("--resume continues a run with its stored configuration; " + n +
-                           " cannot be changed");
-        }
+      if (!run_flag.empty()) {
+        throw UsageError("--resume continues a run with its stored configuration; " + run_flag +
+                         " cannot be changed");
       }
       job = TrainingJob::resume(o->resume, o->common.paths(), log, group);
     } else {
-      TrainConfig config = o->config;
-      if (config.init == kRandomInit) {
-        config.init.clear();
-      } else if (cmd->count("--init") == 0 && cmd->count("--model") == 0) {
-        config.init = default_init_for(config);
-        if (!config.init.empty())
-          log("starting from --init " + config.init +
-              " (the built-in benchmark's default; "
-              "--init random trains from scratch)");
-      }
-      config.world_size = group ? group->world_size() : 1;
-      job = std::make_unique<TrainingJob>(config, o->common.paths(), log, group);
+      job = std::make_unique<TrainingJob>(new_run_config(o->config, cmd, group, &log),
+                                          o->common.paths(), log, group);
     }
     if (follower) return follow_job(*job, group->rank());
     return run_job(*job, o->common.json);

@@ -141,13 +141,13 @@ void ProcessGroup::publish(const std::string& key, const std::string& value) {
   impl_->store->set(key, std::vector<uint8_t>(value.begin(), value.end()));
 }
 
-std::string ProcessGroup::wait_for(const std::string& key) {
+std::string ProcessGroup::wait_for(const std::string& key, const std::string& from) {
   try {
     const auto bytes = impl_->store->get(key);  // waits up to the store's timeout
     return std::string(bytes.begin(), bytes.end());
   } catch (const std::exception& e) {
-    throw DistributedError("no '" + key + "' from rank 0 within " + seconds_of(spec_.timeout) +
-                           where_of(spec_) + ": " + e.what());
+    throw DistributedError("no '" + key + "' from " + from + " within " +
+                           seconds_of(spec_.timeout) + where_of(spec_) + ": " + e.what());
   }
 }
 

@@ -60,10 +60,11 @@ class ProcessGroup {
   bool joined() const;
 
   // The rendezvous store's key–value exchange: rank 0 publishes what every rank must agree on
-  // (the run's configuration and starting point), the others wait for it — up to the timeout,
-  // then DistributedError naming the key.
+  // (the run's configuration and starting point) and the others what they were asked to run;
+  // whoever waits for a key waits up to the timeout, then DistributedError naming the key.
   void publish(const std::string& key, const std::string& value);
-  std::string wait_for(const std::string& key);
+  // `from` names who publishes it ("rank 0"), for the error.
+  std::string wait_for(const std::string& key, const std::string& from);
   ProcessGroup(const ProcessGroup&) = delete;
   ProcessGroup& operator=(const ProcessGroup&) = delete;
 

@@ -15,6 +15,7 @@
 #include "data/goal_segments.h"
 #include "distributed/process_group.h"
 #include "fault/fault_point.h"
+#include "job/new_run_config.h"
 #include "job/run_assets.h"
 #include "job/stale_checkpoint_files.h"
 #include "job/stored_best_epoch.h"
@@ -242,6 +243,18 @@ void publishing_errors(const std::shared_ptr<ProcessGroup>& group, Body&& body) 
   }
 }
 
+// Rank 0, before anything is recorded: every other rank's request agrees with the run.
+void check_followers(const std::shared_ptr<ProcessGroup>& group, const TrainConfig* new_run,
+                     int64_t resumed_run) {
+  if (!group) return;
+  for (int rank = 1; rank < group->world_size(); ++rank) {
+    const auto text = group->wait_for(follower_request_key(rank), "rank " + std::to_string(rank));
+    const std::string why =
+        follower_disagreement(rank, parse_follower_request(rank, text), new_run, resumed_run);
+    if (!why.empty()) throw ConfigError(why);
+  }
+}
+
 void check_world_size(const std::string& what, int stored,
                       const std::shared_ptr<ProcessGroup>& group) {
   const int have = group ? group->world_size() : 1;
@@ -271,11 +284,7 @@ void TrainingJob::construct(const TrainConfig& config, const JobPaths& paths, Jo
   } else if (config.world_size != 1) {
     check_world_size("--world-size", config.world_size, group);
   }
-  // Stored absolute, so that a resume from another working directory finds the same data.
-  for (auto* path :
-       {&s.config.benchmark_root, &s.config.goal_segments, &s.config.structxlip_words}) {
-    if (!path->empty()) *path = std::filesystem::absolute(*path).lexically_normal().string();
-  }
+  s.config = settled_new_run_config(config);  // absolute paths, a framework's logit scale
   s.paths = paths;
   s.log = std::move(log);
   config.validate();
@@ -283,14 +292,12 @@ void TrainingJob::construct(const TrainConfig& config, const JobPaths& paths, Jo
   // validate(): a run stored with such a name by an earlier version still evaluates and resumes.
   if (const std::string c = control_character_in(config.name); !c.empty())
     throw ConfigError("--name must be one line without control characters (it has " + c + ")");
+  check_followers(group, &s.config, 0);
   // A framework's own starting logit scale is recorded as the run's, and said.
-  if (s.config.logit_scale == 0 && framework_start_logit_scale(s.config.framework) > 0) {
-    s.config.logit_scale = framework_start_logit_scale(s.config.framework);
-    if (s.log) {
-      s.log("--framework " + to_string(s.config.framework) + ": the logit scale restarts at " +
-            std::to_string(static_cast<int>(s.config.logit_scale)) +
-            " as in its training code (--logit-scale N to choose another)");
-    }
+  if (s.config.logit_scale != config.logit_scale && s.log) {
+    s.log("--framework " + to_string(s.config.framework) + ": the logit scale restarts at " +
+          std::to_string(static_cast<int>(s.config.logit_scale)) +
+          " as in its training code (--logit-scale N to choose another)");
   }
   // Allowed (a manifest with one "all" split), but never silently: such recall is not held out.
   if (s.config.train_split == s.config.test_split && s.log) {
@@ -339,9 +346,11 @@ std::unique_ptr<TrainingJob> TrainingJob::resume(int64_t run_id, const JobPaths&
 }
 
 std::unique_ptr<TrainingJob> TrainingJob::follow(std::shared_ptr<ProcessGroup> group,
-                                                 const JobPaths& paths, JobLog log) {
+                                                 const JobPaths& paths, JobLog log,
+                                                 const FollowerRequest& request) {
   if (!group || group->rank() == 0) throw std::logic_error("TrainingJob::follow: ranks above 0");
-  const auto text = group->wait_for(kPublishedRunKey);
+  group->publish(follower_request_key(group->rank()), follower_request_text(request));
+  const auto text = group->wait_for(kPublishedRunKey, "rank 0");
   const auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     throw DistributedError("rank 0 published a run that is not JSON: " + text.substr(0, 80));
@@ -375,6 +384,7 @@ std::unique_ptr<TrainingJob> TrainingJob::resume_recorded(int64_t run_id, const 
   s.paths = paths;
   s.log = std::move(log);
   s.group = group;
+  check_followers(group, nullptr, run_id);
   s.store = std::make_unique<RunStore>(paths.database);
   s.store->mark_dead_runs_interrupted();
   s.sweep_stale_temporaries();

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "job/follower_request.h"
 #include "job/workbench_paths.h"
 #include "train/pause_gate.h"
 #include "train/train_config.h"
@@ -32,10 +33,11 @@ class TrainingJob {
   // line), builds tokenizer and model (CheckpointError for an --init that does not fit), and
   // records the run as `queued`. Nothing is written to the database before all of that succeeded.
   //
-  // Data-parallel (`group`, rank 0 of config.world_size): this process records the run and,
-  // once it is recorded, publishes its configuration and starting point to the other ranks
-  // (follow()) — or the error that refused it, so that they stop at once. The record's config
-  // says the world size and the backend.
+  // Data-parallel (`group`, rank 0 of config.world_size): this process checks what every other
+  // rank asked for (job/follower_request.h; ConfigError naming the rank and the keys), records
+  // the run and, once it is recorded, publishes its configuration and starting point to the
+  // other ranks (follow()) — or the error that refused it, so that they stop at once. The
+  // record's config says the world size and the backend.
   TrainingJob(const TrainConfig& config, const JobPaths& paths, JobLog log = {},
               std::shared_ptr<ProcessGroup> group = nullptr);
   // Continues an `interrupted` or `stopped` run under the same id from its last checkpoint; the
@@ -48,8 +50,11 @@ class TrainingJob {
   // Ranks above 0 of a data-parallel run: waits for rank 0's published run (up to the group's
   // timeout) and trains its shard of it. Writes nothing to the database; a resumed run's
   // checkpoint is read from the path rank 0 names (one host, or a shared file system).
+  // It first publishes `request`, what it was given itself, which rank 0 checks before it records
+  // the run (job/follower_request.h); rank 0's refusal ends it with ConfigError.
   static std::unique_ptr<TrainingJob> follow(std::shared_ptr<ProcessGroup> group,
-                                             const JobPaths& paths, JobLog log = {});
+                                             const JobPaths& paths, JobLog log = {},
+                                             const FollowerRequest& request = {});
   ~TrainingJob();
 
   int64_t run_id() const;

@@ -41,9 +41,11 @@ one() {  # mode round
       local port=$((29600 + 3 * round + ${#mode} - 3)) pids=() program="$hnclip" eval=()
       [ "$mode" = Nx1p ] && port=$((port + 1)) && program="$peer"
       [ "$mode" = Nx1r ] && eval=(--dist-eval rank0)
+      # Every rank gets the same run flags: rank 0 refuses a run whose ranks were given others.
       for r in $(seq 1 $((n - 1))); do
         "$program" "${common[@]}" --threads 1 --db "$work/$mode-$round.db" --world-size "$n" \
-          --rank "$r" --master "127.0.0.1:$port" >/dev/null 2>"$work/rank$r.err" & pids+=($!)
+          --rank "$r" --master "127.0.0.1:$port" "${eval[@]}" >/dev/null 2>"$work/rank$r.err" &
+        pids+=($!)
       done
       "$program" "${common[@]}" --threads 1 --db "$work/$mode-$round.db" --world-size "$n" \
         --rank 0 --master "127.0.0.1:$port" "${eval[@]}" >"$work/out.json" 2>/dev/null

@@ -269,4 +269,27 @@ TEST_F(CliDistributed, ARunRank0RefusesEndsRank1AtOnceWithRank0sReason) {
   }
 }
 
+// A rank above 0 trains rank 0's run. A run flag given to it alone was dropped without a word
+// (rank 1's --seed 2 trained seed 1's data order); rank 0 now refuses such a run before it
+// records anything, naming the rank and each key with both values, and both end at once.
+TEST_F(CliDistributed, RanksGivenDifferentRunFlagsAreRefusedBeforeAnythingIsRecorded) {
+  const auto db = (dir / "runs.db").string();
+  const auto r = two_ranks(train("--db " + db), "--gamma 0.5", "--seed 2");
+  EXPECT_EQ(r.code0, 2) << r.err0;
+  EXPECT_EQ(r.code1, 2) << r.err1;
+  for (const auto* err : {&r.err0, &r.err1}) {
+    EXPECT_NE(err->find("rank 1 was given another run configuration than rank 0: "),
+              std::string::npos)
+        << *err;
+    EXPECT_NE(err->find("loss_gamma 0.0 (rank 0: 0.5)"), std::string::npos) << *err;
+    EXPECT_NE(err->find("seed 2 (rank 0: 0)"), std::string::npos) << *err;
+  }
+  EXPECT_NE(r.err1.find("rank 0 refused the run: "), std::string::npos) << r.err1;
+  EXPECT_LT(r.seconds, 50) << "neither rank may wait out its 60 s timeout";
+  if (fs::exists(db)) {
+    hnclip::RunStore store(db);
+    EXPECT_TRUE(store.list_runs().empty());
+  }
+}
+
 }  // namespace
