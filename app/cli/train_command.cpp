@@ -17,6 +17,7 @@
 #include "job/workbench_paths.h"
 #include "model/peft.h"
 #include "progress_printer.h"
+#include "store/run_store.h"
 #include "train/builtin_recipe.h"
 #include "train/checkpoint.h"
 
@@ -254,14 +255,48 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
                     "auto (bf16 autocast on CUDA, fp32 on CPU), fp32 or bf16 (autocast on CUDA or the CPU)");
 }
 
+// The starting checkpoint's recall on the run's test split, {"t2i": {"R@1": …}, "i2t": …} as
+// `show` has it, read from the store (a resumed run evaluated it in an earlier process); null when
+// the start was not evaluated or cannot be read (a run that failed on a full disk still reports
+// its failure, without it). It is the run's first control: a best epoch below it is a
+// fine-tuning that lost recall, which the summary must say.
+nlohmann::json stored_start_recall(const JobPaths& paths, int64_t run_id,
+                                   const std::string& test_split) {
+  nlohmann::json start;
+  try {
+    const RunStore store(paths.database);
+    for (const auto& row : store.epoch_evals(run_id)) {
+      if (row.epoch == 0 && row.split == test_split)
+        start[row.direction]["R@" + std::to_string(row.k)] = row.recall;
+    }
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+  return start;
+}
+
+// " (above the best epoch in both directions)", " (t2i above the best epoch)", or "".
+std::string start_above_best(const nlohmann::json& start, const TrainResult& result) {
+  std::vector<std::string> above;
+  for (const auto* best : {&result.best_eval.t2i, &result.best_eval.i2t}) {
+    if (start.contains(best->direction) &&
+        start[best->direction].value("R@1", -1.0) > best->recall_at(1))
+      above.push_back(best->direction);
+  }
+  if (above.empty()) return "";
+  if (above.size() == 2) return " (above the best epoch in both directions)";
+  return " (" + above[0] + " above the best epoch)";
+}
+
 // Runs a job to its end with progress on stderr; returns the exit code and prints the result.
-int run_job(TrainingJob& job, bool json, TrainResult* result_out = nullptr) {
+int run_job(TrainingJob& job, const JobPaths& paths, bool json, TrainResult* result_out = nullptr) {
   install_stop_handlers();
   ProgressPrinter printer(std::cerr);
   std::cerr << "run " << job.run_id() << " started" << std::endl;
   const TrainResult result = job.run(stop_flag(), {&printer});
   if (result_out) *result_out = result;
   const bool have_best = result.best_epoch >= 0 && !result.best_eval.t2i.recall.empty();
+  const nlohmann::json start = stored_start_recall(paths, job.run_id(), job.config().test_split);
   const double ips = result.train_seconds > 0 ? result.images_seen / result.train_seconds : 0.0;
   if (json) {
     nlohmann::json out{{"run_id", job.run_id()},
@@ -279,6 +314,7 @@ int run_job(TrainingJob& job, bool json, TrainResult* result_out = nullptr) {
                        {"loader_wait_seconds", result.loader_wait_seconds},
                        {"images_per_second", ips},
                        {"config", nlohmann::json(job.config())}};
+    if (!start.is_null()) out["start"] = start;
     if (!result.message.empty()) out["message"] = result.message;
     std::cout << out.dump() << std::endl;
   } else if (have_best) {
@@ -289,6 +325,10 @@ int run_job(TrainingJob& job, bool json, TrainResult* result_out = nullptr) {
       std::cout << "  " << r->direction << ":";
       for (const auto& [k, v] : r->recall) std::cout << "  R@" << k << " " << v;
       std::cout << "\n";
+    }
+    if (!start.is_null()) {
+      std::cout << "  start (epoch 0): t2i R@1 " << start["t2i"].value("R@1", 0.0) << ", i2t R@1 "
+                << start["i2t"].value("R@1", 0.0) << start_above_best(start, result) << "\n";
     }
     std::cout << "  " << result.train_seconds << " s of training, " << ips << " images/s"
               << std::endl;
@@ -387,7 +427,7 @@ CommandAction add_train_command(CLI::App& app) {
                                           o->common.paths(), log, group);
     }
     if (follower) return follow_job(*job, group->rank());
-    return run_job(*job, o->common.json);
+    return run_job(*job, o->common.paths(), o->common.json);
   };
 }
 
@@ -417,7 +457,7 @@ CommandAction add_pretrain_command(CLI::App& app) {
     const auto log = [](const std::string& m) { std::cerr << m << std::endl; };
     TrainingJob job(o->config, o->common.paths(), log);
     TrainResult result;
-    const int code = run_job(job, o->common.json, &result);
+    const int code = run_job(job, o->common.paths(), o->common.json, &result);
     if (code != kExitOk) return code;
     // Export the last epoch's weights without optimiser state: the committed file stays small.
     const auto ckpt_dir =
