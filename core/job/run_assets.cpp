@@ -37,12 +37,14 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
 
   const BenchmarkSpec spec = run_benchmark_spec(config, cache_dir);
   a.benchmark = open_benchmark(spec, log);
-  // Three flags name splits: an unknown one is reported with the flag that asked for it.
+  // Three flags name splits: an unknown one is reported with the flag that asked for it, as a
+  // usage error (ConfigError, exit status 2) like `neighbors --split`'s: the flag's value is wrong,
+  // not the data (Benchmark::split throws DataError for an unknown name only).
   const auto samples_of = [&a](const std::string& flag, const std::string& split) {
     try {
       return a.benchmark->split(split);
     } catch (const DataError& e) {
-      throw DataError(flag + " " + split + ": " + e.what());
+      throw ConfigError(flag + " " + split + ": " + e.what());
     }
   };
   auto test_samples = samples_of(test_split_flag, config.test_split);

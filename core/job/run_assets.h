@@ -29,8 +29,8 @@ struct RunAssets {
 // tokenizer and model shape come from `shape_checkpoint` when given (a run's own checkpoint),
 // else from --init, else the tokenizer is built from the training captions and the shape from
 // the --model preset. Throws ConfigError / DataError / CheckpointError naming the problem; a split
-// the benchmark lacks is named with its flag (`test_split_flag` for config.test_split: `eval` and
-// `stats` take it as --split).
+// the benchmark lacks is a ConfigError named with its flag (`test_split_flag` for
+// config.test_split: `eval` and `stats` take it as --split).
 RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_dir,
                            const std::string& shape_checkpoint,
                            const std::function<void(const std::string&)>& log,

@@ -232,7 +232,7 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   EXPECT_EQ(json::parse(on_train.out)["test_set"],
             "synthetic small (seed 1) / train (also its training split)");
   expect_one_line_error(hnclip("eval --run " + std::to_string(id) + " --split nosuch" + common()),
-                        1, "--split nosuch: benchmark 'synthetic': unknown split 'nosuch'");
+                        2, "--split nosuch: benchmark 'synthetic': unknown split 'nosuch'");
   {
     hnclip::RunStore store(db());
     EXPECT_EQ(store.epoch_evals(id).size(), own_rows);
@@ -385,7 +385,7 @@ TEST_F(Cli, BadInputGivesOneLineAndTheRightExitCode) {
   expect_one_line_error(hnclip(small_train() + " --val-split test" + common()), 2, "--val-split");
   // A split the benchmark lacks is named with the flag that asked for it, before a run exists.
   for (const std::string flag : {"--test-split", "--train-split", "--val-split"})
-    expect_one_line_error(hnclip(small_train() + " " + flag + " nosuch" + common()), 1,
+    expect_one_line_error(hnclip(small_train() + " " + flag + " nosuch" + common()), 2,
                           flag + " nosuch: benchmark 'synthetic': unknown split 'nosuch'");
   EXPECT_EQ(runs().size(), 1u);  // the --init random run only
   expect_one_line_error(hnclip("show 999" + common()), 2, "run 999");

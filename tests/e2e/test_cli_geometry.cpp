@@ -124,6 +124,11 @@ TEST_F(CliGeometry, BadInputExitsTwoNamingTheProblem) {
                "/nonexistent.pt");
   expect_error(hnclip("stats --benchmark-size small --encoder bogus" + common()), 2, "--encoder");
   expect_error(hnclip("neighbors --benchmark-size small --index 100000 --json" + common()), 2, "--index 100000");
+  // A split the benchmark lacks is the flag's mistake for both commands (stats said 1).
+  expect_error(hnclip("stats --benchmark-size small --split nosuch" + common()), 2,
+               "--split nosuch");
+  expect_error(hnclip("neighbors --benchmark-size small --split nosuch --index 0" + common()), 2,
+               "--split nosuch");
   EXPECT_EQ(stored_geometry_rows(), before);
 }
 

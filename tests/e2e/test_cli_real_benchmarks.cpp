@@ -119,7 +119,7 @@ TEST_F(CliRealBenchmarks, Urban1kIsReadButCannotBeTrainedOn) {
 
   const auto t = hnclip::test::run_hnclip("train --benchmark urban1k --data-root " + urban().string() +
                                           " --epochs 1 --batch 2 --threads 1" + common());
-  expect_one_line_error(t, 1,
+  expect_one_line_error(t, 2,
                         "--train-split train: benchmark 'urban1k': unknown split 'train' (it has: "
                         "test); Urban-1K is an evaluation-only benchmark");
   const auto runs = hnclip::test::run_hnclip("runs --json" + common());
