@@ -147,7 +147,7 @@ CommandAction add_export_command(CLI::App& app) {
       }
       RunStore store(o->common.stored_paths().database);
       if (!store.find_run(o->run)) {
-        throw UsageError("--run " + std::to_string(o->run) + ": no such run in " + store.path());
+        throw UsageError("run " + std::to_string(o->run) + ": no such run in " + store.path());
       }
       size_t rows = 0;
       try {

@@ -40,7 +40,7 @@ CommandAction add_probes_command(CLI::App& app) {
   return [o]() {
     RunStore store(o->common.stored_paths().database);
     if (!store.find_run(o->run)) {
-      throw UsageError("--run " + std::to_string(o->run) + ": no such run in " + store.path());
+      throw UsageError("run " + std::to_string(o->run) + ": no such run in " + store.path());
     }
     std::vector<ProbeEvent> probes;
     for (const auto& r : store.probes(o->run)) {

@@ -12,10 +12,10 @@ namespace hnclip {
 RunCheckpoint choose_run_checkpoint(const RunStore& store, const std::string& database, int64_t run_id,
                                     const std::string& which) {
   const auto run = store.find_run(run_id);
-  if (!run) throw ConfigError("--run " + std::to_string(run_id) + ": no such run in " + database);
+  if (!run) throw ConfigError("run " + std::to_string(run_id) + ": no such run in " + database);
   const auto checkpoints = store.checkpoints(run_id);
   if (checkpoints.empty()) {
-    throw ConfigError("--run " + std::to_string(run_id) + ": the run has no checkpoint yet");
+    throw ConfigError("run " + std::to_string(run_id) + ": the run has no checkpoint yet");
   }
   std::optional<CheckpointRow> chosen;
   std::string note;

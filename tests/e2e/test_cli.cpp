@@ -149,7 +149,11 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
   EXPECT_GT(p["epochs"][0]["median_grad_ratio"].get<double>(), 1.0);  // γ = 0.5 boosts the gradient
   auto csv = hnclip("probes --csv --run " + std::to_string(j["run_id"].get<int>()) + common());
   EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 7) << csv.out;  // header + 6
-  expect_one_line_error(hnclip("probes --run 999" + common()), 2, "--run 999");
+  // The id is named as the run's, however it was given (`probes 999` said "--run 999").
+  expect_one_line_error(hnclip("probes --run 999" + common()), 2,
+                        "hnclip: run 999: no such run in");
+  expect_one_line_error(hnclip("probes 999" + common()), 2, "hnclip: run 999: no such run in");
+  expect_one_line_error(hnclip("eval 999" + common()), 2, "hnclip: run 999: no such run in");
   // The run as `probes ID`, as `show ID` takes it; without one the error says both spellings.
   auto positional =
       hnclip("probes " + std::to_string(j["run_id"].get<int>()) + " --json" + common());

@@ -325,8 +325,8 @@ TEST_F(CliExport, MetricsTablesAgreeWithShowAndProbes) {
 
 TEST_F(CliExport, MetricsBadInputIsRefusedAndLeavesNoFile) {
   const auto csv = (out_dir / "m.csv").string();
-  expect_one_line_error(
-      hnclip::test::run_hnclip("export --run 999 --metrics " + csv + common()), 2, "--run 999");
+  expect_one_line_error(hnclip::test::run_hnclip("export --run 999 --metrics " + csv + common()), 2,
+                        "hnclip: run 999: no such run in");
   expect_one_line_error(
       hnclip::test::run_hnclip("export" + run_flag() + " --metrics " +
                                (out_dir / "m.txt").string() + common()),
@@ -350,7 +350,7 @@ TEST_F(CliExport, MetricsBadInputIsRefusedAndLeavesNoFile) {
 TEST_F(CliExport, BadFlagsExitTwoNamingTheFlagAndWriteNothing) {
   const auto out = (out_dir / "never.pt").string();
   expect_one_line_error(hnclip::test::run_hnclip("export --run 999" + common() + " " + out), 2,
-                        "--run 999");
+                        "hnclip: run 999: no such run in");
   expect_one_line_error(
       hnclip::test::run_hnclip("export" + run_flag() + " --format onnx" + common() + " " + out), 2,
       "--format onnx");
