@@ -100,20 +100,25 @@ CommandAction add_probes_command(CLI::App& app) {
                     p.grad_norm_boosted, p.grad_ratio, p.grad_cosine);
       }
     } else {
+      // The table a person reads gives the two shares in percent, as train's epoch lines do
+      // ("solved … 25% of batches"); it read "0.00" beside them. The CSV keeps fractions.
+      const double scale = o->csv ? 1.0 : 100.0;
       const char* fmt = o->csv ? "%d,%lld,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n"
-                               : "%5d %6lld %7.2f %9.2f %14.4g %14.4g %11.4g %10.4f\n";
-      std::printf(o->csv
-                      ? "epoch,probes,solved_fraction,zero_grad_fraction,median_grad_norm_standard,"
-                        "median_grad_norm_boosted,median_grad_ratio,median_grad_cosine\n"
-                      : "epoch probes  solved zero-grad  median|g| std  median|g| HN  median ratio "
-                        " median cos\n");
+                               : "%5d %6lld %6.1f%% %9.1f%% %14.4g %14.4g %11.4g %10.4f\n";
+      std::printf(
+          o->csv ? "epoch,probes,solved_fraction,zero_grad_fraction,median_grad_norm_standard,"
+                   "median_grad_norm_boosted,median_grad_ratio,median_grad_cosine\n"
+                 : "epoch probes  solved  zero-grad  median|g| std  median|g| HN  median ratio "
+                   " median cos\n");
       for (const auto& e : epochs) {
-        std::printf(fmt, e.epoch, static_cast<long long>(e.probes), e.solved_fraction,
-                    e.zero_grad_fraction, e.grad_norm_standard.median, e.grad_norm_boosted.median,
-                    e.grad_ratio.median, e.median_grad_cosine);
+        std::printf(fmt, e.epoch, static_cast<long long>(e.probes), scale * e.solved_fraction,
+                    scale * e.zero_grad_fraction, e.grad_norm_standard.median,
+                    e.grad_norm_boosted.median, e.grad_ratio.median, e.median_grad_cosine);
       }
       if (!o->csv) {
-        std::printf("(solved: plain InfoNCE < 1e-3; zero-grad: fp32 gradient norm exactly 0)\n");
+        std::printf(
+            "(of the probed batches: solved, plain InfoNCE < 1e-3; zero-grad, fp32 gradient norm "
+            "exactly 0. train's epoch lines count solved over every batch)\n");
       }
     }
     return kExitOk;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -147,6 +148,16 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
     EXPECT_TRUE(p["epochs"][0].contains(key)) << key;
   }
   EXPECT_GT(p["epochs"][0]["median_grad_ratio"].get<double>(), 1.0);  // γ = 0.5 boosts the gradient
+  // The text table gives the shares in percent, as train's epoch lines do (it printed "0.00").
+  auto probes_text = hnclip("probes " + std::to_string(j["run_id"].get<int>()) + common());
+  ASSERT_EQ(probes_text.code, 0) << probes_text.err;
+  char row[64];
+  std::snprintf(row, sizeof row, "    1      3 %6.1f%% %9.1f%%",
+                100 * p["epochs"][0]["solved_fraction"].get<double>(),
+                100 * p["epochs"][0]["zero_grad_fraction"].get<double>());
+  EXPECT_NE(probes_text.out.find(row), std::string::npos) << row << "\nin\n" << probes_text.out;
+  EXPECT_NE(probes_text.out.find("(of the probed batches: solved"), std::string::npos)
+      << probes_text.out;
   auto csv = hnclip("probes --csv --run " + std::to_string(j["run_id"].get<int>()) + common());
   EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 7) << csv.out;  // header + 6
   // The id is named as the run's, however it was given (`probes 999` said "--run 999").
