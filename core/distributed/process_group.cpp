@@ -151,6 +151,15 @@ std::string ProcessGroup::wait_for(const std::string& key, const std::string& fr
   }
 }
 
+bool ProcessGroup::published_within(const std::string& key, std::chrono::milliseconds within) {
+  try {
+    impl_->store->wait({key}, within);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 ProcessGroup::~ProcessGroup() = default;
 
 C10dCollectives& ProcessGroup::c10d_group() {

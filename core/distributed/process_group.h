@@ -6,6 +6,7 @@
 // are free functions in this folder that take it.
 // Threading: one thread at a time (c10d's collectives are issued in order on every rank).
 
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -65,6 +66,9 @@ class ProcessGroup {
   void publish(const std::string& key, const std::string& value);
   // `from` names who publishes it ("rank 0"), for the error.
   std::string wait_for(const std::string& key, const std::string& from);
+  // Whether `key` is published within `within` (false on a timeout or a lost store, never a
+  // throw): for a courtesy wait that must not turn into an error of its own.
+  bool published_within(const std::string& key, std::chrono::milliseconds within);
   ProcessGroup(const ProcessGroup&) = delete;
   ProcessGroup& operator=(const ProcessGroup&) = delete;
 

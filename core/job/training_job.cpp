@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -41,6 +42,13 @@ namespace {
 constexpr int kPrefetchDepth = 4;  // BatchLoader's default: batches loaded ahead of the step
 // The rendezvous store's key under which rank 0 publishes the run to the other ranks.
 constexpr const char* kPublishedRunKey = "hnclip/run";
+// How long rank 0, having published a refusal, waits for the others to have read it: it serves
+// the rendezvous store, and a follower whose read had not reached it before it exited got
+// "Connection reset by peer" instead of rank 0's reason (seen under load, 1 run in 15).
+constexpr std::chrono::seconds kRefusalReadWait{10};
+
+// The key a rank above 0 publishes once it has read the run (or its refusal).
+std::string run_read_key(int rank) { return "hnclip/run-read/" + std::to_string(rank); }
 
 // What rank 0 publishes: the run's config and starting point, or the error that refused it.
 nlohmann::json published_run(int64_t run_id, const TrainConfig& config, const TrainStart& start) {
@@ -235,6 +243,14 @@ void publishing_errors(const std::shared_ptr<ProcessGroup>& group, Body&& body) 
     if (group) {
       try {
         group->publish(kPublishedRunKey, nlohmann::json{{"error", e.what()}}.dump());
+        const auto until =
+            std::chrono::steady_clock::now() +
+            std::min<std::chrono::milliseconds>(kRefusalReadWait, group->spec().timeout);
+        for (int rank = 1; rank < group->world_size(); ++rank) {
+          const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+              until - std::chrono::steady_clock::now());
+          if (left.count() <= 0 || !group->published_within(run_read_key(rank), left)) break;
+        }
       } catch (const std::exception&) {
         // The others then time out instead; the error below is this rank's to report.
       }
@@ -351,6 +367,11 @@ std::unique_ptr<TrainingJob> TrainingJob::follow(std::shared_ptr<ProcessGroup> g
   if (!group || group->rank() == 0) throw std::logic_error("TrainingJob::follow: ranks above 0");
   group->publish(follower_request_key(group->rank()), follower_request_text(request));
   const auto text = group->wait_for(kPublishedRunKey, "rank 0");
+  try {
+    group->publish(run_read_key(group->rank()), "1");  // rank 0 may exit now (a refusal)
+  } catch (const std::exception&) {
+    // Rank 0 is gone already: what it published has been read all the same.
+  }
   const auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     throw DistributedError("rank 0 published a run that is not JSON: " + text.substr(0, 80));
