@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "text/significant_digits.h"
 #include "train/probe_summary.h"
 
 namespace hnclip::cli {
@@ -36,9 +37,10 @@ void ProgressPrinter::on_step(const StepEvent& e) {
   const int64_t every = std::max<int64_t>(1, e.steps_per_epoch / kLinesPerEpoch);
   if (in_epoch % every == 0 || in_epoch == e.steps_per_epoch) {
     out_ << "epoch " << e.epoch << " step " << in_epoch << "/" << e.steps_per_epoch << "  loss "
-         << format("%.4f", e.loss) << " (InfoNCE " << format("%.2e", e.loss_standard) << ")  |grad| "
-         << format("%.3g", e.grad_norm) << "  lr " << format("%.2e", e.lr) << "  s "
-         << format("%.1f", e.logit_scale) << "  " << format("%.1f", e.wall_time_s) << " s";
+         << format("%.4f", e.loss) << " (InfoNCE " << format("%.2e", e.loss_standard)
+         << ")  |grad| " << three_significant_digits(e.grad_norm) << "  lr " << format("%.2e", e.lr)
+         << "  s " << format("%.1f", e.logit_scale) << "  " << format("%.1f", e.wall_time_s)
+         << " s";
     // A data-parallel run: each rank's computing rate and its share of time in collectives.
     for (const auto& r : e.ranks) {
       out_ << (r.rank == 0 ? "\n         " : "  ·  ") << "rank " << r.rank << " "
@@ -67,10 +69,12 @@ void ProgressPrinter::on_eval(const EvalEvent& e) {
   const auto summary = summarize_probes(probes_);
   if (summarise && e.epoch > 0 && !summary.empty() && summary.back().epoch == e.epoch) {
     const auto& p = summary.back();
-    out_ << "\n         probes: " << p.probes << ", zero fp32 gradients " << format("%.0f", 100 * p.zero_grad_fraction)
-         << "%, median |g| " << format("%.3g", p.grad_norm_standard.median) << " (InfoNCE) vs "
-         << format("%.3g", p.grad_norm_boosted.median) << " (HN), ratio " << format("%.3g", p.grad_ratio.median)
-         << ", cosine " << format("%.3f", p.median_grad_cosine);
+    out_ << "\n         probes: " << p.probes << ", zero fp32 gradients "
+         << format("%.0f", 100 * p.zero_grad_fraction) << "%, median |g| "
+         << three_significant_digits(p.grad_norm_standard.median) << " (InfoNCE) vs "
+         << three_significant_digits(p.grad_norm_boosted.median) << " (HN), ratio "
+         << three_significant_digits(p.grad_ratio.median) << ", cosine "
+         << format("%.3f", p.median_grad_cosine);
   }
   out_ << std::endl;
 }
