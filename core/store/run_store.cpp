@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <limits>
 #include <system_error>
+#include <thread>
 
 #include "fault/fault_point.h"
 #include "store/column.h"
@@ -167,6 +168,35 @@ constexpr Column<CheckpointRow> kCheckpointColumns[] = {
     {"created_at_ms", bind_created_at<CheckpointRow>, read_created_at<CheckpointRow>},
 };
 
+// Runs "PRAGMA journal_mode=WAL" and returns the mode it reports. Switching a new file to WAL
+// takes its exclusive lock; when two connections ask at once (two `hnclip train` started together
+// on a new --db), each holds the read lock the other waits for, and SQLite answers one of them
+// SQLITE_BUSY at once instead of calling its busy handler, which would deadlock. That one asks
+// again until the busy timeout, as the handler would have waited.
+std::string switch_to_wal_journal(sqlite3* db, const std::string& path) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (;;) {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode=WAL", -1, &stmt, nullptr);
+    std::string mode;
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_step(stmt);
+      if (rc == SQLITE_ROW) {
+        const auto* text = sqlite3_column_text(stmt, 0);
+        mode = text ? reinterpret_cast<const char*>(text) : "";
+        rc = SQLITE_OK;
+      }
+    }
+    sqlite3_finalize(stmt);
+    if (rc == SQLITE_OK) return mode;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) {
+      throw_sqlite_error(db, path, "enable WAL journal", rc);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 void check_direction(const std::string& path, const RetrievalResult& result,
                      const std::string& expected) {
   if (!result.direction.empty() && result.direction != expected) {
@@ -218,12 +248,9 @@ void RunStore::configure_connection() {
   // Before anything writes (switching to WAL already rewrites the header): a file that is not a
   // database fails in this first read, another program's database is refused untouched.
   refuse_foreign_database();
-  {
-    Statement st(db_, path_, "PRAGMA journal_mode=WAL", "enable WAL journal");
-    const std::string mode = st.step() ? st.column_text(0) : std::string();
-    if (mode != "wal") {
-      throw StoreError(path_ + ": enable WAL journal failed: journal mode is \"" + mode + "\"");
-    }
+  const std::string mode = switch_to_wal_journal(db_, path_);
+  if (mode != "wal") {
+    throw StoreError(path_ + ": enable WAL journal failed: journal mode is \"" + mode + "\"");
   }
   exec_sql(db_, path_, "PRAGMA foreign_keys=ON", "enable foreign keys");
   // NORMAL in WAL mode: a power loss may lose the last commits but never corrupts the file;
@@ -273,14 +300,25 @@ void RunStore::migrate() {
 
 void RunStore::refuse_foreign_database() const {
   std::vector<std::string> tables;
-  {
-    Statement st(db_, path_,
-                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-                 "ORDER BY name",
-                 "read the schema");
-    while (st.step()) tables.push_back(st.column_text(0));
+  int version = 0;
+  // One read transaction, so the tables and the version come from one snapshot: a connection
+  // that migrates a new file between two separate reads makes it look like another program's
+  // database (no tables, version 9).
+  exec_sql(db_, path_, "BEGIN DEFERRED", "read the schema (begin)");
+  try {
+    {
+      Statement st(db_, path_,
+                   "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                   "'sqlite_%' ORDER BY name",
+                   "read the schema");
+      while (st.step()) tables.push_back(st.column_text(0));
+    }
+    version = read_user_version();
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
   }
-  const int version = read_user_version();
+  exec_sql(db_, path_, "COMMIT", "read the schema (end)");
   const bool has_runs = std::find(tables.begin(), tables.end(), "runs") != tables.end();
   // Empty (a new file) is ours to create; a workbench file always has `runs` from version 1 on.
   if (tables.empty() && version == 0) return;

@@ -42,8 +42,11 @@ writer() {  # $1: writer number; runs back to back until the deadline, seeds dif
   while [ "$(date +%s)" -lt "$deadline" ]; do
     n=$((n + 1))
     "$hnclip" train "${settings[@]}" --seed $(( $1 * 1000 + n )) --name "writer$1-$n" \
-      >"$work/logs/writer$1-$n.out" 2>"$work/logs/writer$1-$n.log" ||
-      echo "writer$1-$n exit $?" >>"$work/logs/failures"
+      >"$work/logs/writer$1-$n.out" 2>"$work/logs/writer$1-$n.log" || {
+      local rc=$?  # and the writer's own error line, so a failure in CI says why
+      echo "writer$1-$n exit $rc: $(grep -h "^hnclip: " "$work/logs/writer$1-$n.log" | head -2)" \
+        >>"$work/logs/failures"
+    }
   done
 }
 

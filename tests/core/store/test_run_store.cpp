@@ -1161,6 +1161,41 @@ TEST(RunStoreConcurrency, WriterAndReaderOnTwoConnectionsDoNotGetBusy) {
   EXPECT_EQ(store.find_run(id)->status_message, "batch " + std::to_string(kBatches - 1));
 }
 
+// Two `hnclip train` started at once on a new --db (two_writers' first runs, and the workbench's
+// ranks) both switch the new file to WAL. Each holds a read lock while it asks for the exclusive
+// one, and SQLite answers one of them "database is locked" at once instead of calling its busy
+// handler (it would deadlock): that start failed before anything was recorded.
+TEST(RunStoreConcurrency, ConnectionsOpeningOneNewFileAtOnceAllOpenIt) {
+  constexpr int kRounds = 25;
+  constexpr int kConnections = 4;
+  ScratchDir dir;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string path = (dir / ("runs" + std::to_string(round) + ".db")).string();
+    std::atomic<int> waiting{kConnections};
+    std::vector<std::string> errors(kConnections);
+    std::vector<std::thread> threads;
+    for (int c = 0; c < kConnections; ++c) {
+      threads.emplace_back([&, c] {
+        --waiting;
+        while (waiting > 0) {  // every connection opens at the same moment
+        }
+        try {
+          RunStore store(path);
+          store.create_run(sample_run("opened " + std::to_string(c), 1000 + c));
+        } catch (const std::exception& e) {
+          errors[c] = e.what();
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (int c = 0; c < kConnections; ++c) {
+      ASSERT_EQ(errors[c], "") << "round " << round << ", connection " << c;
+    }
+    EXPECT_EQ(RunStore(path).list_runs().size(), static_cast<std::size_t>(kConnections));
+    EXPECT_EQ(RawDb(path).text("PRAGMA journal_mode"), "wal");
+  }
+}
+
 }  // namespace
 }  // namespace hnclip
 
