@@ -15,6 +15,7 @@
 #include "job/stored_best_epoch.h"
 #include "job/stored_run_config.h"
 #include "store/run_store.h"
+#include "stored_recall.h"
 #include "text/control_character.h"
 #include "text/terminal_column.h"
 #include "train/best_epoch.h"
@@ -32,17 +33,6 @@ std::string iso_time(int64_t ms) {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-// (epoch -> direction -> K -> recall) of one run's split: its test split everywhere, except the
-// validation split's own list in `show` (a run evaluated with --val-split stores both).
-using RecallTable = std::map<int, std::map<std::string, std::map<int, double>>>;
-RecallTable recall_table(const RunStore& store, int64_t run, const std::string& split) {
-  RecallTable t;
-  for (const auto& e : store.epoch_evals(run)) {
-    if (e.split == split) t[e.epoch][e.direction][e.k] = e.recall;
-  }
-  return t;
 }
 
 nlohmann::json evaluations_json(const RecallTable& table) {
@@ -100,16 +90,11 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
     j["config_error"] = config_error;
   }
   // best_epoch is never 0 (train/best_epoch.h): the starting checkpoint's score is "start".
-  auto recall_json = [&](int epoch, const char* key) {
-    if (auto it = table.find(epoch); it != table.end()) {
-      j[key] = nlohmann::json::object();
-      for (const auto& [dir, ks] : it->second) {
-        for (const auto& [k, v] : ks) j[key][dir]["R@" + std::to_string(k)] = v;
-      }
-    }
+  auto put_epoch = [&](int epoch, const char* key) {
+    if (auto recall = epoch_recall_json(table, epoch); !recall.is_null()) j[key] = recall;
   };
-  if (best_epoch > kStartEpoch) recall_json(best_epoch, "best");
-  recall_json(kStartEpoch, "start");
+  if (best_epoch > kStartEpoch) put_epoch(best_epoch, "best");
+  put_epoch(kStartEpoch, "start");
   if (full) {
     const auto stored = nlohmann::json::parse(r.config_json, nullptr, false);      // as stored
     j["config"] = stored.is_discarded() ? nlohmann::json(r.config_json) : stored;  // not JSON: text

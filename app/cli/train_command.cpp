@@ -18,6 +18,8 @@
 #include "model/peft.h"
 #include "progress_printer.h"
 #include "store/run_store.h"
+#include "stored_recall.h"
+#include "train/best_epoch.h"
 #include "train/builtin_recipe.h"
 #include "train/checkpoint.h"
 
@@ -262,17 +264,12 @@ void add_config_options(CLI::App* cmd, TrainConfig& c) {
 // fine-tuning that lost recall, which the summary must say.
 nlohmann::json stored_start_recall(const JobPaths& paths, int64_t run_id,
                                    const std::string& test_split) {
-  nlohmann::json start;
   try {
-    const RunStore store(paths.database);
-    for (const auto& row : store.epoch_evals(run_id)) {
-      if (row.epoch == 0 && row.split == test_split)
-        start[row.direction]["R@" + std::to_string(row.k)] = row.recall;
-    }
+    return epoch_recall_json(recall_table(RunStore(paths.database), run_id, test_split),
+                             kStartEpoch);
   } catch (const std::exception&) {
     return nullptr;
   }
-  return start;
 }
 
 // " (above the best epoch in both directions)", " (t2i above the best epoch)", or "".
