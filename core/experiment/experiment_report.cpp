@@ -84,6 +84,11 @@ bool several_test_sets(const ExperimentResults& r) {
   return false;
 }
 
+// Whether s[i] starts a word: first, or after a space or an opening bracket.
+bool opens_word(const std::string& s, size_t i) {
+  return i == 0 || s[i - 1] == ' ' || s[i - 1] == '(' || s[i - 1] == '[';
+}
+
 std::string latex_escape(const std::string& s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -95,6 +100,14 @@ std::string latex_escape(const std::string& s) {
       case '&': case '%': case '$': case '#': case '_': case '{': case '}':
         out += '\\';
         out += c;
+        break;
+      // A quote that opens a word ("split 'val'") is LaTeX's opening quote; a straight ' or "
+      // there typesets as a closing one. An apostrophe ("model's") stays as it is.
+      case '\'':
+        out += opens_word(s, i) ? "`" : "'";
+        break;
+      case '"':
+        out += opens_word(s, i) ? "``" : "''";
         break;
       default: out += c;
     }

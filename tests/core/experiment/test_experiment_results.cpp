@@ -213,6 +213,8 @@ TEST_F(ExperimentResultsTest, TableComparisonsAndExports) {
   EXPECT_NE(latex.find("\\textbf{88.23$\\pm$0.25}"), std::string::npos) << latex;
   EXPECT_NE(latex.find("\\underline{87.07$\\pm$0.55}"), std::string::npos) << latex;
   EXPECT_NE(latex.find("HN $\\gamma$ 0.5"), std::string::npos);
+  // LaTeX's own quotes: a straight 'val' typesets as two closing quotes.
+  EXPECT_NE(latex.find("validation split `val'"), std::string::npos) << latex;
 
   const auto j = experiment_report_json(r);
   EXPECT_EQ(j["selection"], "val");
