@@ -6,6 +6,7 @@
 
 #include "text/decimal_digits.h"
 #include "text/nearest_word.h"
+#include "text/shortest_decimal.h"
 
 namespace hnclip {
 
@@ -132,7 +133,7 @@ void from_string(const std::string& s, DeviceSpec& out) {
 
 void TrainConfig::validate() const {
   require(std::isfinite(loss_gamma) && loss_gamma >= 0,
-          "--gamma must be finite and >= 0 (got " + std::to_string(loss_gamma) + ")");
+          "--gamma must be finite and >= 0 (got " + shortest_decimal(loss_gamma) + ")");
   require(std::isfinite(loss_token_weight) && loss_token_weight >= 0,
           "--token-weight must be finite and >= 0");
   require(std::isfinite(logit_scale) && logit_scale >= 0 && logit_scale <= 100,
@@ -150,7 +151,7 @@ void TrainConfig::validate() const {
           "--val-split must differ from --test-split and --train-split (got '" + val_split +
               "'; test '" + test_split + "', train '" + train_split + "')");
   require(std::isfinite(data_fraction) && data_fraction > 0 && data_fraction <= 1,
-          "--data-fraction must be in (0, 1] (got " + std::to_string(data_fraction) + ")");
+          "--data-fraction must be in (0, 1] (got " + shortest_decimal(data_fraction) + ")");
   require(probe_every >= 0,
           "--probe-every must be >= 0 (0 = off), got " + std::to_string(probe_every));
   require(gbar_snapshots >= 0, "--gbar-snapshots must be >= 0 (0 = off)");
@@ -168,7 +169,7 @@ void TrainConfig::validate() const {
           "--peft-rank must be in [1, " + std::to_string(kMaxAdapterRank) + "] (got " +
               std::to_string(peft_rank) + ")");
   require(std::isfinite(peft_alpha) && peft_alpha > 0,
-          "--alpha must be finite and > 0 (got " + std::to_string(peft_alpha) + ")");
+          "--alpha must be finite and > 0 (got " + shortest_decimal(peft_alpha) + ")");
   require(peft_towers == "image" || peft_towers == "text" || peft_towers == "both",
           "--peft-towers must be image, text or both (got '" + peft_towers + "')");
   require(train_towers == "image" || train_towers == "text" || train_towers == "both",
@@ -186,28 +187,29 @@ void TrainConfig::validate() const {
               std::to_string(world_size) + ": every rank needs a row of the global batch");
   require(hn || loss_gamma == 0,
           "--hn off trains the framework's own global term, which has no margins: --gamma " +
-              std::to_string(loss_gamma) + " would be unused (set --gamma 0, or --hn on)");
+              shortest_decimal(loss_gamma) + " would be unused (set --gamma 0, or --hn on)");
   require(longclip_pca_components >= 1,
           "--longclip-pca must be >= 1 (got " + std::to_string(longclip_pca_components) + ")");
   require(std::isfinite(longclip_label_smoothing) && longclip_label_smoothing >= 0 &&
               longclip_label_smoothing < 1,
           "--longclip-smoothing must be in [0, 1)");
   require(std::isfinite(debias_keep_ratio) && debias_keep_ratio > 0 && debias_keep_ratio <= 1,
-          "--debias-keep must be in (0, 1] (got " + std::to_string(debias_keep_ratio) + ")");
-  require(std::isfinite(finelip_margin) && finelip_margin >= 0,
-          "--finelip-margin must be finite and >= 0 (got " + std::to_string(finelip_margin) + ")");
-  require(std::isfinite(finelip_aggregation_lr) && finelip_aggregation_lr > 0,
-          "--finelip-lr must be finite and > 0 (got " + std::to_string(finelip_aggregation_lr) +
-              ")");
+          "--debias-keep must be in (0, 1] (got " + shortest_decimal(debias_keep_ratio) + ")");
+  require(
+      std::isfinite(finelip_margin) && finelip_margin >= 0,
+      "--finelip-margin must be finite and >= 0 (got " + shortest_decimal(finelip_margin) + ")");
+  require(
+      std::isfinite(finelip_aggregation_lr) && finelip_aggregation_lr > 0,
+      "--finelip-lr must be finite and > 0 (got " + shortest_decimal(finelip_aggregation_lr) + ")");
   require(std::isfinite(goal_crop_weight) && goal_crop_weight >= 0,
-          "--goal-crop-weight must be finite and >= 0 (got " + std::to_string(goal_crop_weight) +
+          "--goal-crop-weight must be finite and >= 0 (got " + shortest_decimal(goal_crop_weight) +
               ")");
   for (const auto& [flag, w] :
        {std::pair{"--structxlip-structure-weight", structxlip_structure_weight},
         std::pair{"--structxlip-consistency-weight", structxlip_consistency_weight},
         std::pair{"--structxlip-local-weight", structxlip_local_weight}}) {
     require(std::isfinite(w) && w >= 0,
-            std::string(flag) + " must be finite and >= 0 (got " + std::to_string(w) + ")");
+            std::string(flag) + " must be finite and >= 0 (got " + shortest_decimal(w) + ")");
   }
   require(structxlip_chunk_words >= 1,
           "--structxlip-chunk-words must be >= 1 (got " + std::to_string(structxlip_chunk_words) +

@@ -181,6 +181,25 @@ TEST(TrainConfig, TrainTowersRoundTripsAndIsRefusedWithAdaptersOrAnUnknownTower)
   expect_refused(c, "--train-towers must be");
 }
 
+// A refused number reads as typed: std::to_string printed `--gamma -1` as "-1.000000" and a
+// --data-fraction of 1e-9, which is refused for another reason, as "0.000000".
+TEST(TrainConfig, ARefusedNumberIsQuotedAsTyped) {
+  TrainConfig c;
+  c.loss_gamma = -1;
+  expect_refused(c, "--gamma must be finite and >= 0 (got -1)");
+  c = TrainConfig();
+  c.data_fraction = 1.5;
+  expect_refused(c, "--data-fraction must be in (0, 1] (got 1.5)");
+  c.data_fraction = -1e-9;
+  expect_refused(c, "--data-fraction must be in (0, 1] (got -1e-09)");
+  c = TrainConfig();
+  c.hn = false;
+  c.loss_gamma = 0.25;
+  expect_refused(c,
+                 "--hn off trains the framework's own global term, which has no margins: "
+                 "--gamma 0.25 would be unused");
+}
+
 // A data-parallel run's evaluation: sharded unless the run says rank0; runs stored before the key
 // existed were evaluated on rank 0 and read back as sharded, which gives the same recall.
 TEST(TrainConfig, DistEvalRoundTripsDefaultsToShardedAndIsRefusedByFlag) {
