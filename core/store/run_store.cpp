@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <limits>
@@ -335,24 +336,52 @@ void RunStore::refuse_foreign_database() const {
 
 void RunStore::backup_before_migration(int found) const {
   const std::string target = path_ + ".backup-v" + std::to_string(found);
+  // Several processes may open one older file at once (the window and a CLI run after an
+  // upgrade). Each copies into a file of its own and renames it onto the backup, so two copies
+  // never write one file; and each copies inside a read transaction that still sees version
+  // `found`, so a copy taken after another process migrated never replaces the old version's.
+  static std::atomic<int> copies{0};
+  const std::string temporary =
+      target + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(copies++);
+  auto fail = [&](const std::string& detail) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw StoreError(path_ + ": cannot back up before migrating to " + target + ": " + detail +
+                     "; nothing was migrated");
+  };
+  exec_sql(db_, path_, "BEGIN DEFERRED", "back up before migrating (begin)");
+  auto end_read = [&] { sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr); };
+  int now = 0;
+  try {
+    now = read_user_version();
+  } catch (...) {
+    end_read();
+    throw;
+  }
+  if (now != found) {  // migrated meanwhile by another connection, which made the backup
+    end_read();
+    return;
+  }
   sqlite3* copy = nullptr;
-  if (sqlite3_open_v2(target.c_str(), &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+  if (sqlite3_open_v2(temporary.c_str(), &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
                       nullptr) != SQLITE_OK) {
     const std::string detail = copy ? sqlite3_errmsg(copy) : "out of memory";
     sqlite3_close_v2(copy);
-    throw StoreError(path_ + ": cannot back up before migrating: cannot create " + target + ": " +
-                     detail);
+    end_read();
+    fail("cannot create " + temporary + ": " + detail);
   }
-  // The online-backup API copies a consistent snapshot even while another connection writes.
+  // The online-backup API copies a consistent snapshot (this connection's read transaction)
+  // even while another connection writes.
   sqlite3_backup* b = sqlite3_backup_init(copy, "main", db_, "main");
-  int rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(copy);
+  const int rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(copy);
   if (b) sqlite3_backup_finish(b);
   const std::string detail = sqlite3_errmsg(copy);
   sqlite3_close_v2(copy);
-  if (rc != SQLITE_DONE) {
-    throw StoreError(path_ + ": cannot back up before migrating to " + target + ": " + detail +
-                     "; nothing was migrated");
-  }
+  end_read();
+  if (rc != SQLITE_DONE) fail(detail);
+  std::error_code ec;
+  fs::rename(temporary, target, ec);  // atomic: the backup is one whole copy or the one before
+  if (ec) fail("cannot rename " + temporary + ": " + ec.message());
 }
 
 // ---- runs ----

@@ -415,6 +415,76 @@ TEST(RunStoreMigration, AnOlderDatabaseIsBackedUpFirstAndMigratedInOneTransactio
             "0");
 }
 
+// An older database opened by several processes at once (the window and a CLI run after an
+// upgrade): one backs it up and migrates it, the others wait for it and open the new version.
+TEST(RunStoreMigration, ConnectionsOpeningOneOlderFileAtOnceAllOpenItMigratedOnce) {
+  constexpr int kRounds = 10;
+  constexpr int kConnections = 4;
+  ScratchDir dir;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string path = (dir / ("v1-" + std::to_string(round) + ".db")).string();
+    {
+      RawDb raw(path);
+      raw.exec(kSchemaV1);
+      raw.exec(
+          "INSERT INTO runs (id, name, status, created_at_ms) VALUES (5, 'old', 'finished', 1)");
+    }
+    std::atomic<int> waiting{kConnections};
+    std::vector<std::string> errors(kConnections);
+    std::vector<std::thread> threads;
+    for (int c = 0; c < kConnections; ++c) {
+      threads.emplace_back([&, c] {
+        --waiting;
+        while (waiting > 0) {  // every connection opens at the same moment
+        }
+        try {
+          RunStore store(path);
+          if (!store.find_run(5)) errors[c] = "run 5 is missing";
+        } catch (const std::exception& e) {
+          errors[c] = e.what();
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    for (int c = 0; c < kConnections; ++c) {
+      ASSERT_EQ(errors[c], "") << "round " << round << ", connection " << c;
+    }
+    EXPECT_EQ(RawDb(path).text("PRAGMA user_version"),
+              std::to_string(RunStore::latest_schema_version()));
+    EXPECT_EQ(RawDb(path + ".backup-v1").text("SELECT name FROM runs WHERE id = 5"), "old");
+  }
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    EXPECT_EQ(entry.path().string().find(".tmp-"), std::string::npos)
+        << "a copy's temporary file was left: " << entry.path();
+  }
+}
+
+// A backup that cannot be put in place fails the open before anything is migrated, and leaves
+// no temporary copy behind.
+TEST(RunStoreMigration, ABackupThatCannotBeWrittenStopsTheMigration) {
+  ScratchDir dir;
+  const std::string path = (dir / "v1.db").string();
+  {
+    RawDb raw(path);
+    raw.exec(kSchemaV1);
+  }
+  fs::create_directories(path + ".backup-v1/occupied");  // a folder where the copy should go
+  try {
+    RunStore store(path);
+    FAIL() << "the backup's failure was not reported";
+  } catch (const StoreError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("cannot back up before migrating to " + path + ".backup-v1"),
+        std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("nothing was migrated"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(RawDb(path).text("PRAGMA user_version"), "1");
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    EXPECT_EQ(entry.path().string().find(".tmp-"), std::string::npos) << entry.path();
+  }
+}
+
 TEST(RunStoreOpen, AnotherProgramsDatabaseIsRefusedAndLeftByteForByteAsItWas) {
   ScratchDir dir;
   const std::string path = (dir / "contacts.db").string();
