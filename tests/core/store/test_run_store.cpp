@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <string>
 #include <thread>
@@ -415,6 +416,28 @@ TEST(RunStoreMigration, AnOlderDatabaseIsBackedUpFirstAndMigratedInOneTransactio
             "0");
 }
 
+// Runs `open(c)` for connections c = 0..n-1 on threads of their own, all released at the same
+// moment; returns each one's error message ("" when it succeeded).
+std::vector<std::string> open_at_once(int n, const std::function<void(int)>& open) {
+  std::atomic<int> waiting{n};
+  std::vector<std::string> errors(static_cast<size_t>(n));
+  std::vector<std::thread> threads;
+  for (int c = 0; c < n; ++c) {
+    threads.emplace_back([&, c] {
+      --waiting;
+      while (waiting > 0) {  // spin: a condition variable would release them one by one
+      }
+      try {
+        open(c);
+      } catch (const std::exception& e) {
+        errors[static_cast<size_t>(c)] = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return errors;
+}
+
 // An older database opened by several processes at once (the window and a CLI run after an
 // upgrade): one backs it up and migrates it, the others wait for it and open the new version.
 TEST(RunStoreMigration, ConnectionsOpeningOneOlderFileAtOnceAllOpenItMigratedOnce) {
@@ -429,23 +452,10 @@ TEST(RunStoreMigration, ConnectionsOpeningOneOlderFileAtOnceAllOpenItMigratedOnc
       raw.exec(
           "INSERT INTO runs (id, name, status, created_at_ms) VALUES (5, 'old', 'finished', 1)");
     }
-    std::atomic<int> waiting{kConnections};
-    std::vector<std::string> errors(kConnections);
-    std::vector<std::thread> threads;
-    for (int c = 0; c < kConnections; ++c) {
-      threads.emplace_back([&, c] {
-        --waiting;
-        while (waiting > 0) {  // every connection opens at the same moment
-        }
-        try {
-          RunStore store(path);
-          if (!store.find_run(5)) errors[c] = "run 5 is missing";
-        } catch (const std::exception& e) {
-          errors[c] = e.what();
-        }
-      });
-    }
-    for (auto& t : threads) t.join();
+    const auto errors = open_at_once(kConnections, [&](int) {
+      RunStore store(path);
+      if (!store.find_run(5)) throw std::runtime_error("run 5 is missing");
+    });
     for (int c = 0; c < kConnections; ++c) {
       ASSERT_EQ(errors[c], "") << "round " << round << ", connection " << c;
     }
@@ -1241,23 +1251,9 @@ TEST(RunStoreConcurrency, ConnectionsOpeningOneNewFileAtOnceAllOpenIt) {
   ScratchDir dir;
   for (int round = 0; round < kRounds; ++round) {
     const std::string path = (dir / ("runs" + std::to_string(round) + ".db")).string();
-    std::atomic<int> waiting{kConnections};
-    std::vector<std::string> errors(kConnections);
-    std::vector<std::thread> threads;
-    for (int c = 0; c < kConnections; ++c) {
-      threads.emplace_back([&, c] {
-        --waiting;
-        while (waiting > 0) {  // every connection opens at the same moment
-        }
-        try {
-          RunStore store(path);
-          store.create_run(sample_run("opened " + std::to_string(c), 1000 + c));
-        } catch (const std::exception& e) {
-          errors[c] = e.what();
-        }
-      });
-    }
-    for (auto& t : threads) t.join();
+    const auto errors = open_at_once(kConnections, [&](int c) {
+      RunStore(path).create_run(sample_run("opened " + std::to_string(c), 1000 + c));
+    });
     for (int c = 0; c < kConnections; ++c) {
       ASSERT_EQ(errors[c], "") << "round " << round << ", connection " << c;
     }
