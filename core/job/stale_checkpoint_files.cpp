@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "job/workbench_paths.h"
 #include "store/host_process.h"
 #include "train/checkpoint.h"
 
@@ -10,8 +11,9 @@ namespace hnclip {
 
 namespace fs = std::filesystem;
 
-int remove_stale_checkpoint_temporaries(const std::string& database_path) {
-  const fs::path root = fs::path(database_path).parent_path() / "checkpoints";
+namespace {
+
+int remove_under(const fs::path& root) {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) return 0;
   int removed = 0;
@@ -26,6 +28,14 @@ int remove_stale_checkpoint_temporaries(const std::string& database_path) {
     }
   }
   return removed;
+}
+
+}  // namespace
+
+int remove_stale_checkpoint_temporaries(const std::string& database_path) {
+  // The legacy folder too: a writer killed before the move left its temporary there.
+  return remove_under(checkpoint_root(database_path)) +
+         remove_under(legacy_checkpoint_root(database_path));
 }
 
 }  // namespace hnclip

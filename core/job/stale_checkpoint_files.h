@@ -7,7 +7,8 @@
 
 namespace hnclip {
 
-// Removes every checkpoint temporary under <folder of the database>/checkpoints/run-*/ whose
+// Removes every checkpoint temporary under checkpoint_root(database)/run-*/ (and the legacy
+// checkpoints/run-*/ beside the database: job/workbench_paths.h) whose
 // writing process no longer exists on this host (a live writer's file is left alone: another
 // run may be saving right now). Returns how many were removed; files that cannot be removed are
 // skipped, never an error — the sweep must not stop a run from starting.

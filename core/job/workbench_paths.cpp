@@ -47,9 +47,17 @@ std::string shipped_structxlip_words() {
   return (std::filesystem::path(resource_dir()) / kStructxlipWordsName).string();
 }
 
+std::string checkpoint_root(const std::string& database_path) {
+  return database_path + ".checkpoints";
+}
+
+std::string legacy_checkpoint_root(const std::string& database_path) {
+  return (std::filesystem::path(database_path).parent_path() / "checkpoints").string();
+}
+
 std::string run_checkpoint_dir(const std::string& database_path, int64_t run_id) {
-  auto folder = std::filesystem::path(database_path).parent_path();
-  return (folder / "checkpoints" / ("run-" + std::to_string(run_id))).string();
+  return (std::filesystem::path(checkpoint_root(database_path)) / ("run-" + std::to_string(run_id)))
+      .string();
 }
 
 std::string resolve_init_checkpoint(const std::string& value) {

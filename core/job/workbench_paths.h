@@ -11,14 +11,23 @@ namespace hnclip {
 
 // The two places a job writes to, as the CLI's flags or the GUI's settings give them.
 struct JobPaths {
-  std::string database;   // SQLite file (its folder also holds checkpoints/)
+  std::string database;   // SQLite file (checkpoints in <database>.checkpoints/ beside it)
   std::string cache_dir;  // generated benchmarks
 };
 
 std::string default_database_path();
 std::string default_cache_dir();
 std::string resource_dir();
-// Checkpoints of run `id` live in <folder of the database>/checkpoints/run-<id>/.
+// The folder of one database's checkpoints: <database>.checkpoints/ beside it (runs.db ->
+// runs.db.checkpoints/). Named after the database, as its -wal and .backup-vN files are: every
+// database numbers its runs from 1, and the checkpoints/ folder that two databases in one folder
+// used to share let one's run 1 overwrite the other's checkpoints (and deleting one's run delete
+// the other's).
+std::string checkpoint_root(const std::string& database_path);
+// checkpoints/ beside the database, where runs recorded before kept their files. They are still
+// read (the store records every checkpoint's path); nothing new is written there.
+std::string legacy_checkpoint_root(const std::string& database_path);
+// Checkpoints of run `id`: checkpoint_root(database)/run-<id>/.
 std::string run_checkpoint_dir(const std::string& database_path, int64_t run_id);
 // CLIP's BPE vocabulary (bpe_simple_vocab_16e6.txt.gz, MIT; licence beside it), shipped in the
 // resources and installed with the programs: what an OpenAI / Long-CLIP file is tokenized with

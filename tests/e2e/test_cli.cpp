@@ -10,12 +10,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "job/workbench_paths.h"
 #include "store/run_store.h"
 #include "support/cli_runner.h"
 #include "support/test_dirs.h"
@@ -28,6 +30,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 using Result = hnclip::test::CliResult;
+using hnclip::run_checkpoint_dir;
 using hnclip::test::expect_one_line_error;
 
 // A table printed by `runs` or `experiments` whose rows are all "finished": the status column
@@ -626,6 +629,39 @@ TEST_F(Cli, TheSummaryPutsTheStartBesideTheBestEpoch) {
   auto j = json::parse(hnclip(small_train() + " --epochs 1 --json" + common()).out);
   EXPECT_EQ(j["start"], json::parse(hnclip("show 2 --json" + common()).out)["start"]);
   EXPECT_EQ(j["start"]["t2i"].size(), 5u);  // R@1 … R@50, as `show` has them
+}
+
+// Two databases in one folder each number their runs from 1. Their checkpoints were both kept in
+// checkpoints/run-1 beside them, so the second database's run 1 overwrote the first's: `eval 1`
+// of the first then scored the other run's weights (85.2 where its stored recall said 83.8).
+TEST_F(Cli, TwoDatabasesInOneFolderKeepTheirOwnCheckpoints) {
+  const std::string cache = " --cache-dir " + (dir / "cache").string();
+  const std::string a = " --db " + (dir / "a.db").string() + cache;
+  const std::string b = " --db " + (dir / "b.db").string() + cache;
+  const std::string train = small_train() + " --epochs 1 --probe-every 0 --json";
+  auto first = hnclip(train + " --seed 1" + a);
+  ASSERT_EQ(first.code, 0) << first.err;
+  const auto shown_a = json::parse(hnclip("show 1 --json" + a).out);
+  const std::string path_a = shown_a["checkpoints"][0]["path"];
+  auto read_all = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string bytes_a = read_all(path_a);
+  ASSERT_FALSE(bytes_a.empty());
+
+  auto second = hnclip(train + " --seed 2 --lr 3e-3" + b);
+  ASSERT_EQ(second.code, 0) << second.err;
+  const std::string path_b = json::parse(hnclip("show 1 --json" + b).out)["checkpoints"][0]["path"];
+  EXPECT_NE(path_a, path_b);
+  EXPECT_EQ(fs::path(path_a).parent_path(),
+            fs::path(run_checkpoint_dir((dir / "a.db").string(), 1)));
+  EXPECT_TRUE(read_all(path_a) == bytes_a) << path_a << " was overwritten by b.db's run 1";
+  // And a's run 1 still scores what a stored for it.
+  auto ev = hnclip("eval 1 --json" + a);
+  ASSERT_EQ(ev.code, 0) << ev.err;
+  EXPECT_EQ(json::parse(ev.out)["t2i"], json::parse(first.out)["t2i"]);
+  EXPECT_EQ(json::parse(ev.out)["i2t"], json::parse(first.out)["i2t"]);
 }
 
 // --epoch takes best, last or digits ("2x" was read as 2); an epoch without a checkpoint is

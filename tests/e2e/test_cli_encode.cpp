@@ -149,7 +149,7 @@ TEST(CliEncode, TrainStartsFromAClipStateDictAndEncodesItsCheckpoint) {
   EXPECT_EQ(json::parse(r.out).at("config").at("vocab"), vocab_path());
   // The run's own checkpoint is a workbench one that remembers the BPE tokenizer and CLIP shape.
   std::string checkpoint;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "checkpoints")) {
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "runs.db.checkpoints")) {
     if (e.path().extension() == ".pt") checkpoint = e.path().string();
   }
   ASSERT_FALSE(checkpoint.empty());
@@ -167,7 +167,7 @@ TEST(CliEncode, TrainStartsFromAClipStateDictAndEncodesItsCheckpoint) {
   ASSERT_EQ(long_run.code, 0) << long_run.err;
   EXPECT_EQ(json::parse(long_run.out).at("config").at("long_clip"), true);
   std::string long_checkpoint;
-  for (const auto& e : std::filesystem::directory_iterator(dir / "checkpoints" / "run-2")) {
+  for (const auto& e : std::filesystem::directory_iterator(dir / "runs.db.checkpoints" / "run-2")) {
     if (e.path().extension() == ".pt") long_checkpoint = e.path().string();
   }
   ASSERT_FALSE(long_checkpoint.empty());

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "job/workbench_paths.h"
 #include "support/test_dirs.h"
 #include "train/checkpoint.h"
 
@@ -38,8 +39,11 @@ TEST(StaleCheckpointFiles, TheWriterPidIsReadOnlyFromSaveCheckpointsOwnNames) {
 TEST(StaleCheckpointFiles, OnlyDeadWritersTemporariesAreRemoved) {
   ScratchDir dir;
   const std::string db = (dir / "runs.db").string();
-  const fs::path run1 = dir / "checkpoints" / "run-1";
-  const fs::path run2 = dir / "checkpoints" / "run-2";
+  const fs::path root = checkpoint_root(db);
+  const fs::path run1 = root / "run-1";
+  const fs::path run2 = root / "run-2";
+  const fs::path legacy = dir / "checkpoints" / "run-3";  // where runs kept them before
+  fs::create_directories(legacy);
   fs::create_directories(run1);
   fs::create_directories(run2);
   const pid_t dead = reaped_child();
@@ -49,15 +53,17 @@ TEST(StaleCheckpointFiles, OnlyDeadWritersTemporariesAreRemoved) {
   write_text_file(run1 / ("epoch-3.pt.tmp-" + std::to_string(::getpid())), "being written");
   write_text_file(run1 / "epoch-1.pt", "a finished checkpoint");
   write_text_file(run1 / "notes.tmp-abc", "not ours");
-  write_text_file(dir / "checkpoints" / dead_tmp, "outside every run folder");
+  write_text_file(root / dead_tmp, "outside every run folder");
+  write_text_file(legacy / dead_tmp, "left before the folder was named after the database");
 
-  EXPECT_EQ(remove_stale_checkpoint_temporaries(db), 2);
+  EXPECT_EQ(remove_stale_checkpoint_temporaries(db), 3);
   EXPECT_FALSE(fs::exists(run1 / dead_tmp));
   EXPECT_FALSE(fs::exists(run2 / dead_tmp));
+  EXPECT_FALSE(fs::exists(legacy / dead_tmp));
   EXPECT_TRUE(fs::exists(run1 / ("epoch-3.pt.tmp-" + std::to_string(::getpid()))));
   EXPECT_TRUE(fs::exists(run1 / "epoch-1.pt"));
   EXPECT_TRUE(fs::exists(run1 / "notes.tmp-abc"));
-  EXPECT_TRUE(fs::exists(dir / "checkpoints" / dead_tmp));
+  EXPECT_TRUE(fs::exists(root / dead_tmp));
   EXPECT_EQ(remove_stale_checkpoint_temporaries(db), 0);
 }
 
