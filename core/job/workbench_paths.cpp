@@ -47,12 +47,14 @@ std::string shipped_structxlip_words() {
   return (std::filesystem::path(resource_dir()) / kStructxlipWordsName).string();
 }
 
+// Absolute: the store records each checkpoint's path as given, and a relative one (`train --db
+// runs.db`) named a file only from the folder the run was started in.
 std::string checkpoint_root(const std::string& database_path) {
-  return database_path + ".checkpoints";
+  return std::filesystem::absolute(database_path).string() + ".checkpoints";
 }
 
 std::string legacy_checkpoint_root(const std::string& database_path) {
-  return (std::filesystem::path(database_path).parent_path() / "checkpoints").string();
+  return (std::filesystem::absolute(database_path).parent_path() / "checkpoints").string();
 }
 
 std::string run_checkpoint_dir(const std::string& database_path, int64_t run_id) {

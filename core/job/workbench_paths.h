@@ -19,10 +19,10 @@ std::string default_database_path();
 std::string default_cache_dir();
 std::string resource_dir();
 // The folder of one database's checkpoints: <database>.checkpoints/ beside it (runs.db ->
-// runs.db.checkpoints/). Named after the database, as its -wal and .backup-vN files are: every
-// database numbers its runs from 1, and the checkpoints/ folder that two databases in one folder
-// used to share let one's run 1 overwrite the other's checkpoints (and deleting one's run delete
-// the other's).
+// runs.db.checkpoints/), as an absolute path. Named after the database, as its -wal and .backup-vN
+// files are: every database numbers its runs from 1, and the checkpoints/ folder that two databases
+// in one folder used to share let one's run 1 overwrite the other's checkpoints (and deleting one's
+// run delete the other's).
 std::string checkpoint_root(const std::string& database_path);
 // checkpoints/ beside the database, where runs recorded before kept their files. They are still
 // read (the store records every checkpoint's path); nothing new is written there.

@@ -664,6 +664,26 @@ TEST_F(Cli, TwoDatabasesInOneFolderKeepTheirOwnCheckpoints) {
   EXPECT_EQ(json::parse(ev.out)["i2t"], json::parse(first.out)["i2t"]);
 }
 
+// A run trained with a relative --db recorded its checkpoints relative to the folder it was
+// started in: `eval 1` given the same database by its full path from anywhere else answered
+// "checkpoint checkpoints/run-1/epoch-1.pt of run 1 is missing".
+TEST_F(Cli, ARunTrainedWithARelativeDbIsFoundFromAnyFolder) {
+  std::string out, err;
+  const int code = hnclip::test::run_command(
+      "cd " + dir.path().string() + " && " + HNCLIP_CLI_PATH + " " + small_train() +
+          " --epochs 1 --probe-every 0 --json --db rel.db --cache-dir cache",
+      &out, &err);
+  ASSERT_EQ(code, 0) << err;
+  const std::string elsewhere = " --db " + (dir / "rel.db").string() + " --cache-dir " +
+                                (dir / "cache").string();  // from the test's own folder
+  const std::string path =
+      json::parse(hnclip("show 1 --json" + elsewhere).out)["checkpoints"][0]["path"];
+  EXPECT_TRUE(fs::path(path).is_absolute()) << path;
+  auto ev = hnclip("eval 1 --json" + elsewhere);
+  ASSERT_EQ(ev.code, 0) << ev.err;
+  EXPECT_EQ(json::parse(ev.out)["t2i"], json::parse(out)["t2i"]);
+}
+
 // --epoch takes best, last or digits ("2x" was read as 2); an epoch without a checkpoint is
 // refused with the epochs that have one; "best" of a run with no evaluated fine-tuned epoch takes
 // the last checkpoint and says so (it did so silently).
