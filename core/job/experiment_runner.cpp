@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "job/new_run_config.h"
 #include "store/host_process.h"
 #include "store/run_store.h"
 #include "train/train_observer.h"
@@ -122,7 +123,10 @@ std::string seed_label(const std::string& cell_label, int64_t seed) {
 
 ExperimentCreation create_experiment(const ExperimentSpec& spec, bool confirmed,
                                      const JobPaths& paths, JobLog log) {
-  const ExperimentPlan plan = expand_experiment(spec, confirmed);
+  ExperimentPlan plan = expand_experiment(spec, confirmed);
+  // Stored and compared as a run records its own configuration: a relative --init or data root
+  // given to `sweep` would neither match a finished run nor be found by a later `resume`.
+  for (auto& s : plan.slots) s.config = with_absolute_paths(s.config);
   RunStore store(paths.database);
   // Finished runs by the configuration they trained: the newest of equals fills a slot.
   std::map<std::string, int64_t> finished;

@@ -8,8 +8,14 @@
 
 namespace hnclip {
 
-// `config` with the paths it names made absolute (a resume from another working directory finds
-// the same files) and, where no logit scale was given, the framework's own starting one.
+// `config` with the files it names as absolute paths: the data root, --init (unless it is a word:
+// pretrained, random), --vocab, --goal-segments and --structxlip-words. A run reads them again
+// when it is resumed, evaluated, compared in the Retrieval tab or measured as an encoder, from
+// whatever folder that command runs in; an experiment's slots are stored so too, so that a
+// finished run is reused whichever folder either was started from.
+TrainConfig with_absolute_paths(TrainConfig config);
+
+// with_absolute_paths, and, where no logit scale was given, the framework's own starting one.
 TrainConfig settled_new_run_config(TrainConfig config);
 
 }  // namespace hnclip

@@ -666,12 +666,16 @@ TEST_F(Cli, TwoDatabasesInOneFolderKeepTheirOwnCheckpoints) {
 
 // A run trained with a relative --db recorded its checkpoints relative to the folder it was
 // started in: `eval 1` given the same database by its full path from anywhere else answered
-// "checkpoint checkpoints/run-1/epoch-1.pt of run 1 is missing".
-TEST_F(Cli, ARunTrainedWithARelativeDbIsFoundFromAnyFolder) {
+// "checkpoint checkpoints/run-1/epoch-1.pt of run 1 is missing"; with a relative --init it
+// answered "--init start.pt: no such file or folder".
+TEST_F(Cli, ARunStartedWithRelativePathsIsFoundFromAnyFolder) {
+  fs::copy_file(
+      fs::path(HNCLIP_TEST_SOURCE_DIR) / "../resources/checkpoints/tiny-synthetic-pretrained.pt",
+      dir / "start.pt");
   std::string out, err;
   const int code = hnclip::test::run_command(
       "cd " + dir.path().string() + " && " + HNCLIP_CLI_PATH + " " + small_train() +
-          " --epochs 1 --probe-every 0 --json --db rel.db --cache-dir cache",
+          " --epochs 1 --probe-every 0 --json --db rel.db --cache-dir cache --init start.pt",
       &out, &err);
   ASSERT_EQ(code, 0) << err;
   const std::string elsewhere = " --db " + (dir / "rel.db").string() + " --cache-dir " +
@@ -679,6 +683,8 @@ TEST_F(Cli, ARunTrainedWithARelativeDbIsFoundFromAnyFolder) {
   const std::string path =
       json::parse(hnclip("show 1 --json" + elsewhere).out)["checkpoints"][0]["path"];
   EXPECT_TRUE(fs::path(path).is_absolute()) << path;
+  EXPECT_EQ(json::parse(hnclip("show 1 --json" + elsewhere).out)["config"]["init"],
+            (dir / "start.pt").string());
   auto ev = hnclip("eval 1 --json" + elsewhere);
   ASSERT_EQ(ev.code, 0) << ev.err;
   EXPECT_EQ(json::parse(ev.out)["t2i"], json::parse(out)["t2i"]);
