@@ -10,6 +10,7 @@
 #include "eval/caption_geometry.h"
 #include "job/run_assets.h"
 #include "job/run_benchmark_spec.h"
+#include "job/split_embeddings_file.h"
 #include "job/stored_best_epoch.h"
 #include "job/workbench_paths.h"
 #include "store/run_store.h"
@@ -141,7 +142,14 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
           stored->stats.captions < 2 ||
           static_cast<int64_t>(stored->neighbors.size()) >=
               stored->stats.captions * std::min(request.neighbors, stored->stats.captions - 1);
-      if (enough) {
+      // Keyed by the file's path: a file written again since (a new export or pretrain to the
+      // same name) has other weights, and its stored geometry is no longer its own.
+      const bool rewritten = CheckpointStamp::of(out.encoder.checkpoint).mtime_ns / 1'000'000 >
+                             stored->stats.created_at_ms;
+      if (rewritten && log)
+        log(out.encoder.label + " was written again after its geometry of " + out.dataset_label +
+            " was stored; computing it again");
+      if (enough && !rewritten) {
         out.record = std::move(*stored);
         return out;
       }

@@ -6,9 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "job/caption_geometry_job.h"
+#include "job/workbench_paths.h"
 #include "store/run_store.h"
 #include "support/test_dirs.h"
 
@@ -64,6 +69,35 @@ TEST(CaptionGeometryJob, CancelMidwayStoresNothingAndARetryStores) {
   const auto stats = store.caption_stats(dataset, encoder.key);
   ASSERT_TRUE(stats.has_value());
   EXPECT_EQ(stats->captions, outcome.record.stats.captions);
+}
+
+// Stored geometry is keyed by the encoder file's path. A file written again since (a new export or
+// pretrain to the same name) has other weights: its stored geometry was served as its own
+// (`stats --encoder ckpt:enc.pt` printed the old file's 0.106 mean pairwise cosine where the new
+// one's was 0.097). Such a file is measured again, and the log says why.
+TEST(CaptionGeometryJob, AnEncoderFileWrittenAgainIsMeasuredAgain) {
+  hnclip::test::ScratchDir dir;
+  const hnclip::JobPaths paths{(dir / "runs.db").string(), (dir / "cache").string()};
+  const auto file = dir / "enc.pt";
+  const auto pretrained = hnclip::resolve_init_checkpoint("pretrained");
+  std::filesystem::copy_file(pretrained, file);
+  auto request = small_request(dir);
+  request.encoder = "ckpt:" + file.string();
+  std::vector<std::string> lines;
+  const hnclip::JobLog log = [&](const std::string& line) { lines.push_back(line); };
+  EXPECT_TRUE(hnclip::caption_geometry_for(request, paths, log).computed);
+  EXPECT_FALSE(hnclip::caption_geometry_for(request, paths, log).computed) << "not read back";
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a later modification time
+  std::filesystem::copy_file(pretrained, file, std::filesystem::copy_options::overwrite_existing);
+  lines.clear();
+  EXPECT_TRUE(hnclip::caption_geometry_for(request, paths, log).computed)
+      << "the stored geometry of the file's earlier contents was served";
+  bool said = false;
+  for (const auto& l : lines) said = said || l.find("was written again") != std::string::npos;
+  EXPECT_TRUE(said) << "the log did not say why it measured again";
+  // Stored anew: read back again until the file changes once more.
+  EXPECT_FALSE(hnclip::caption_geometry_for(request, paths, log).computed);
 }
 
 TEST(CaptionGeometryJob, CancelBeforeStartThrowsWithTheDatasetInTheMessage) {
