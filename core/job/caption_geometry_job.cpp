@@ -79,6 +79,12 @@ void check_tokenizer_fits(const Tokenizer& tokenizer, const std::vector<std::str
                       encoder.checkpoint + " (at most 5% allowed)");
   }
 }
+
+// Whether the file at `path` was modified after `unix_ms` (stored results are stamped so).
+bool written_after(const std::string& path, int64_t unix_ms) {
+  return CheckpointStamp::of(path).mtime_ns / 1'000'000 > unix_ms;
+}
+
 }  // namespace
 
 std::string caption_dataset_key(const BenchmarkSpec& spec, const std::string& split) {
@@ -142,14 +148,21 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
           stored->stats.captions < 2 ||
           static_cast<int64_t>(stored->neighbors.size()) >=
               stored->stats.captions * std::min(request.neighbors, stored->stats.captions - 1);
-      // Keyed by the file's path: a file written again since (a new export or pretrain to the
-      // same name) has other weights, and its stored geometry is no longer its own.
-      const bool rewritten = CheckpointStamp::of(out.encoder.checkpoint).mtime_ns / 1'000'000 >
-                             stored->stats.created_at_ms;
-      if (rewritten && log)
-        log(out.encoder.label + " was written again after its geometry of " + out.dataset_label +
-            " was stored; computing it again");
-      if (enough && !rewritten) {
+      // Keyed by paths: an encoder file written again since (a new export or pretrain to the same
+      // name) has other weights, a manifest written again other captions, and the stored
+      // geometry is no longer theirs.
+      const int64_t stored_at = stored->stats.created_at_ms;
+      const std::string& data = request.benchmark.root;
+      std::string rewritten;
+      if (written_after(out.encoder.checkpoint, stored_at))
+        rewritten = out.encoder.label;
+      else if (!data.empty() && std::filesystem::is_regular_file(data) &&
+               written_after(data, stored_at))
+        rewritten = "the data set file " + data;
+      if (!rewritten.empty() && log)
+        log(rewritten + " was written again after the geometry of " + out.dataset_label +
+            " under " + out.encoder.label + " was stored; computing it again");
+      if (enough && rewritten.empty()) {
         out.record = std::move(*stored);
         return out;
       }

@@ -6,8 +6,13 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -133,6 +138,46 @@ TEST_F(CliGeometry, BadInputExitsTwoNamingTheProblem) {
 }
 
 // A checkpoint trained on a tiny manifest with other words does not fit the built-in benchmark.
+// Stored geometry is keyed by the manifest's path: after the file was written again with other
+// captions, `stats` printed the old file's geometry (its caption count too) as the new one's.
+TEST_F(CliGeometry, AManifestWrittenAgainIsMeasuredAgain) {
+  ASSERT_EQ(hnclip("benchmark --benchmark-size small --json" + common()).code, 0);
+  fs::path generated;
+  for (const auto& e : fs::recursive_directory_iterator(*dir_ / "cache")) {
+    if (e.path().filename() == "manifest.jsonl") generated = e.path();
+  }
+  ASSERT_FALSE(generated.empty()) << "no generated manifest in the cache";
+  // The built-in benchmark's own test lines (the default encoder's words), images made absolute.
+  std::vector<std::string> test_lines;
+  std::ifstream in(generated);
+  for (std::string line; std::getline(in, line);) {
+    auto j = json::parse(line);
+    if (j["split"] != "test") continue;
+    j["image"] = (generated.parent_path() / j["image"].get<std::string>()).string();
+    test_lines.push_back(j.dump());
+  }
+  ASSERT_GE(test_lines.size(), 40u);
+  const fs::path manifest = *dir_ / "rewritten.jsonl";
+  auto write_first = [&](size_t n) {
+    std::string text;
+    for (size_t i = 0; i < n; ++i) text += test_lines[i] + "\n";
+    hnclip::test::write_text_file(manifest, text);
+  };
+  const std::string stats =
+      "stats --benchmark manifest --data " + manifest.string() + " --split test --json" + common();
+  write_first(40);
+  auto first = hnclip(stats);
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_EQ(json::parse(first.out)["test"], 40);
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // a later modification time
+  write_first(30);
+  auto second = hnclip(stats);
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_EQ(json::parse(second.out)["test"], 30) << "the old file's geometry was printed";
+  EXPECT_NE(second.err.find("was written again"), std::string::npos) << second.err;
+}
+
 TEST_F(CliGeometry, EncoderWhoseTokenizerDoesNotFitExitsTwo) {
   // Images: any the built-in benchmark rendered into the cache (the manifest only needs files).
   ASSERT_EQ(hnclip("benchmark --benchmark-size small --json" + common()).code, 0);
