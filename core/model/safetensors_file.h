@@ -17,8 +17,9 @@ namespace hnclip {
 constexpr uint64_t kSafetensorsMaxHeaderBytes = 100'000'000;
 
 // True when the file starts like a safetensors file: an 8-byte little-endian header length N with
-// 2 <= N <= kSafetensorsMaxHeaderBytes and N <= file size - 8, then '{'. Decided by content, not by
-// the extension; false (never a throw) for a missing or unreadable file.
+// 2 <= N <= kSafetensorsMaxHeaderBytes, then '{' (N past the end of the file too: a truncated
+// file is a safetensors file that read_safetensors_file refuses as cut short). Decided by content,
+// not by the extension; false (never a throw) for a missing or unreadable file.
 bool is_safetensors_file(const std::string& path);
 
 // The tensors in file order (by their data_offsets), dtype and shape as stored: F64 F32 F16 BF16
