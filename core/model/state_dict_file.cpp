@@ -12,6 +12,7 @@
 #include <set>
 
 #include "model/torch_unpickler.h"
+#include "model/zip_end_record.h"
 
 namespace hnclip {
 
@@ -47,6 +48,7 @@ void check_magic(const std::string& path) {
   if (n < sizeof(kZipMagic) || std::memcmp(head, kZipMagic, sizeof(kZipMagic)) != 0) {
     throw StateDictError(where(path) + "not a zip archive (neither torch.save nor torch.jit.save output)");
   }
+  if (!has_zip_end_record(path)) throw StateDictError(where(path) + kCutShortZip);
 }
 
 std::pair<std::shared_ptr<const void>, size_t> record(caffe2::serialize::PyTorchStreamReader& reader,

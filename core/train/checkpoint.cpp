@@ -12,6 +12,7 @@
 
 #include "fault/fault_point.h"
 #include "model/peft.h"
+#include "model/zip_end_record.h"
 #include "numeric/non_finite_values.h"
 #include "text/decimal_digits.h"
 
@@ -39,6 +40,8 @@ torch::serialize::InputArchive open_archive(const std::string& path) {
     // has no GPU (load_checkpoint_weights puts the state back beside the model).
     archive.load_from(path, torch::Device(torch::kCPU));
   } catch (const c10::Error& e) {
+    if (!has_zip_end_record(path))
+      throw CheckpointError("checkpoint " + path + ": " + kCutShortZip);
     throw CheckpointError("checkpoint " + path + ": not a readable checkpoint archive (" +
                           std::string(e.what_without_backtrace()).substr(0, 200) + ")");
   }
@@ -162,6 +165,8 @@ bool is_workbench_checkpoint(const std::string& path) {
     caffe2::serialize::PyTorchStreamReader reader(path);
     if (!reader.hasRecord("constants.pkl")) return false;
   } catch (const c10::Error& e) {
+    if (!has_zip_end_record(path))
+      throw CheckpointError("checkpoint " + path + ": " + kCutShortZip);
     throw CheckpointError("checkpoint " + path + ": not a PyTorch archive (" +
                           std::string(e.what_without_backtrace()).substr(0, 200) + ")");
   }

@@ -8,10 +8,13 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <functional>
 #include <limits>
+#include <vector>
 
 #include "model/make_clip_model.h"
 #include "model/state_dict_file.h"
+#include "model/zip_end_record.h"
 #include "numeric/non_finite_values.h"
 #include "support/in_memory_data.h"
 #include "support/test_dirs.h"
@@ -171,6 +174,38 @@ TEST(Checkpoint, UnreadableFilesAreNamed) {
     EXPECT_NE(std::string(e.what()).find("junk.pt"), std::string::npos);
   }
   EXPECT_THROW(load_checkpoint_weights((dir / "missing.pt").string(), model), CheckpointError);
+}
+
+// A checkpoint cut short (a copy or download interrupted, a disk that filled up) keeps the zip
+// start and loses the end: it was refused as "not a PyTorch archive (PytorchStreamReader failed
+// reading zip archive: failed finding central directory)".
+TEST(Checkpoint, ACheckpointCutShortIsSaidToBe) {
+  test::ScratchDir dir;
+  auto model = make_clip_model(test::tiny_test_config(), 1);
+  CheckpointMeta meta;
+  meta.model = test::tiny_test_config();
+  meta.tokenizer = nlohmann::json{{"kind", "word"}, {"vocab", {"a", "b"}}};
+  const std::string whole = (dir / "whole.pt").string();
+  save_checkpoint(whole, model, meta);
+  EXPECT_TRUE(has_zip_end_record(whole));
+  const std::string bytes = test::read_text_file(whole);
+  const std::string cut = (dir / "cut.pt").string();
+  test::write_text_file(cut, bytes.substr(0, bytes.size() / 2));
+  EXPECT_FALSE(has_zip_end_record(cut));
+  for (const auto& read : std::vector<std::function<void()>>{[&] { is_workbench_checkpoint(cut); },
+                                                             [&] { read_checkpoint_meta(cut); }}) {
+    try {
+      read();
+      ADD_FAILURE() << "no error";
+    } catch (const CheckpointError& e) {
+      EXPECT_NE(std::string(e.what()).find(cut), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("the file is cut short"), std::string::npos) << e.what();
+    }
+  }
+  // Not a zip at all, or nothing readable: no end record either.
+  test::write_text_file(dir / "tiny.pt", "PK");
+  EXPECT_FALSE(has_zip_end_record((dir / "tiny.pt").string()));
+  EXPECT_FALSE(has_zip_end_record((dir / "absent.pt").string()));
 }
 
 TEST(Checkpoint, LongClipModelRoundTripsWithItsSecondTable) {
