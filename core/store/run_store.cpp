@@ -305,21 +305,15 @@ void RunStore::refuse_foreign_database() const {
   // One read transaction, so the tables and the version come from one snapshot: a connection
   // that migrates a new file between two separate reads makes it look like another program's
   // database (no tables, version 9).
-  exec_sql(db_, path_, "BEGIN DEFERRED", "read the schema (begin)");
-  try {
-    {
-      Statement st(db_, path_,
-                   "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
-                   "'sqlite_%' ORDER BY name",
-                   "read the schema");
-      while (st.step()) tables.push_back(st.column_text(0));
-    }
+  {
+    const ReadTransaction snapshot(db_, path_, "read the schema");
+    Statement st(db_, path_,
+                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                 "'sqlite_%' ORDER BY name",
+                 "read the schema");
+    while (st.step()) tables.push_back(st.column_text(0));
     version = read_user_version();
-  } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
   }
-  exec_sql(db_, path_, "COMMIT", "read the schema (end)");
   const bool has_runs = std::find(tables.begin(), tables.end(), "runs") != tables.end();
   // Empty (a new file) is ours to create; a workbench file always has `runs` from version 1 on.
   if (tables.empty() && version == 0) return;
@@ -349,35 +343,26 @@ void RunStore::backup_before_migration(int found) const {
     throw StoreError(path_ + ": cannot back up before migrating to " + target + ": " + detail +
                      "; nothing was migrated");
   };
-  exec_sql(db_, path_, "BEGIN DEFERRED", "back up before migrating (begin)");
-  auto end_read = [&] { sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr); };
-  int now = 0;
-  try {
-    now = read_user_version();
-  } catch (...) {
-    end_read();
-    throw;
-  }
-  if (now != found) {  // migrated meanwhile by another connection, which made the backup
-    end_read();
-    return;
-  }
-  sqlite3* copy = nullptr;
-  if (sqlite3_open_v2(temporary.c_str(), &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                      nullptr) != SQLITE_OK) {
-    const std::string detail = copy ? sqlite3_errmsg(copy) : "out of memory";
+  int rc = SQLITE_OK;
+  std::string detail;
+  {
+    const ReadTransaction snapshot(db_, path_, "back up before migrating");
+    if (read_user_version() != found) return;  // migrated meanwhile, by whoever made the backup
+    sqlite3* copy = nullptr;
+    if (sqlite3_open_v2(temporary.c_str(), &copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                        nullptr) != SQLITE_OK) {
+      detail = copy ? sqlite3_errmsg(copy) : "out of memory";
+      sqlite3_close_v2(copy);
+      fail("cannot create " + temporary + ": " + detail);
+    }
+    // The online-backup API copies a consistent snapshot (this connection's read transaction)
+    // even while another connection writes.
+    sqlite3_backup* b = sqlite3_backup_init(copy, "main", db_, "main");
+    rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(copy);
+    if (b) sqlite3_backup_finish(b);
+    detail = sqlite3_errmsg(copy);
     sqlite3_close_v2(copy);
-    end_read();
-    fail("cannot create " + temporary + ": " + detail);
   }
-  // The online-backup API copies a consistent snapshot (this connection's read transaction)
-  // even while another connection writes.
-  sqlite3_backup* b = sqlite3_backup_init(copy, "main", db_, "main");
-  const int rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(copy);
-  if (b) sqlite3_backup_finish(b);
-  const std::string detail = sqlite3_errmsg(copy);
-  sqlite3_close_v2(copy);
-  end_read();
   if (rc != SQLITE_DONE) fail(detail);
   std::error_code ec;
   fs::rename(temporary, target, ec);  // atomic: the backup is one whole copy or the one before

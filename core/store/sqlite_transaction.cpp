@@ -26,4 +26,13 @@ void Transaction::commit() {
   open_ = false;
 }
 
+ReadTransaction::ReadTransaction(sqlite3* db, const std::string& path, const std::string& operation)
+    : db_(db) {
+  exec_sql(db_, path, "BEGIN DEFERRED", operation + " (begin read transaction)");
+}
+
+ReadTransaction::~ReadTransaction() {
+  if (sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
 }  // namespace hnclip

@@ -28,4 +28,18 @@ class Transaction {
   bool open_ = false;
 };
 
+// ReadTransaction: RAII guard for one read transaction (BEGIN DEFERRED): every read made while it
+// lives sees one snapshot of the database, whatever other connections commit meanwhile. It ends
+// when the guard goes, exception or not (nothing was written, so ending it cannot lose anything).
+class ReadTransaction {
+ public:
+  ReadTransaction(sqlite3* db, const std::string& path, const std::string& operation);
+  ~ReadTransaction();
+  ReadTransaction(const ReadTransaction&) = delete;
+  ReadTransaction& operator=(const ReadTransaction&) = delete;
+
+ private:
+  sqlite3* db_;
+};
+
 }  // namespace hnclip
