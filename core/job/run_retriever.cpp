@@ -120,7 +120,16 @@ std::unique_ptr<RunRetriever> RunRetriever::open(const RunRetrieverOptions& o, c
   const std::string dataset_key = caption_dataset_key(run_benchmark_spec(config, o.cache_dir), config.test_split);
   const CheckpointStamp stamp = CheckpointStamp::of(impl->checkpoint);
   impl->cache_file = split_embeddings_path(o.cache_dir, impl->checkpoint, dataset_key);
-  if (fs::exists(impl->cache_file)) {
+  // The key names the data set by its path: a manifest written again after the cache (other
+  // captions, other images, perhaps the same counts) makes the cached vectors another split's.
+  const std::string& data_file = config.benchmark_root;
+  const bool data_rewritten =
+      fs::exists(impl->cache_file) && !data_file.empty() && fs::is_regular_file(data_file) &&
+      CheckpointStamp::of(data_file).mtime_ns > CheckpointStamp::of(impl->cache_file).mtime_ns;
+  if (data_rewritten) {
+    log("run " + std::to_string(o.run_id) + ": the data set file " + data_file +
+        " was written again after " + impl->cache_file + "; recomputing");
+  } else if (fs::exists(impl->cache_file)) {
     const SplitEmbeddings header = read_split_embeddings_header(impl->cache_file);
     if (header.checkpoint == stamp && header.dataset_key == dataset_key) {
       impl->embeddings = read_split_embeddings(impl->cache_file);

@@ -3,7 +3,8 @@
 // checkpoint, kept as a small binary file in the cache folder so the Retrieval tab encodes a
 // split once per checkpoint. The file records the checkpoint it came from (path, size, mtime):
 // a checkpoint rewritten in place no longer matches, so the cache is recomputed instead of
-// silently serving the old weights' embeddings.
+// silently serving the old weights' embeddings. (A manifest written again after the file is
+// RunRetriever's check: the data set is named here by its path only.)
 //
 // Layout (all little-endian): magic "HNSPLEMB", u32 version, then length-prefixed (u32) strings
 // checkpoint path and dataset key, u64 checkpoint size, i64 checkpoint mtime (ns), i64 images,

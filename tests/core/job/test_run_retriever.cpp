@@ -2,12 +2,14 @@
 // a stored run on a small manifest benchmark written here, with a checkpoint of an untrained
 // tiny model. Ad-hoc and stored-query top-k are compared with a brute-force reference (every
 // image encoded directly, one full matrix product); the cache is reused, invalidated when the
-// checkpoint file changes, and a corrupt or contradicting cache file is refused naming it.
+// checkpoint file changes or the manifest is written again, and a corrupt or contradicting cache
+// file is refused naming it.
 
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -37,27 +39,7 @@ const char* kShapes[] = {"circle", "square"};
 class RunRetrieverTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    // Images: a coloured shape per image; captions say which (test: kTestImages, train: 6).
-    const fs::path images = dir / "img";
-    fs::create_directories(images);
-    std::ofstream m(dir / "manifest.jsonl");
-    for (int i = 0; i < kTestImages + 6; ++i) {
-      const bool test = i < kTestImages;
-      const cv::Scalar bgr(37 * i % 256, 91 * i % 256, 53 * i % 256);
-      cv::Mat img(40, 40, CV_8UC3, cv::Scalar(20, 20, 20));
-      if (i % 2)
-        cv::circle(img, {20, 20}, 6 + i, bgr, -1);
-      else
-        cv::rectangle(img, {5 + i % 5, 5}, {30, 20 + i}, bgr, -1);
-      const std::string name = "img/" + std::to_string(i) + ".png";
-      ASSERT_TRUE(cv::imwrite((dir / name).string(), img));
-      const std::string c1 = std::string("a ") + kColors[i % 5] + " " + kShapes[i % 2] +
-                             " number " + std::to_string(i);
-      const std::string c2 = std::string("the ") + kShapes[i % 2] + " is " + kColors[(i + 1) % 5];
-      m << R"({"image": ")" << name << R"(", "captions": [")" << c1 << R"(", ")" << c2
-        << R"("], "split": ")" << (test ? "test" : "train") << "\"}\n";
-    }
-    m.close();
+    write_manifest(kTestImages, /*captions_swapped=*/false);
     config.benchmark = "manifest";
     config.benchmark_root = (dir / "manifest.jsonl").string();
     config.epochs = 1;
@@ -77,6 +59,31 @@ class RunRetrieverTest : public ::testing::Test {
     write_checkpoint(1);
     store.add_checkpoint(options.run_id, {1, 10, checkpoint, 0.0, 0});
     store.set_best_epoch(options.run_id, 1);
+  }
+
+  // Images: a coloured shape per image; captions say which (test: `test_images`, train: 6).
+  // `captions_swapped` writes each image's two captions in the other order.
+  void write_manifest(int test_images, bool captions_swapped) {
+    const fs::path images = dir / "img";
+    fs::create_directories(images);
+    std::ofstream m(dir / "manifest.jsonl");
+    for (int i = 0; i < test_images + 6; ++i) {
+      const bool test = i < test_images;
+      const cv::Scalar bgr(37 * i % 256, 91 * i % 256, 53 * i % 256);
+      cv::Mat img(40, 40, CV_8UC3, cv::Scalar(20, 20, 20));
+      if (i % 2)
+        cv::circle(img, {20, 20}, 6 + i, bgr, -1);
+      else
+        cv::rectangle(img, {5 + i % 5, 5}, {30, 20 + i}, bgr, -1);
+      const std::string name = "img/" + std::to_string(i) + ".png";
+      ASSERT_TRUE(cv::imwrite((dir / name).string(), img));
+      std::string c1 = std::string("a ") + kColors[i % 5] + " " + kShapes[i % 2] + " number " +
+                       std::to_string(i);
+      std::string c2 = std::string("the ") + kShapes[i % 2] + " is " + kColors[(i + 1) % 5];
+      if (captions_swapped) std::swap(c1, c2);
+      m << R"({"image": ")" << name << R"(", "captions": [")" << c1 << R"(", ")" << c2
+        << R"("], "split": ")" << (test ? "test" : "train") << "\"}\n";
+    }
   }
 
   // A tiny model with weights from `seed` written as the run's epoch-1 checkpoint.
@@ -221,6 +228,46 @@ TEST_F(RunRetrieverTest, CacheIsReusedAndInvalidatedWhenTheCheckpointChanges) {
   EXPECT_TRUE(torch::allclose(cached, ref.images, 1e-5, 1e-5));
   EXPECT_EQ(hnclip::read_split_embeddings_header(r->cache_file()).checkpoint,
             hnclip::CheckpointStamp::of(checkpoint));
+}
+
+// The cache is keyed by the manifest's path: a manifest written again (here the same counts,
+// so nothing else would notice) must be encoded again, and one with other counts too, rather
+// than refused with "delete the file".
+TEST_F(RunRetrieverTest, AManifestWrittenAgainIsEncodedAgain) {
+  std::vector<float> first;
+  {
+    auto r = RunRetriever::open(options);
+    first = r->embeddings().captions;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  write_manifest(kTestImages, /*captions_swapped=*/true);
+  std::vector<std::string> log;
+  const auto progress = [&](int64_t, int64_t total, const std::string& m) {
+    if (total == 0) log.push_back(m);
+  };
+  {
+    auto r = RunRetriever::open(options, progress);
+    EXPECT_FALSE(r->embeddings_from_cache());
+    EXPECT_NE(r->embeddings().captions, first);
+    const auto ref = reference();
+    const auto& e = r->embeddings();
+    const auto cached =
+        torch::from_blob(const_cast<float*>(e.captions.data()), {e.num_captions, e.dim}).clone();
+    EXPECT_TRUE(torch::allclose(cached, ref.captions, 1e-5, 1e-5));
+  }
+  const bool said = std::any_of(log.begin(), log.end(), [](const std::string& m) {
+    return m.find("manifest.jsonl was written again") != std::string::npos;
+  });
+  EXPECT_TRUE(said) << "the log does not say why the split is encoded again";
+  // Once encoded again, the cache serves it.
+  EXPECT_TRUE(RunRetriever::open(options)->embeddings_from_cache());
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  write_manifest(kTestImages - 2, /*captions_swapped=*/false);
+  auto r = RunRetriever::open(options);
+  EXPECT_FALSE(r->embeddings_from_cache());
+  EXPECT_EQ(r->embeddings().num_images, kTestImages - 2);
+  EXPECT_EQ(r->embeddings().num_captions, 2 * (kTestImages - 2));
 }
 
 // Runs `f`, expects EmbeddingCacheError whose message names `file` and contains `what`.
