@@ -78,6 +78,13 @@ QVariant tint(double difference) {
   return QBrush(c);
 }
 
+// A comparison's colour: none from a single pair of seeds, which has no spread and no test (a
+// colour would read as a result where there is one draw).
+QVariant tint(const PairedComparison& c) {
+  if (c.n < 2) return {};
+  return tint(c.mean_diff);
+}
+
 // A difference as shown: signed, at the tables' precision, and "+0.00" (never "-0.00") for one
 // that rounds to nothing.
 QString signed_number(double v) {
@@ -252,6 +259,7 @@ QString ExperimentGridModel::deltaText(const PairedComparison& c) {
   if (c.n == 0 || std::isnan(c.mean_diff)) return {};
   QString text = signed_number(c.mean_diff);
   if (!std::isnan(c.std_diff)) text += QStringLiteral(" ± ") + number(c.std_diff);
+  if (c.n == 1) text += tr(" (1 seed)");
   if (is_significant(c.p_two_sided, kSignificanceLevel)) text += QStringLiteral(" *");
   return text;
 }
@@ -320,6 +328,10 @@ QVariant ExperimentGridModel::toolTip(int row, int column) const {
             .arg(p_text(r.p_two_sided))
             .arg(r.improved)
             .arg(r.worse)};
+    if (r.n == 1)
+      lines << tr(
+          "no spread and no t-test: one seed pair is one draw, not a result (run more "
+          "seeds)");
     if (r.n >= 2 && r.std_diff == 0.0)
       lines << tr("no t-test: every seed differs by the same amount, so t is undefined");
     QStringList mcnemar;
@@ -334,13 +346,16 @@ QVariant ExperimentGridModel::background(int row, int column) const {
   const auto& cell = results_.cells[static_cast<size_t>(row)];
   if (is_control_role(cell.cell.role) && (column == kRole || column == kConfiguration))
     return QBrush(kControlTint);
-  if (delta_column(column)) return tint(value(row, column));
+  if (const auto dc = delta_column(column)) {
+    const auto* c = comparison(row, dc->kind);
+    return c ? tint(c->r1[dc->direction]) : QVariant();
+  }
   if (const int d = r1_direction(column); d >= 0 && cell.cell.role == kRoleMethod) {
     // The method's own R@1 coloured by its difference to the strongest control (else paired).
     const auto* c = comparison(row, "strongest");
     if (!c) c = comparison(row, "paired");
     if (!c) return {};
-    return tint(c->r1[d].mean_diff);
+    return tint(c->r1[d]);
   }
   return {};
 }

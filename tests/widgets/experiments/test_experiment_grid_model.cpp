@@ -83,6 +83,7 @@ class TestExperimentGridModel : public QObject {
   void updateOfTheSameExperimentKeepsTheSelection();
   void transferTargetsAddTwoColumnsEach();
   void differenceThatShowsAsZeroHasNoColourOrMinus();
+  void aDifferenceOfOneSeedIsMarkedAndNotColoured();
   void cellsOnDifferentTestSetsAreRankedApart();
 };
 
@@ -158,11 +159,11 @@ void TestExperimentGridModel::showsMeansStdsAndDifferences() {
   QVERIFY(text(model, 0, ExperimentGridModel::kDeltaLearntI2t).startsWith(QStringLiteral("+2.73")));
   // Controls have no differences of their own.
   QCOMPARE(text(model, 1, ExperimentGridModel::kDeltaPairedT2i), QString());
-  // One seed: no std, no test.
+  // One seed: no std, no test, and it says so.
   hnclip::PairedComparison one;
   one.n = 1;
   one.mean_diff = 0.5;
-  QCOMPARE(ExperimentGridModel::deltaText(one), QStringLiteral("+0.50"));
+  QCOMPARE(ExperimentGridModel::deltaText(one), QStringLiteral("+0.50 (1 seed)"));
   QCOMPARE(ExperimentGridModel::meanStdText(hnclip::summarize_seeds({kNaN, kNaN})), QString());
   // A difference that is not significant carries no mark.
   const auto noisy = hnclip::compare_paired({1.0, -0.5, 0.7}, {0.0, 0.0, 0.0});
@@ -238,6 +239,36 @@ void TestExperimentGridModel::differenceThatShowsAsZeroHasNoColourOrMinus() {
   QCOMPARE(text(model, 0, ExperimentGridModel::kDeltaPairedI2t), QStringLiteral("-1.06 ± 0.50"));
   QVERIFY(reddish(model.index(0, ExperimentGridModel::kDeltaPairedI2t).data(Qt::BackgroundRole)));
   QVERIFY(reddish(model.index(0, ExperimentGridModel::kR1I2t).data(Qt::BackgroundRole)));
+}
+
+// One seed per cell (a quick look before a sweep): a difference of one draw has no spread and no
+// test. It is shown as such, and neither it nor the method's R@1 is coloured as above or below.
+void TestExperimentGridModel::aDifferenceOfOneSeedIsMarkedAndNotColoured() {
+  const std::vector<FixtureCell> cells{
+      {"HN γ 0.5 · s learnt", hnclip::kRoleMethod, {{"loss_gamma", 0.5}}, {87.0}, {80.0}, {1}},
+      {"InfoNCE · s learnt", hnclip::kRolePaired, {{"loss_gamma", 0.0}}, {83.0}, {84.0}, {2}},
+  };
+  auto snap = hnclip::test::make_snapshot(1, cells);
+  hnclip::test::add_comparison(snap.results, 0, 1, "paired");
+  ExperimentGridModel model;
+  model.setResults(snap.results);
+  QCOMPARE(text(model, 0, ExperimentGridModel::kDeltaPairedT2i), QStringLiteral("+4.00 (1 seed)"));
+  QCOMPARE(text(model, 0, ExperimentGridModel::kDeltaPairedI2t), QStringLiteral("-4.00 (1 seed)"));
+  for (int column :
+       {int(ExperimentGridModel::kDeltaPairedT2i), int(ExperimentGridModel::kDeltaPairedI2t),
+        int(ExperimentGridModel::kR1T2i), int(ExperimentGridModel::kR1I2t)}) {
+    QVERIFY2(!model.index(0, column).data(Qt::BackgroundRole).isValid(),
+             qPrintable(QStringLiteral("column %1 is coloured").arg(column)));
+  }
+  QVERIFY(model.index(0, ExperimentGridModel::kDeltaPairedT2i)
+              .data(Qt::ToolTipRole)
+              .toString()
+              .contains(QStringLiteral("one seed pair is one draw")));
+  // The value itself stays available (sorting, export).
+  QCOMPARE(model.index(0, ExperimentGridModel::kDeltaPairedT2i)
+               .data(ExperimentGridModel::kValueRole)
+               .toDouble(),
+           4.0);
 }
 
 void TestExperimentGridModel::runsOfARowAndItsControl() {
