@@ -16,6 +16,7 @@
 #include "data/goal_segments.h"
 #include "distributed/process_group.h"
 #include "fault/fault_point.h"
+#include "job/git_revision.h"
 #include "job/new_run_config.h"
 #include "job/run_assets.h"
 #include "job/stale_checkpoint_files.h"
@@ -341,7 +342,7 @@ void TrainingJob::construct(const TrainConfig& config, const JobPaths& paths, Jo
   record.pid = ::getpid();
   record.host = current_host_name();
   record.config_json = nlohmann::json(s.config).dump();
-  record.git_rev = HNCLIP_GIT_REV;
+  record.git_rev = git_revision();
   record.created_at_ms = unix_time_ms();
   record.data_summary_json = s.data_summary.dump();
   s.run_id = s.store->create_run(record);
