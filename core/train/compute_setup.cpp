@@ -36,7 +36,8 @@ int blas_pool_size(int threads, const ClipConfig* model) {
 }
 
 void configure_threads(int threads, const ClipConfig* model) {
-  if (threads < 1) throw std::invalid_argument("--threads must be >= 1");
+  if (threads < 1)
+    throw std::invalid_argument("--threads must be >= 1 (got " + std::to_string(threads) + ")");
   keep_freed_memory_for_reuse();
   at::set_num_threads(threads);
   set_blas_threads(blas_pool_size(threads, model));

@@ -134,16 +134,22 @@ void from_string(const std::string& s, DeviceSpec& out) {
 void TrainConfig::validate() const {
   require(std::isfinite(loss_gamma) && loss_gamma >= 0,
           "--gamma must be finite and >= 0 (got " + shortest_decimal(loss_gamma) + ")");
-  require(std::isfinite(loss_token_weight) && loss_token_weight >= 0,
-          "--token-weight must be finite and >= 0");
+  require(
+      std::isfinite(loss_token_weight) && loss_token_weight >= 0,
+      "--token-weight must be finite and >= 0 (got " + shortest_decimal(loss_token_weight) + ")");
   require(std::isfinite(logit_scale) && logit_scale >= 0 && logit_scale <= 100,
-          "--logit-scale must be in (0, 100] (0 = keep the checkpoint's)");
+          "--logit-scale must be in (0, 100] (0 = keep the checkpoint's; got " +
+              shortest_decimal(logit_scale) + ")");
   require(epochs >= 1, "--epochs must be >= 1 (got " + std::to_string(epochs) + ")");
   require(batch_size >= 2, "--batch must be >= 2 (got " + std::to_string(batch_size) + ")");
-  require(std::isfinite(lr) && lr > 0, "--lr must be > 0");
-  require(std::isfinite(weight_decay) && weight_decay >= 0, "--weight-decay must be >= 0");
-  require(warmup_fraction >= 0 && warmup_fraction < 1, "--warmup must be in [0, 1)");
-  require(std::isfinite(grad_clip) && grad_clip >= 0, "--grad-clip must be >= 0");
+  require(std::isfinite(lr) && lr > 0,
+          "--lr must be finite and > 0 (got " + shortest_decimal(lr) + ")");
+  require(std::isfinite(weight_decay) && weight_decay >= 0,
+          "--weight-decay must be finite and >= 0 (got " + shortest_decimal(weight_decay) + ")");
+  require(warmup_fraction >= 0 && warmup_fraction < 1,
+          "--warmup must be in [0, 1) (got " + shortest_decimal(warmup_fraction) + ")");
+  require(std::isfinite(grad_clip) && grad_clip >= 0,
+          "--grad-clip must be finite and >= 0 (0 = off; got " + shortest_decimal(grad_clip) + ")");
   require(max_image_pixels >= 0,
           "--max-image-pixels must be >= 0 (0 = the default limit), got " +
               std::to_string(max_image_pixels));
@@ -154,9 +160,11 @@ void TrainConfig::validate() const {
           "--data-fraction must be in (0, 1] (got " + shortest_decimal(data_fraction) + ")");
   require(probe_every >= 0,
           "--probe-every must be >= 0 (0 = off), got " + std::to_string(probe_every));
-  require(gbar_snapshots >= 0, "--gbar-snapshots must be >= 0 (0 = off)");
-  require(threads >= 1, "--threads must be >= 1");
-  require(loader_workers >= 0, "--loader-workers must be >= 0");
+  require(gbar_snapshots >= 0,
+          "--gbar-snapshots must be >= 0 (0 = off), got " + std::to_string(gbar_snapshots));
+  require(threads >= 1, "--threads must be >= 1 (got " + std::to_string(threads) + ")");
+  require(loader_workers >= 0,
+          "--loader-workers must be >= 0 (got " + std::to_string(loader_workers) + ")");
   require(context_length >= 3 && context_length <= kMaxContextLength,
           "--context-length must be in [3, " + std::to_string(kMaxContextLength) + "] (got " +
               std::to_string(context_length) + ")");
@@ -192,7 +200,8 @@ void TrainConfig::validate() const {
           "--longclip-pca must be >= 1 (got " + std::to_string(longclip_pca_components) + ")");
   require(std::isfinite(longclip_label_smoothing) && longclip_label_smoothing >= 0 &&
               longclip_label_smoothing < 1,
-          "--longclip-smoothing must be in [0, 1)");
+          "--longclip-smoothing must be in [0, 1) (got " +
+              shortest_decimal(longclip_label_smoothing) + ")");
   require(std::isfinite(debias_keep_ratio) && debias_keep_ratio > 0 && debias_keep_ratio <= 1,
           "--debias-keep must be in (0, 1] (got " + shortest_decimal(debias_keep_ratio) + ")");
   require(

@@ -41,7 +41,7 @@ const char* const kRandomPrefix = "random:";       // model combo data: random i
 const char* const kDefaultPreset = "tiny";         // TrainConfig's model "" without --init
 
 QString flag_of(const QString& message) {
-  // Core messages start with the flag they are about ("--lr must be > 0").
+  // Core messages start with the flag they are about ("--lr must be finite and > 0 (got 0)").
   if (!message.startsWith(QStringLiteral("--"))) return {};
   const int end = message.indexOf(QLatin1Char(' '));
   return end < 0 ? message : message.left(end);
@@ -480,7 +480,8 @@ void TrainConfigForm::revalidate() {
   QString flag, message;
   bool lr_is_number = false;
   lr_->text().trimmed().toDouble(&lr_is_number);
-  if (!lr_is_number) {  // said before the core's "--lr must be > 0", which would hide the cause
+  if (!lr_is_number) {  // said before the core's "--lr must be finite and > 0", which would hide
+                        // the cause
     flag = QStringLiteral("--lr");
     message = tr("--lr: '%1' is not a number (write e.g. 5e-5)").arg(lr_->text().trimmed());
   }

@@ -193,6 +193,18 @@ TEST(TrainConfig, ARefusedNumberIsQuotedAsTyped) {
   c.data_fraction = -1e-9;
   expect_refused(c, "--data-fraction must be in (0, 1] (got -1e-09)");
   c = TrainConfig();
+  c.lr = std::nan("");  // a --config file's or the form's value, not only a typed flag
+  expect_refused(c, "--lr must be finite and > 0 (got nan)");
+  c = TrainConfig();
+  c.warmup_fraction = 1;
+  expect_refused(c, "--warmup must be in [0, 1) (got 1)");
+  c = TrainConfig();
+  c.grad_clip = -0.5;
+  expect_refused(c, "--grad-clip must be finite and >= 0 (0 = off; got -0.5)");
+  c = TrainConfig();
+  c.threads = 0;
+  expect_refused(c, "--threads must be >= 1 (got 0)");
+  c = TrainConfig();
   c.hn = false;
   c.loss_gamma = 0.25;
   expect_refused(c,
