@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <sstream>
 #include <utility>
 
 #include "store/little_endian_blob.h"
+#include "text/fnv1a_hash.h"
 
 namespace hnclip {
 
@@ -21,8 +21,6 @@ constexpr char kMagic[8] = {'H', 'N', 'S', 'P', 'L', 'E', 'M', 'B'};
 constexpr uint32_t kVersion = 1;
 constexpr uint32_t kMaxStringBytes = 1u << 20;    // a path or key longer than this is corruption
 constexpr int64_t kMaxCount = int64_t{1} << 32;   // images, captions or dim beyond this: corruption
-constexpr uint64_t kFnvOffset = 1469598103934665603ull;
-constexpr uint64_t kFnvPrime = 1099511628211ull;
 
 void put_u64(std::string& out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
@@ -149,14 +147,8 @@ std::string split_embeddings_path(const std::string& cache_dir, const std::strin
   std::error_code ec;
   const auto abs = fs::absolute(checkpoint_path, ec);
   const std::string key = (ec ? checkpoint_path : abs.lexically_normal().string()) + '\n' + dataset_key;
-  uint64_t h = kFnvOffset;
-  for (unsigned char c : key) h = (h ^ c) * kFnvPrime;
-  std::ostringstream name;
-  name << std::hex;
-  name.width(16);
-  name.fill('0');
-  name << h;
-  return (fs::path(cache_dir) / "split-embeddings" / (name.str() + ".bin")).string();
+  return (fs::path(cache_dir) / "split-embeddings" / (Fnv1aHash().add(key).hex() + ".bin"))
+      .string();
 }
 
 void write_split_embeddings(const std::string& file, const SplitEmbeddings& e) {
