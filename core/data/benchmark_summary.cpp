@@ -1,10 +1,30 @@
 #include "data/benchmark_summary.h"
 
+#include <filesystem>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "text/fnv1a_hash.h"
+
 namespace hnclip {
+
+nlohmann::json split_summary(const std::vector<Sample>& samples, const std::string& root) {
+  size_t captions = 0;
+  // Paths relative to the root, so that a data set folder moved whole keeps its fingerprint; a
+  // 0 byte ends every field, which no path or caption holds.
+  Fnv1aHash fingerprint;
+  const std::string_view end_of_field("\0", 1);
+  for (const auto& s : samples) {
+    captions += s.captions.size();
+    const auto relative = std::filesystem::path(s.image).lexically_relative(root);
+    fingerprint.add(relative.empty() ? s.image : relative.string()).add(end_of_field);
+    for (const auto& c : s.captions) fingerprint.add(c).add(end_of_field);
+    fingerprint.add("\n");
+  }
+  return {{"images", samples.size()}, {"captions", captions}, {"fingerprint", fingerprint.hex()}};
+}
 
 nlohmann::json benchmark_summary(const Benchmark& benchmark) {
   // ordered_json would keep split order, but the store and readers use plain json; the order
@@ -12,10 +32,7 @@ nlohmann::json benchmark_summary(const Benchmark& benchmark) {
   nlohmann::json splits = nlohmann::json::object();
   nlohmann::json order = nlohmann::json::array();
   for (const auto& name : benchmark.splits()) {
-    size_t captions = 0;
-    const auto samples = benchmark.split(name);
-    for (const auto& s : samples) captions += s.captions.size();
-    splits[name] = {{"images", samples.size()}, {"captions", captions}};
+    splits[name] = split_summary(benchmark.split(name), benchmark.root());
     order.push_back(name);
   }
   return {{"benchmark", benchmark.name()}, {"root", benchmark.root()}, {"splits", splits},
@@ -41,6 +58,46 @@ std::string describe_benchmark_summary(const nlohmann::json& summary) {
     first = false;
   }
   return line;
+}
+
+namespace {
+
+// "142 images, 142 captions" of a split's summary.
+std::string counts_text(const nlohmann::json& split) {
+  return std::to_string(split.value("images", int64_t{0})) + " images, " +
+         std::to_string(split.value("captions", int64_t{0})) + " captions";
+}
+
+}  // namespace
+
+std::string split_difference(const nlohmann::json& stored, const nlohmann::json& now,
+                             const std::string& split) {
+  const auto split_of = [&split](const nlohmann::json& summary) -> const nlohmann::json* {
+    if (!summary.is_object() || !summary.contains("splits") || !summary["splits"].is_object())
+      return nullptr;
+    const auto& splits = summary["splits"];
+    const auto it = splits.find(split);
+    return it != splits.end() && it->is_object() ? &*it : nullptr;
+  };
+  const nlohmann::json* was = split_of(stored);
+  if (!was) return "";
+  const nlohmann::json* is = split_of(now);
+  if (!is) return "is gone (it held " + counts_text(*was) + ")";
+  const auto count = [](const nlohmann::json& s, const char* key) {
+    const auto it = s.find(key);
+    return it != s.end() && it->is_number_integer() ? it->get<int64_t>() : int64_t{-1};
+  };
+  if (count(*was, "images") != count(*is, "images") ||
+      count(*was, "captions") != count(*is, "captions")) {
+    return "holds " + counts_text(*is) + ", not the " + counts_text(*was) + " it held";
+  }
+  const auto fingerprint = [](const nlohmann::json& s) {
+    const auto it = s.find("fingerprint");
+    return it != s.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (!fingerprint(*was).empty() && fingerprint(*was) != fingerprint(*is))
+    return "holds other images or captions (the same " + counts_text(*is) + ")";
+  return "";
 }
 
 }  // namespace hnclip

@@ -2,10 +2,14 @@
 // What a benchmark holds, split by split, as stored with a run (runs.data_summary_json) and
 // printed when a run starts:
 //   {"benchmark": "docci", "root": "/data/docci",
-//    "splits": {"train": {"images": 9647, "captions": 9647}, "test": {...}, ...}}
+//    "splits": {"train": {"images": 9647, "captions": 9647, "fingerprint": "3f…"}, ...}}
+// A split's fingerprint is FNV-1a over its samples in order: each image's path relative to the
+// root and its captions. It tells a run's split from the one a rewritten manifest holds now (the
+// same path, other captions or images), not an image file rewritten in place.
 // Thread-safe (reads the benchmark's const methods only).
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -15,7 +19,19 @@ namespace hnclip {
 
 nlohmann::json benchmark_summary(const Benchmark& benchmark);
 
+// One split's entry of that summary, from its samples and the benchmark's root:
+// {"images": N, "captions": M, "fingerprint": "…"} (what SplitCatalog holders compare).
+nlohmann::json split_summary(const std::vector<Sample>& samples, const std::string& root);
+
 // One line for people: "docci at /data/docci: train 9647 images, 9647 captions; test ...".
 std::string describe_benchmark_summary(const nlohmann::json& summary);
+
+// How split `split` of summary `now` differs from the same split in `stored` (a run's summary),
+// for a sentence: "holds 70 images, 70 captions, not the 142 images, 142 captions it held", or
+// "holds other images or captions (the same counts)". Empty when they agree, and when `stored`
+// cannot say (a summary of a run recorded before fingerprints is compared by its counts only; one
+// without the split, by nothing).
+std::string split_difference(const nlohmann::json& stored, const nlohmann::json& now,
+                             const std::string& split);
 
 }  // namespace hnclip

@@ -15,7 +15,8 @@ void check_index(int64_t i, int64_t n, const char* what) {
 }
 }  // namespace
 
-SplitCatalog::SplitCatalog(std::vector<Sample> samples) : samples_(std::move(samples)) {
+SplitCatalog::SplitCatalog(std::vector<Sample> samples, std::string root)
+    : samples_(std::move(samples)), root_(std::move(root)) {
   image_captions_.resize(samples_.size());
   for (size_t i = 0; i < samples_.size(); ++i) {
     if (samples_[i].captions.empty()) throw DataError("image " + samples_[i].image + " has no caption");
@@ -39,7 +40,7 @@ SplitCatalog SplitCatalog::open(const BenchmarkSpec& spec, const std::string& sp
     throw DataError("benchmark " + benchmark->name() + " at " + benchmark->root() + " has no split \"" + split +
                     "\" (it has: " + names + ")");
   }
-  return SplitCatalog(benchmark->split(split));
+  return SplitCatalog(benchmark->split(split), benchmark->root());
 }
 
 const std::string& SplitCatalog::caption_text(int64_t caption) const {

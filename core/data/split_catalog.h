@@ -18,8 +18,9 @@ namespace hnclip {
 class SplitCatalog {
  public:
   SplitCatalog() = default;
-  // Throws DataError naming the image when a sample has no caption.
-  explicit SplitCatalog(std::vector<Sample> samples);
+  // Throws DataError naming the image when a sample has no caption. `root`: the benchmark's
+  // (Benchmark::root), which split_summary takes image paths relative to.
+  explicit SplitCatalog(std::vector<Sample> samples, std::string root = "");
 
   // Opens the benchmark (generating the built-in one if needed) and reads `split`. Throws what
   // open_benchmark throws, and DataError for an unknown split (naming it and the known ones).
@@ -36,9 +37,12 @@ class SplitCatalog {
   // The image path of a caption's image (its ground truth in text-to-image retrieval).
   const std::string& caption_image_path(int64_t caption) const;
   const Sample& sample(int64_t image) const;
+  const std::vector<Sample>& samples() const { return samples_; }
+  const std::string& root() const { return root_; }
 
  private:
   std::vector<Sample> samples_;
+  std::string root_;
   std::vector<int64_t> caption_image_;                // caption -> image
   std::vector<std::vector<int64_t>> image_captions_;  // image -> its captions
 };

@@ -3,11 +3,13 @@
 #include <torch/torch.h>
 
 #include "data/batch_loader.h"
+#include "data/benchmark_summary.h"
 #include "eval/caption_consensus.h"
 #include "job/run_assets.h"
 #include "job/run_benchmark_spec.h"
 #include "job/run_checkpoint.h"
 #include "job/stored_run_config.h"
+#include "job/unchanged_run_data.h"
 #include "store/run_store.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
@@ -59,6 +61,18 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
 
   configure_threads(config.threads);
   auto assets = build_run_assets(config, paths.cache_dir, chosen.path, log, "--split");
+  if (!transfer) {
+    const std::string id = std::to_string(run_id);
+    refuse_changed_run_data(
+        run, benchmark_data_label(run_benchmark_spec(own, paths.cache_dir)),
+        benchmark_summary(*assets.benchmark), {own.test_split},
+        "Nothing was evaluated or stored: the run's recall is of the earlier data. To measure "
+        "run " +
+            id +
+            " on the data as it is now, copy it under another name and evaluate that as a "
+            "transfer (hnclip eval " +
+            id + " --data COPY).");
+  }
   configure_threads(config.threads, &assets.model->config());  // the BLAS pool for this model
   load_checkpoint_weights(chosen.path, assets.model);
   const auto device = resolve_device(to_string(config.device));

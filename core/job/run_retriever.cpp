@@ -7,11 +7,13 @@
 #include <mutex>
 
 #include "data/batch_loader.h"
+#include "data/benchmark_summary.h"
 #include "job/caption_geometry_job.h"
 #include "job/run_assets.h"
 #include "job/run_benchmark_spec.h"
 #include "job/run_checkpoint.h"
 #include "job/stored_run_config.h"
+#include "job/unchanged_run_data.h"
 #include "store/run_store.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
@@ -98,9 +100,11 @@ std::unique_ptr<RunRetriever> RunRetriever::open(const RunRetrieverOptions& o, c
     if (progress) progress(0, 0, m);
   };
   TrainConfig config;
+  RunRecord run;
   {
     RunStore store(o.database);
     const auto chosen = choose_run_checkpoint(store, o.database, o.run_id, o.epoch < 0 ? "best" : std::to_string(o.epoch));
+    run = chosen.run;
     config = stored_run_config(chosen.run);
     if (!chosen.note.empty()) log(chosen.note);
     impl->epoch = chosen.checkpoint.epoch;
@@ -109,6 +113,11 @@ std::unique_ptr<RunRetriever> RunRetriever::open(const RunRetrieverOptions& o, c
   if (cancel && cancel->load()) throw RetrievalCancelled("run " + std::to_string(o.run_id) + ": cancelled");
   log("run " + std::to_string(o.run_id) + ": loading checkpoint " + impl->checkpoint);
   auto assets = build_run_assets(config, o.cache_dir, impl->checkpoint, log);
+  // The tab shows the run's stored ranks beside the split's captions and images: of one data set.
+  refuse_changed_run_data(run, benchmark_data_label(run_benchmark_spec(config, o.cache_dir)),
+                          benchmark_summary(*assets.benchmark), {config.test_split},
+                          "Its stored ranks are of the earlier data, so it is not shown beside "
+                          "the data as it is now; put the data back as it was to browse it.");
   load_checkpoint_weights(impl->checkpoint, assets.model);
   impl->device = resolve_device(o.device);
   impl->model = assets.model;

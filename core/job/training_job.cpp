@@ -19,9 +19,11 @@
 #include "job/git_revision.h"
 #include "job/new_run_config.h"
 #include "job/run_assets.h"
+#include "job/run_benchmark_spec.h"
 #include "job/stale_checkpoint_files.h"
 #include "job/stored_best_epoch.h"
 #include "job/stored_run_config.h"
+#include "job/unchanged_run_data.h"
 #include "job/workbench_paths.h"
 #include "model/make_clip_model.h"
 #include "store/host_process.h"
@@ -438,6 +440,11 @@ std::unique_ptr<TrainingJob> TrainingJob::resume_recorded(int64_t run_id, const 
     if (std::filesystem::exists(c.path)) last = c;
   }
   s.prepare(last ? last->path : "");
+  refuse_changed_run_data(*run, benchmark_data_label(run_benchmark_spec(s.config, paths.cache_dir)),
+                          s.data_summary,
+                          {s.config.train_split, s.config.test_split, s.config.val_split},
+                          "Resuming would train and select one run on two data sets; nothing was "
+                          "changed. Put the data back as it was, or train a new run on it.");
   if (last) {
     s.start.completed_epochs = last->epoch;
     s.start.completed_steps = last->step;

@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -629,6 +630,78 @@ TEST_F(Cli, TheSummaryPutsTheStartBesideTheBestEpoch) {
   auto j = json::parse(hnclip(small_train() + " --epochs 1 --json" + common()).out);
   EXPECT_EQ(j["start"], json::parse(hnclip("show 2 --json" + common()).out)["start"]);
   EXPECT_EQ(j["start"]["t2i"].size(), 5u);  // R@1 … R@50, as `show` has them
+}
+
+// A manifest rewritten after a run still opens under the run's stored path. `eval` replaced the
+// run's stored epoch recall with a number on the other data (70 of the 142 test images here; the
+// start row and the data summary still said 142), and the best epoch was then chosen across both;
+// `resume` trained one run on two data sets. Both are refused, nothing is stored, and the run
+// evaluates again once the file is put back.
+TEST_F(Cli, ADataSetChangedAfterTheRunIsRefusedByEvalAndResume) {
+  ASSERT_EQ(hnclip("benchmark --benchmark-size small" + common()).code, 0);
+  fs::path generated;
+  for (const auto& e : fs::recursive_directory_iterator(dir / "cache"))
+    if (e.path().filename() == "manifest.jsonl") generated = e.path();
+  ASSERT_FALSE(generated.empty());
+  std::vector<json> samples;
+  {
+    std::ifstream in(generated);
+    for (std::string line; std::getline(in, line);) {
+      auto j = json::parse(line);
+      if (j["split"] != "pretrain") samples.push_back(j);
+    }
+  }
+  const fs::path data = generated.parent_path() / "data.jsonl";
+  const auto write = [&](const std::vector<json>& lines) {
+    std::ofstream out(data, std::ios::trunc);
+    for (const auto& j : lines) out << j.dump() << "\n";
+  };
+  write(samples);
+  auto trained =
+      hnclip("train --benchmark manifest --data " + data.string() +
+             " --epochs 2 --batch 32 --lr 1e-3 --threads 1 --probe-every 0 --json" + common());
+  ASSERT_EQ(trained.code, 0) << trained.err;
+  const auto before = json::parse(hnclip("show 1 --json" + common()).out)["evaluations"];
+  const std::string label = "run 1 was trained and tested on manifest " + data.string() +
+                            ", which has changed since: its test split ";
+
+  auto edited = samples;  // one test caption says something else: the same counts
+  for (auto& j : edited) {
+    if (j["split"] == "test") {
+      j["captions"][0] = "a caption written after the run";
+      break;
+    }
+  }
+  write(edited);
+  expect_one_line_error(hnclip("eval 1" + common()), 2,
+                        label +
+                            "holds other images or captions (the same 142 images, 142 "
+                            "captions). Nothing was evaluated or stored");
+  {
+    hnclip::RunStore store(db());
+    store.set_status(1, hnclip::RunStatus::Stopped, "stopped by the test");
+  }
+  expect_one_line_error(hnclip("train --resume 1" + common()), 2,
+                        label +
+                            "holds other images or captions (the same 142 images, 142 "
+                            "captions). Resuming would train");
+
+  std::vector<json> fewer;  // half the test images gone
+  int test_lines = 0;
+  for (const auto& j : samples)
+    if (j["split"] != "test" || test_lines++ % 2 == 0) fewer.push_back(j);
+  write(fewer);
+  expect_one_line_error(hnclip("eval 1" + common()), 2,
+                        label +
+                            "holds 71 images, 71 captions, not the 142 images, 142 captions "
+                            "it held.");
+  EXPECT_EQ(json::parse(hnclip("show 1 --json" + common()).out)["evaluations"], before)
+      << "a refused evaluation stored nothing";
+
+  write(samples);  // put back: the same run evaluates to its stored recall
+  auto again = hnclip("eval 1 --json" + common());
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out)["t2i"], json::parse(trained.out)["t2i"]);
 }
 
 // Two databases in one folder each number their runs from 1. Their checkpoints were both kept in

@@ -2,8 +2,12 @@
 
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
+#include "data/benchmark_summary.h"
 #include "job/caption_geometry_job.h"
 #include "job/run_benchmark_spec.h"
+#include "job/unchanged_run_data.h"
 #include "job/workbench_paths.h"
 #include "train/train_config.h"
 
@@ -19,10 +23,14 @@ RetrievalQueries load_retrieval_queries(const std::string& database, const std::
   q.direction = direction;
   std::string config_json, split;
   RunStore store(database);
+  std::vector<RunRecord> runs;
   {
-    const auto run = store.find_run(run_a);
-    if (!run) throw StoreError(database + ": run " + std::to_string(run_a) + " does not exist");
-    config_json = run->config_json;
+    for (const int64_t id : {run_a, run_b}) {
+      auto run = store.find_run(id);
+      if (!run) throw StoreError(database + ": run " + std::to_string(id) + " does not exist");
+      runs.push_back(std::move(*run));
+    }
+    config_json = runs.front().config_json;
     split = parse_train_config(config_json).test_split;
     q.ranks_a = store.query_ranks(run_a, epoch_a, split, direction);
     q.ranks_b = store.query_ranks(run_b, epoch_b, split, direction);
@@ -34,6 +42,20 @@ RetrievalQueries load_retrieval_queries(const std::string& database, const std::
         SplitCatalog::open(run_benchmark_spec(c, cache_dir), c.test_split, progress));
   }
   q.catalog = std::move(catalog);
+  {
+    // The stored ranks number the captions and images of the split the runs were tested on; the
+    // file at the same path may hold another split now (a manifest written again since).
+    const TrainConfig c = parse_train_config(config_json);
+    const nlohmann::json now = {
+        {"splits", {{c.test_split, split_summary(q.catalog->samples(), q.catalog->root())}}}};
+    for (const auto& run : runs) {
+      refuse_changed_run_data(run, benchmark_data_label(run_benchmark_spec(c, cache_dir)), now,
+                              {c.test_split},
+                              "Its stored ranks are of the earlier data, so they are not shown "
+                              "beside the data as it is now; put the data back as it was to "
+                              "browse them.");
+    }
+  }
 
   // Stored caption neighbours, if the split's geometry was computed under one of these encoders.
   const TrainConfig c = parse_train_config(config_json);

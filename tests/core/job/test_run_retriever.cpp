@@ -270,6 +270,28 @@ TEST_F(RunRetrieverTest, AManifestWrittenAgainIsEncodedAgain) {
   EXPECT_EQ(r->embeddings().num_captions, 2 * (kTestImages - 2));
 }
 
+// A run recorded with a data summary (as `train` writes it) whose test split is no longer the one
+// its manifest path holds: the tab would show its stored ranks beside other captions, so the run
+// is refused naming how the split changed; a summary that agrees opens.
+TEST_F(RunRetrieverTest, ARunWhoseTestSplitChangedIsRefused) {
+  hnclip::RunStore store(options.database);
+  nlohmann::json summary = {
+      {"splits", {{"test", {{"images", kTestImages}, {"captions", 2 * kTestImages}}}}}};
+  store.set_data_summary(options.run_id, summary.dump());
+  EXPECT_NO_THROW(RunRetriever::open(options));
+  summary["splits"]["test"]["images"] = kTestImages + 1;
+  store.set_data_summary(options.run_id, summary.dump());
+  try {
+    RunRetriever::open(options);
+    ADD_FAILURE() << "a run whose test split changed was opened";
+  } catch (const hnclip::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("its test split holds 10 images, 20 captions, not the 11 "
+                                         "images, 20 captions it held"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // Runs `f`, expects EmbeddingCacheError whose message names `file` and contains `what`.
 template <typename F>
 void expect_cache_error(F f, const std::string& file, const std::string& what) {

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include <QImage>
 #include <QPainter>
 #include <QtTest>
@@ -109,6 +111,39 @@ class TestRetrievalLoader : public QObject {
     QCOMPARE(q.direction, std::string("i2t"));
     QCOMPARE(q.ranks_b.size(), size_t{kImages});
     QCOMPARE(q.ranks_b.front().rank, int64_t{2});
+  }
+
+  // A run whose recorded test split differs from the one its manifest path holds now (written
+  // again since): its stored ranks number other captions, and are refused rather than shown
+  // beside the new ones. A summary that agrees (here by counts, as an older run's) loads.
+  void ranksOfARunWhoseDataChangedAreRefused() {
+    hnclip::RunStore store(db_.toStdString());
+    const int64_t changed = add_ranked_run(store, "C", dir_->path() / "manifest.jsonl", 3000, 1);
+    const auto summary = [](const std::string& fingerprint) {
+      nlohmann::json test = {{"images", kImages}, {"captions", 2 * kImages}};
+      if (!fingerprint.empty()) test["fingerprint"] = fingerprint;
+      return nlohmann::json{{"splits", {{"test", test}}}}.dump();
+    };
+    store.set_data_summary(changed, summary("0123456789abcdef"));
+    RetrievalLoader loader(db_, cache_);
+    QSignalSpy loaded(&loader, &RetrievalLoader::queriesLoaded);
+    QSignalSpy failed(&loader, &RetrievalLoader::queriesFailed);
+    auto r = request("t2i");
+    r.run_a = changed;
+    loader.loadQueries(r);
+    QTRY_VERIFY_WITH_TIMEOUT(loaded.count() + failed.count() == 1 && !loader.isBusy(), kWaitMs);
+    QCOMPARE(loaded.count(), 0);
+    const QString error = failed.at(0).at(0).toString();
+    QVERIFY2(
+        error.contains(QStringLiteral("run %1 was trained and tested on manifest ").arg(changed)) &&
+            error.contains(QStringLiteral("its test split holds other images or captions")),
+        qPrintable(error));
+
+    store.set_data_summary(changed, summary(""));
+    loader.loadQueries(r);
+    QTRY_VERIFY_WITH_TIMEOUT(loaded.count() == 1 && !loader.isBusy(), kWaitMs);
+    QCOMPARE(failed.count(), 1);
+    store.delete_run(changed);
   }
 
   void destroyedMidLoadDeliversNothing() {
