@@ -180,8 +180,8 @@ void ExperimentsPanel::buildLayout() {
   auto* actions = new QHBoxLayout;
   auto* legend = new QLabel(
       tr("Δ: method − control R@1 in points, paired by seed; * significant at α = %1 (paired t, "
-         "two-sided). Green: above the control, red: below. Best mean per R@1 column bold, second "
-         "underlined; controls in italics.")
+         "two-sided). Green: above the control, red: below (over two seeds or more). Best mean "
+         "per R@1 column bold, second underlined; controls in italics.")
           .arg(kSignificanceLevel),
       middle);
   legend->setWordWrap(true);
