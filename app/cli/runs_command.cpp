@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -106,8 +107,11 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
     }
     nlohmann::json ckpts = nlohmann::json::array();
     for (const auto& c : store.checkpoints(r.id))
-      ckpts.push_back(
-          {{"epoch", c.epoch}, {"step", c.step}, {"path", c.path}, {"mean_r1", c.mean_r1}});
+      ckpts.push_back({{"epoch", c.epoch},
+                       {"step", c.step},
+                       {"path", c.path},
+                       {"mean_r1", c.mean_r1},
+                       {"exists", std::filesystem::is_regular_file(c.path)}});
     j["checkpoints"] = ckpts;
     j["steps"] = store.step_metrics(r.id).size();
     nlohmann::json snaps = nlohmann::json::array();
@@ -257,6 +261,7 @@ CommandAction add_show_command(CLI::App& app) {
     }
     for (const auto& c : j["checkpoints"])
       std::cout << "  checkpoint epoch " << c["epoch"] << ": " << c["path"].get<std::string>()
+                << (c["exists"].get<bool>() ? "" : " (missing: eval, export and resume of it fail)")
                 << "\n";
     return kExitOk;
   };

@@ -632,6 +632,28 @@ TEST_F(Cli, TheSummaryPutsTheStartBesideTheBestEpoch) {
   EXPECT_EQ(j["start"]["t2i"].size(), 5u);  // R@1 … R@50, as `show` has them
 }
 
+// `show` listed a checkpoint whose file had been deleted like any other; only eval or export said
+// it was missing. It says so beside the path, and --json has "exists".
+TEST_F(Cli, ShowSaysWhichCheckpointFilesAreMissing) {
+  ASSERT_EQ(hnclip(small_train() + " --probe-every 0 --json" + common()).code, 0);
+  const auto shown = json::parse(hnclip("show 1 --json" + common()).out)["checkpoints"];
+  ASSERT_EQ(shown.size(), 2u);
+  EXPECT_TRUE(shown[0]["exists"].get<bool>());
+  const std::string gone = shown[0]["path"];
+  fs::remove(gone);
+  const auto after = json::parse(hnclip("show 1 --json" + common()).out)["checkpoints"];
+  EXPECT_FALSE(after[0]["exists"].get<bool>());
+  EXPECT_TRUE(after[1]["exists"].get<bool>());
+  const auto text = hnclip("show 1" + common()).out;
+  EXPECT_NE(text.find("  checkpoint epoch 1: " + gone +
+                      " (missing: eval, export and resume of it fail)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  checkpoint epoch 2: " + after[1]["path"].get<std::string>() + "\n"),
+            std::string::npos)
+      << text;
+}
+
 // A manifest rewritten after a run still opens under the run's stored path. `eval` replaced the
 // run's stored epoch recall with a number on the other data (70 of the 142 test images here; the
 // start row and the data summary still said 142), and the best epoch was then chosen across both;
