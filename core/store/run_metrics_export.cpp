@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/csv_field.h"
+#include "text/shortest_decimal.h"
 
 namespace hnclip {
 
@@ -30,13 +30,7 @@ std::string extension_of(const std::string& path) {
 }
 
 // Shortest decimal text that reads back to the same double; "" for NaN, "inf"/"-inf".
-std::string number_text(double v) {
-  if (std::isnan(v)) return "";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
-}
+std::string number_text(double v) { return std::isnan(v) ? std::string() : shortest_decimal(v); }
 
 nlohmann::json number_json(double v) {
   if (std::isnan(v)) return nullptr;
