@@ -248,12 +248,13 @@ CommandAction add_sweep_command(CLI::App& app) {
         spec.axes.push_back(std::move(axis));
       }
     }
-    if (!o->seeds.empty()) spec.seeds = number_list<uint64_t>(o->seeds, "--seeds");
+    // Given empty (`--seeds "$SEEDS"` with nothing in it) is refused below, not read as 1,2,3.
+    if (cmd->count("--seeds") > 0) spec.seeds = number_list<uint64_t>(o->seeds, "--seeds");
     if (cmd->count("--parallel") > 0) spec.parallel = o->parallel;
     if (!o->config.name.empty()) spec.name = o->config.name;  // --name names the experiment
     if (spec.name.empty()) spec.name = "sweep";
     if (o->no_controls) spec.controls = false;
-    if (!o->control_scales.empty())
+    if (cmd->count("--control-scales") > 0)
       spec.control_scales = number_list<double>(o->control_scales, "--control-scales");
     if (cmd->count("--select") > 0 || o->config_file.empty()) spec.selection = o->select;
 

@@ -285,6 +285,11 @@ ExperimentPlan expand_experiment(const ExperimentSpec& spec, bool confirmed) {
   for (const auto& axis : spec.axes) {
     require(seen.insert(axis.key).second, "--set " + axis.key + " is given twice");
     require(!axis.values.empty(), "--set " + axis.key + ": the axis has no values (empty grid)");
+    // A value twice would be one cell (cells are distinct configurations) and look like two.
+    for (size_t i = 0; i < axis.values.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        require(axis.values[i] != axis.values[j],
+                "--set " + axis.key + ": the value " + axis.values[i].dump() + " is given twice");
     if (axis.key == "seed") {
       seeds.clear();
       for (const auto& v : axis.values) seeds.push_back(seed_value(v, "--set seed"));

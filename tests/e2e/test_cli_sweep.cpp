@@ -158,6 +158,12 @@ TEST_F(CliSweep, BadInputIsRefusedBeforeAnythingIsStored) {
   expect_one_line_error(hnclip(base + " --name 'two\nlines'"), 2,
                         "the experiment's name (--name, or the file's \"name\") must be one line");
   expect_one_line_error(hnclip(base + " --seeds 1,x"), 2, "--seeds 1,x: 'x'");
+  // Given empty (an unset shell variable): refused, not read as the default 1,2,3.
+  expect_one_line_error(hnclip(base + " --seeds ''"), 2, "--seeds: no values");
+  expect_one_line_error(hnclip(base + " --control-scales ''"), 2, "--control-scales: no values");
+  // A value twice made one cell that the command line had asked for twice.
+  expect_one_line_error(hnclip(base + " --set loss_gamma=0.5,0.50"), 2,
+                        "--set loss_gamma: the value 0.5 is given twice");
   expect_one_line_error(hnclip(base + " --seed 3"), 2, "--seeds");
   expect_one_line_error(hnclip(base + " --set lr=1e-4,2e-4,3e-4,4e-4,5e-4,6e-4,7e-4 --set "
                                       "batch_size=8,16,32,64,128,256,512,1024,2048,4096"),
