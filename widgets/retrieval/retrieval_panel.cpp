@@ -149,7 +149,7 @@ QWidget* RetrievalPanel::buildQueryList() {
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export query list"), QStringLiteral("queries.csv"), tr("CSV (*.csv)"));
     QString error;
-    if (!path.isEmpty() && !exportCsv(path, &error)) status_->setText(error);
+    if (!path.isEmpty() && !exportCsv(path, &error)) setStatus(error);
   });
   auto* left = new QWidget(this);
   auto* lv = new QVBoxLayout(left);
@@ -180,7 +180,7 @@ QWidget* RetrievalPanel::buildViewSide() {
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export side-by-side view"), QStringLiteral("retrieval.png"), tr("PNG (*.png)"));
     QString error;
-    if (!path.isEmpty() && !exportPng(path, &error)) status_->setText(error);
+    if (!path.isEmpty() && !exportPng(path, &error)) setStatus(error);
   });
   view_ = new RetrievalView(thumbs_, this);
   auto* scroll = new QScrollArea(this);
@@ -243,7 +243,7 @@ void RetrievalPanel::connectLoader() {
   connect(loader_, &RetrievalLoader::runsLoaded, this, &RetrievalPanel::onRunsLoaded);
   connect(loader_, &RetrievalLoader::runsFailed, this, [this](const QString& error) {
     last_error_ = error;
-    status_->setText(error);
+    setStatus(error);
   });
   connect(loader_, &RetrievalLoader::queriesLoaded, this, &RetrievalPanel::onQueriesLoaded);
   connect(loader_, &RetrievalLoader::queriesFailed, this, &RetrievalPanel::onQueriesFailed);
@@ -309,15 +309,29 @@ void RetrievalPanel::onSelectionChanged() {
 
 void RetrievalPanel::onQueriesFailed(const QString& error) {
   last_error_ = error;
-  status_->setText(last_error_);
+  setStatus(last_error_);
+  // Nothing can be compared: the reason goes where it can be read whole, not only into the
+  // status line (which elides it and is overwritten by the next message).
+  model_->setRows({}, QStringLiteral("A"), QStringLiteral("B"));
+  updateCounts();
+  warning_label_->setText(error);
+  warning_label_->setVisible(true);
+  view_->clear(tr("The stored ranks cannot be shown: see the message above."));
 }
+
+void RetrievalPanel::setStatus(const QString& text) {
+  status_->setText(text);
+  status_->setToolTip(text);
+}
+
+QString RetrievalPanel::statusText() const { return status_->text(); }
 
 void RetrievalPanel::onQueriesLoaded(const RetrievalQueries& queries) {
   content_ = RetrievalContent(queries);
   model_->setRows(content_.queryRows(), runName(runA(), QStringLiteral("A")),
                   runName(runB(), QStringLiteral("B")));
   updateCounts();
-  status_->setText(tr("%1 queries").arg(model_->rowCount()));
+  setStatus(tr("%1 queries").arg(model_->rowCount()));
   emit queriesLoaded();
   // A reload (tab shown again, other epoch or direction) keeps what the view shows.
   if (showing_adhoc_ && adhoc_)
@@ -398,11 +412,11 @@ void RetrievalPanel::onRetrieversLoaded(const RetrieverErrors& errors, bool canc
     lines << tr("run %1 epoch %2: %3").arg(key.first).arg(key.second).arg(e);
   if (!lines.isEmpty()) {
     last_error_ = lines.join(QStringLiteral("; "));
-    status_->setText(tr("scores unavailable — %1").arg(last_error_));
+    setStatus(tr("scores unavailable — %1").arg(last_error_));
   } else if (cancelled) {
-    status_->setText(tr("loading embeddings cancelled"));
+    setStatus(tr("loading embeddings cancelled"));
   } else {
-    status_->setText(tr("embeddings ready"));
+    setStatus(tr("embeddings ready"));
   }
 }
 
@@ -504,7 +518,7 @@ void RetrievalPanel::runAdhocQuery(const QString& text) {
 
 void RetrievalPanel::onAdhocFinished(std::shared_ptr<const RetrievalAdhocResult> result) {
   adhoc_ = std::move(result);
-  status_->setText(adhoc_->error.isEmpty() ? tr("ad-hoc query done") : adhoc_->error);
+  setStatus(adhoc_->error.isEmpty() ? tr("ad-hoc query done") : adhoc_->error);
   if (showing_adhoc_) showAdhoc();
   emit adhocFinished();
 }
@@ -525,7 +539,7 @@ void RetrievalPanel::setProgress(qint64 done, qint64 total, const QString& messa
   } else {
     progress_->setRange(0, 0);  // busy indicator
   }
-  if (!message.isEmpty()) status_->setText(message);
+  if (!message.isEmpty()) setStatus(message);
 }
 
 bool RetrievalPanel::isBusy() const { return loader_->isBusy(); }

@@ -92,6 +92,8 @@ class RetrievalPanel : public QWidget, public WorkbenchTab {
   bool isBusy() const;
   bool retrieversReady() const;  // both runs' embeddings are loaded
   QString warning() const;       // "" or why the two runs are not compared
+  // The status line's whole text (the line itself may be elided).
+  QString statusText() const;
   QString lastError() const { return last_error_; }
   int queryCount() const;  // rows of the query list (all of them, not only those the filter shows)
   QueryListModel* queryModel() { return model_; }
@@ -143,6 +145,8 @@ class RetrievalPanel : public QWidget, public WorkbenchTab {
   QString rowName(size_t i, int64_t run) const;
 
   // Status.
+  // The status line elides a long message (an error naming files): its tooltip holds all of it.
+  void setStatus(const QString& text);
   void setProgress(qint64 done, qint64 total, const QString& message);
   void updateBusy();
   const RunSummary* summary(int64_t run) const;

@@ -335,6 +335,24 @@ class TestRetrievalPanel : public QObject {
     QVERIFY(mixed.warning().isEmpty());
     QTRY_VERIFY_WITH_TIMEOUT(mixed_loaded.count() > 0, kWaitMs);
     QCOMPARE(mixed.queryModel()->rowCount(), 2 * kTestImages);
+    // Run b recorded another test split than the manifest holds now (the file written again
+    // since): its ranks are refused, and the reason is shown whole above the list, not only in
+    // the status line (which elides it, and the embeddings' message then overwrote it).
+    store.set_data_summary(b,
+                           "{\"splits\": {\"test\": {\"images\": " + std::to_string(kTestImages) +
+                               ", \"captions\": " + std::to_string(2 * kTestImages) +
+                               ", \"fingerprint\": \"0123456789abcdef\"}}}");
+    mixed.setRuns(b, a);
+    const auto shown_whole = [&mixed] {
+      for (const auto* label : mixed.findChildren<QLabel*>())
+        if (label->isVisibleTo(&mixed) && label->wordWrap() &&  // whole, not elided
+            label->text().contains(QStringLiteral("which has changed since: its test split holds "
+                                                  "other images or captions")))
+          return true;
+      return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(shown_whole(), kWaitMs);
+    QCOMPARE(mixed.queryModel()->rowCount(), 0);
   }
 
   // Runs need no name (the CLI and the Train tab start unnamed runs): the picker, the summary
