@@ -13,7 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/benchmark_registry.h"
+#include "data/benchmark_summary.h"
 #include "job/new_run_config.h"
+#include "job/run_benchmark_spec.h"
+#include "job/unchanged_run_data.h"
 #include "store/host_process.h"
 #include "store/run_store.h"
 #include "train/train_observer.h"
@@ -129,15 +133,27 @@ ExperimentCreation create_experiment(const ExperimentSpec& spec, bool confirmed,
   for (auto& s : plan.slots) s.config = with_absolute_paths(s.config);
   RunStore store(paths.database);
   // Finished runs by the configuration they trained: the newest of equals fills a slot.
-  std::map<std::string, int64_t> finished;
+  std::map<std::string, RunRecord> finished;
   for (const auto& run : store.list_runs()) {  // newest first
     if (run.status != RunStatus::Finished) continue;
     try {
-      finished.emplace(comparable_config(parse_train_config(run.config_json)).dump(), run.id);
+      finished.emplace(comparable_config(parse_train_config(run.config_json)).dump(), run);
     } catch (const ConfigError&) {
       // A run whose stored config this version cannot read is simply not reused.
     }
   }
+  // The same configuration names its data by path: a finished run is reused only while that path
+  // holds the data the run recorded (a manifest written again since would put two data sets in
+  // one table). Each data set is opened once, and only when a run could be reused.
+  std::map<std::string, nlohmann::json> data_now;  // benchmark_data_key → its summary now
+  const auto data_change = [&](const RunRecord& run, const TrainConfig& c) {
+    const BenchmarkSpec spec = run_benchmark_spec(c, paths.cache_dir);
+    const std::string key = benchmark_data_key(spec);
+    auto it = data_now.find(key);
+    if (it == data_now.end())
+      it = data_now.emplace(key, benchmark_summary(*open_benchmark(spec, log))).first;
+    return run_data_change(run, it->second, {c.train_split, c.test_split, c.val_split});
+  };
   std::vector<ExperimentCellRow> cells;
   for (const auto& c : plan.cells) cells.push_back({c.index, c.label, c.role, c.settings.dump()});
   ExperimentCreation out;
@@ -148,13 +164,19 @@ ExperimentCreation create_experiment(const ExperimentSpec& spec, bool confirmed,
     row.seed = static_cast<int64_t>(s.seed);
     row.config_json = nlohmann::json(s.config).dump();
     const auto it = finished.find(comparable_config(s.config).dump());
-    if (it != finished.end()) {
-      row.run_id = it->second;
+    const std::string slot_label = seed_label(plan.cells[s.cell].label, row.seed);
+    const std::string change = it == finished.end() ? "" : data_change(it->second, s.config);
+    if (it != finished.end() && !change.empty()) {
+      if (log)
+        log("not reusing finished run " + std::to_string(it->second.id) + " for " + slot_label +
+            ": its data changed since (" + change + "); training it anew");
+    } else if (it != finished.end()) {
+      row.run_id = it->second.id;
       row.reused = true;
       ++out.reused;
       if (log)
-        log("reusing finished run " + std::to_string(it->second) + " for " +
-            seed_label(plan.cells[s.cell].label, row.seed) + " (same configuration)");
+        log("reusing finished run " + std::to_string(it->second.id) + " for " + slot_label +
+            " (same configuration)");
     }
     slots.push_back(std::move(row));
   }

@@ -7,9 +7,8 @@
 
 namespace hnclip {
 
-void refuse_changed_run_data(const RunRecord& run, const std::string& data_label,
-                             const nlohmann::json& now, const std::vector<std::string>& splits,
-                             const std::string& consequence) {
+std::string run_data_change(const RunRecord& run, const nlohmann::json& now,
+                            const std::vector<std::string>& splits) {
   const auto stored = nlohmann::json::parse(run.data_summary_json, nullptr, /*exceptions=*/false);
   std::string differences;
   for (const auto& split : splits) {
@@ -18,6 +17,13 @@ void refuse_changed_run_data(const RunRecord& run, const std::string& data_label
     if (d.empty()) continue;
     differences += (differences.empty() ? "" : "; ") + ("its " + split + " split " + d);
   }
+  return differences;
+}
+
+void refuse_changed_run_data(const RunRecord& run, const std::string& data_label,
+                             const nlohmann::json& now, const std::vector<std::string>& splits,
+                             const std::string& consequence) {
+  const std::string differences = run_data_change(run, now, splits);
   if (differences.empty()) return;
   throw ConfigError("run " + std::to_string(run.id) + " was trained and tested on " + data_label +
                     ", which has changed since: " + differences + ". " + consequence);

@@ -16,6 +16,11 @@
 
 namespace hnclip {
 
+// How the splits of `splits` differ between the run's summary and `now`: "its test split holds
+// …; its train split …", or "" when they agree (or the run's summary cannot say).
+std::string run_data_change(const RunRecord& run, const nlohmann::json& now,
+                            const std::vector<std::string>& splits);
+
 // Throws ConfigError naming the run, the data (`data_label`: benchmark_data_label), each split of
 // `splits` that differs and how, and `consequence` (what was not done and what to do instead).
 // Splits the run's summary does not describe are not compared (runs recorded before summaries; a

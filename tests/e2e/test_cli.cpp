@@ -21,6 +21,7 @@
 #include "job/workbench_paths.h"
 #include "store/run_store.h"
 #include "support/cli_runner.h"
+#include "support/generated_manifest.h"
 #include "support/test_dirs.h"
 #include "text/terminal_column.h"
 #include "text/unicode_text.h"
@@ -660,25 +661,11 @@ TEST_F(Cli, ShowSaysWhichCheckpointFilesAreMissing) {
 // `resume` trained one run on two data sets. Both are refused, nothing is stored, and the run
 // evaluates again once the file is put back.
 TEST_F(Cli, ADataSetChangedAfterTheRunIsRefusedByEvalAndResume) {
-  ASSERT_EQ(hnclip("benchmark --benchmark-size small" + common()).code, 0);
-  fs::path generated;
-  for (const auto& e : fs::recursive_directory_iterator(dir / "cache"))
-    if (e.path().filename() == "manifest.jsonl") generated = e.path();
-  ASSERT_FALSE(generated.empty());
-  std::vector<json> samples;
-  {
-    std::ifstream in(generated);
-    for (std::string line; std::getline(in, line);) {
-      auto j = json::parse(line);
-      if (j["split"] != "pretrain") samples.push_back(j);
-    }
-  }
-  const fs::path data = generated.parent_path() / "data.jsonl";
-  const auto write = [&](const std::vector<json>& lines) {
-    std::ofstream out(data, std::ios::trunc);
-    for (const auto& j : lines) out << j.dump() << "\n";
-  };
-  write(samples);
+  const auto manifest = hnclip::test::generated_small_manifest(dir / "cache");
+  ASSERT_FALSE(manifest.file.empty());
+  const fs::path& data = manifest.file;
+  const auto& samples = manifest.samples;
+  const auto write = [&](const std::vector<json>& lines) { manifest.write(lines); };
   auto trained =
       hnclip("train --benchmark manifest --data " + data.string() +
              " --epochs 2 --batch 32 --lr 1e-3 --threads 1 --probe-every 0 --json" + common());

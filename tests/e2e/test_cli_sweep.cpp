@@ -12,6 +12,7 @@
 
 #include "store/run_store.h"
 #include "support/cli_runner.h"
+#include "support/generated_manifest.h"
 #include "support/test_dirs.h"
 
 namespace {
@@ -146,6 +147,44 @@ TEST_F(CliSweep, GridWithControlsThenReuseThenKillAndResume) {
   const auto parallel = hnclip(std::string(kSweep) + " --parallel 2 --json" + common("c.db"));
   ASSERT_EQ(parallel.code, 0) << parallel.err;
   EXPECT_EQ(recalls(json::parse(parallel.out)), recalls(table));
+}
+
+// A finished run is reused for a slot of the same configuration, and a configuration names its
+// data by path: after the manifest was written again (one test caption changed), the same sweep
+// reused the run trained on the earlier file and put it in one table with runs on the new one.
+// It trains the slot anew and says why; unchanged data is still reused.
+TEST_F(CliSweep, ARunOnDataChangedSinceIsNotReused) {
+  const auto manifest = hnclip::test::generated_small_manifest(dir / "cache");
+  ASSERT_FALSE(manifest.file.empty());
+  const std::string sweep = "sweep --benchmark manifest --data " + manifest.file.string() +
+                            " --epochs 1 --batch 32 --threads 1 --probe-every 0 --seeds 1 "
+                            "--no-controls --json" +
+                            common();
+  const auto first = hnclip(sweep);
+  ASSERT_EQ(first.code, 0) << first.err;
+  const auto again = hnclip(sweep);
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_NE(again.err.find("reusing finished run 1"), std::string::npos) << again.err;
+  EXPECT_EQ(stored_runs(), 1u);
+
+  auto edited = manifest.samples;
+  for (auto& j : edited) {
+    if (j["split"] == "test") {
+      j["captions"][0] = "a caption written after the run";
+      break;
+    }
+  }
+  manifest.write(edited);
+  const auto changed = hnclip(sweep);
+  ASSERT_EQ(changed.code, 0) << changed.err;
+  EXPECT_NE(changed.err.find("not reusing finished run 1 for "), std::string::npos) << changed.err;
+  EXPECT_NE(changed.err.find(": its data changed since (its test split holds other images or "
+                             "captions (the same 142 images, 142 captions)); training it anew"),
+            std::string::npos)
+      << changed.err;
+  EXPECT_EQ(stored_runs(), 2u);
+  const auto table = json::parse(changed.out);
+  EXPECT_EQ(table["cells"][0]["seeds"][0]["run_id"], 2) << changed.out;
 }
 
 TEST_F(CliSweep, BadInputIsRefusedBeforeAnythingIsStored) {
