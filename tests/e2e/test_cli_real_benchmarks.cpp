@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -89,9 +91,18 @@ TEST_F(CliRealBenchmarks, TrainOnDocciPrintsAndStoresTheSplitCounts) {
   EXPECT_EQ(data["root"], docci().string());
   EXPECT_EQ(data["train_split"], "train");
   EXPECT_EQ(data["test_split"], "test");
-  EXPECT_EQ(data["splits"]["train"], (json{{"images", 8}, {"captions", 8}}));
-  EXPECT_EQ(data["splits"]["test"], (json{{"images", 4}, {"captions", 4}}));
-  EXPECT_EQ(data["splits"]["qual_dev"], (json{{"images", 1}, {"captions", 1}}));
+  // Counts, and a fingerprint per split (benchmark_summary): 16 hex digits, one per split.
+  std::set<std::string> fingerprints;
+  for (const auto& [split, images] :
+       std::vector<std::pair<std::string, int>>{{"train", 8}, {"test", 4}, {"qual_dev", 1}}) {
+    auto counts_of = data["splits"][split];
+    const std::string fingerprint = counts_of.value("fingerprint", "");
+    EXPECT_EQ(fingerprint.size(), 16u) << split << ": " << counts_of;
+    fingerprints.insert(fingerprint);
+    counts_of.erase("fingerprint");
+    EXPECT_EQ(counts_of, (json{{"images", images}, {"captions", images}})) << split;
+  }
+  EXPECT_EQ(fingerprints.size(), 3u);
   const auto text = hnclip::test::run_hnclip("show " + id + common());
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("  data " + counts), std::string::npos) << text.out;
