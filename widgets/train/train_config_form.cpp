@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <limits>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -84,9 +83,9 @@ void TrainConfigForm::buildUi() {
   benchmark_size_->addItems(
       {QStringLiteral("small"), QStringLiteral("default"), QStringLiteral("large")});
   data->addRow(tr("Size"), benchmark_size_);
-  data_seed_ = new QSpinBox(data_box);
-  data_seed_->setRange(0, std::numeric_limits<int>::max());
+  data_seed_ = new SeedEdit(data_box);
   data->addRow(tr("Data seed"), data_seed_);
+  data->addRow(messageLabel(QStringLiteral("--data-seed")));
   auto* root_row = new QHBoxLayout;
   data_root_ = new QLineEdit(data_box);
   data_root_->setPlaceholderText(tr("data set folder or manifest"));
@@ -223,9 +222,9 @@ void TrainConfigForm::buildUi() {
   lr_->setToolTip(tr("Peak learning rate, e.g. 5e-5"));
   opt->addRow(tr("Learning rate"), lr_);
   opt->addRow(messageLabel(QStringLiteral("--lr")));
-  seed_ = new QSpinBox(opt_box);
-  seed_->setRange(0, std::numeric_limits<int>::max());
+  seed_ = new SeedEdit(opt_box);
   opt->addRow(tr("Seed"), seed_);
+  opt->addRow(messageLabel(QStringLiteral("--seed")));
   probe_every_ = new QSpinBox(opt_box);
   probe_every_->setRange(0, 100000);
   probe_every_->setSpecialValueText(tr("off"));
@@ -305,9 +304,10 @@ void TrainConfigForm::buildUi() {
   for (auto* c : {benchmark_, benchmark_size_, model_, device_, peft_, peft_towers_, activation_})
     connect(c, &QComboBox::currentIndexChanged, this, edited);
   connect(advanced_, &TrainAdvancedFields::edited, this, edited);
-  for (auto* e : {data_root_, init_path_, vocab_, lr_, name_})
+  for (QLineEdit* e : {data_root_, init_path_, vocab_, lr_, name_, static_cast<QLineEdit*>(seed_),
+                       static_cast<QLineEdit*>(data_seed_)})
     connect(e, &QLineEdit::textChanged, this, edited);
-  for (auto* s : {data_seed_, epochs_, batch_, seed_, probe_every_, peft_rank_})
+  for (auto* s : {epochs_, batch_, probe_every_, peft_rank_})
     connect(s, &QSpinBox::valueChanged, this, edited);
   for (auto* s : {token_weight_, logit_scale_, data_fraction_, peft_alpha_})
     connect(s, &QDoubleSpinBox::valueChanged, this, edited);
@@ -340,7 +340,7 @@ hnclip::TrainConfig TrainConfigForm::config() const {
   hnclip::TrainConfig c = base_;
   c.benchmark = benchmark_->currentText().toStdString();
   hnclip::from_string(benchmark_size_->currentText().toStdString(), c.benchmark_size);
-  c.data_seed = static_cast<uint64_t>(data_seed_->value());
+  c.data_seed = data_seed_->seed().value_or(0);  // none is refused by revalidate()
   c.benchmark_root =
       c.benchmark == "synthetic" ? std::string() : data_root_->text().trimmed().toStdString();
   c.data_fraction = given_.value(data_fraction_, data_fraction_->value());
@@ -378,7 +378,7 @@ hnclip::TrainConfig TrainConfigForm::config() const {
   bool ok = false;
   const double lr = lr_->text().trimmed().toDouble(&ok);
   c.lr = ok ? given_.value(lr_, lr) : std::nan("");
-  c.seed = static_cast<uint64_t>(seed_->value());
+  c.seed = seed_->seed().value_or(0);  // none is refused by revalidate()
   c.probe_every = probe_every_->value();
   hnclip::from_string(device_->currentData().toString().toStdString(), c.device);
   c.name = name_->text().trimmed().toStdString();
@@ -396,7 +396,7 @@ void TrainConfigForm::setConfig(const hnclip::TrainConfig& c) {
   };
   benchmark_->setCurrentText(QString::fromStdString(c.benchmark));
   benchmark_size_->setCurrentText(QString::fromStdString(hnclip::to_string(c.benchmark_size)));
-  data_seed_->setValue(static_cast<int>(c.data_seed));
+  data_seed_->setSeed(c.data_seed);
   data_root_->setText(QString::fromStdString(c.benchmark_root));
   set_given(data_fraction_, c.data_fraction);
   if (c.init == "pretrained") {
@@ -428,7 +428,7 @@ void TrainConfigForm::setConfig(const hnclip::TrainConfig& c) {
   batch_->setValue(static_cast<int>(c.batch_size));
   lr_->setText(QString::number(c.lr, 'g', 6));
   given_.remember(lr_, c.lr, lr_->text().toDouble());
-  seed_->setValue(static_cast<int>(c.seed));
+  seed_->setSeed(c.seed);
   probe_every_->setValue(c.probe_every);
   int d = device_->findData(QString::fromStdString(hnclip::to_string(c.device)));
   // A CUDA device this machine lacks (a run copied from a GPU server) selects the greyed-out
@@ -484,6 +484,15 @@ void TrainConfigForm::revalidate() {
                         // the cause
     flag = QStringLiteral("--lr");
     message = tr("--lr: '%1' is not a number (write e.g. 5e-5)").arg(lr_->text().trimmed());
+  }
+  for (const auto& [edit, seed_flag] :
+       {std::pair<const SeedEdit*, QString>{seed_, QStringLiteral("--seed")},
+        {data_seed_, QStringLiteral("--data-seed")}}) {
+    if (message.isEmpty() && edit->isEnabled() && !edit->seed()) {
+      flag = seed_flag;
+      message = tr("%1 must be a whole number from 0 to 18446744073709551615 (got '%2')")
+                    .arg(seed_flag, edit->text().trimmed());
+    }
   }
   if (message.isEmpty()) {
     try {

@@ -18,6 +18,7 @@
 
 #include "train/train_config.h"
 #include "widgets/train/given_values.h"
+#include "widgets/train/seed_edit.h"
 
 class QCheckBox;
 class QComboBox;
@@ -61,6 +62,8 @@ class TrainConfigForm : public QWidget {
   QDoubleSpinBox* gammaSpin() const { return gamma_; }
   QSlider* gammaSlider() const { return gamma_slider_; }
   QLineEdit* lrEdit() const { return lr_; }
+  SeedEdit* seedEdit() const { return seed_; }
+  SeedEdit* dataSeedEdit() const { return data_seed_; }
   QLineEdit* initPathEdit() const { return init_path_; }
   QComboBox* modelCombo() const { return model_; }
   QComboBox* deviceCombo() const { return device_; }
@@ -87,7 +90,7 @@ class TrainConfigForm : public QWidget {
 
   QComboBox* benchmark_ = nullptr;
   QComboBox* benchmark_size_ = nullptr;
-  QSpinBox* data_seed_ = nullptr;
+  SeedEdit* data_seed_ = nullptr;
   QLineEdit* data_root_ = nullptr;
   QPushButton* data_root_browse_ = nullptr;
   QLabel* benchmark_summary_ = nullptr;
@@ -113,7 +116,7 @@ class TrainConfigForm : public QWidget {
   QSpinBox* batch_ = nullptr;
   QLineEdit* lr_ = nullptr;
   QDoubleSpinBox* data_fraction_ = nullptr;
-  QSpinBox* seed_ = nullptr;
+  SeedEdit* seed_ = nullptr;
   QSpinBox* probe_every_ = nullptr;
   QComboBox* device_ = nullptr;
   QLineEdit* name_ = nullptr;

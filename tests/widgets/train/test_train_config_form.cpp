@@ -167,6 +167,37 @@ class TestTrainConfigForm : public QObject {
     QCOMPARE(edited.at("max_image_pixels").get<int64_t>(), int64_t{1234567});
   }
 
+  // Seeds are 64-bit: a run started with --seed 3000000000 came back from "Same as run…" as seed
+  // 0 (the int spin box wrapped it, then clamped it), shown and trained so without a word. They
+  // show and read back as given; a field that is not a 64-bit number is refused in place.
+  void seeds_beyond_an_int_show_and_read_back_as_given() {
+    TrainConfigForm form({"cpu"});
+    hnclip::TrainConfig c = form.config();
+    c.seed = 3000000000ull;
+    c.data_seed = 18446744073709551615ull;
+    form.setConfig(c);
+    QCOMPARE(form.seedEdit()->text(), QStringLiteral("3000000000"));
+    QCOMPARE(form.dataSeedEdit()->text(), QStringLiteral("18446744073709551615"));
+    QCOMPARE(form.config().seed, uint64_t{3000000000ull});
+    QCOMPARE(form.config().data_seed, uint64_t{18446744073709551615ull});
+    QVERIFY2(form.isValid(), qPrintable(form.problem()));
+
+    form.seedEdit()->setText(QStringLiteral("18446744073709551616"));  // 2^64
+    QVERIFY(!form.isValid());
+    QVERIFY2(form.fieldMessage(QStringLiteral("--seed"))
+                 .contains(QStringLiteral("--seed must be a whole number from 0 to "
+                                          "18446744073709551615 (got '18446744073709551616')")),
+             qPrintable(form.fieldMessage(QStringLiteral("--seed"))));
+    form.seedEdit()->setText(QString());
+    QVERIFY(!form.isValid());
+    form.seedEdit()->setText(QStringLiteral("12"));
+    QVERIFY2(form.isValid(), qPrintable(form.problem()));
+    QCOMPARE(form.config().seed, uint64_t{12});
+    // Only digits can be typed.
+    QTest::keyClicks(form.seedEdit(), QStringLiteral("x-3"));
+    QCOMPARE(form.seedEdit()->text(), QStringLiteral("123"));
+  }
+
   // --val-split is an Advanced field: shown, named in the folded title, and refused in place
   // when it is the test split.
   void validation_split_is_an_advanced_field_and_checked() {
