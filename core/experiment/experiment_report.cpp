@@ -357,8 +357,10 @@ std::string experiment_report_latex(const ExperimentResults& r) {
     out << " \\\\\n";
   }
   out << "\\bottomrule\n\\end{tabular}\n\\caption{" << latex_escape(r.experiment.name)
-      << ": test recall (\\%), mean $\\pm$ std over " << r.seeds.size() << " seeds; "
-      << latex_escape(r.selection_rule) << ". Best per column bold, second underlined"
+      << ": test recall (\\%), "
+      << (r.seeds.size() == 1 ? std::string("one seed (no std)")
+                              : "mean $\\pm$ std over " + std::to_string(r.seeds.size()) + " seeds")
+      << "; " << latex_escape(r.selection_rule) << ". Best per column bold, second underlined"
       << (several_test_sets(r) ? ", among the cells of one test set" : "") << "."
       << (r.controls ? "" : " No controls (--no-controls).") << "}\n\\end{table}\n";
   if (!r.comparisons.empty()) {

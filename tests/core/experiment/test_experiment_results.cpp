@@ -244,8 +244,12 @@ TEST_F(ExperimentResultsTest, WithoutControlsEveryReportSaysSo) {
   EXPECT_NE(experiment_report_text(r).find("NONE (--no-controls)"), std::string::npos);
   EXPECT_NE(experiment_report_latex(r).find("No controls"), std::string::npos);
   EXPECT_FALSE(experiment_report_json(r)["controls"].get<bool>());
-  // One seed: a mean without a spread.
+  // One seed: a mean without a spread, and the LaTeX caption says so (it said "mean ± std over
+  // 1 seeds").
   EXPECT_TRUE(std::isnan(r.cells[0].summary[0][0].std));
+  EXPECT_NE(experiment_report_latex(r).find("test recall (\\%), one seed (no std); "),
+            std::string::npos)
+      << experiment_report_latex(r);
   // One cell: a mean without a rank (there is nothing to be best among).
   EXPECT_NE(experiment_report_text(r).find("80.00 "), std::string::npos) << experiment_report_text(r);
   EXPECT_EQ(experiment_report_text(r).find("80.00 *"), std::string::npos) << experiment_report_text(r);
