@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "eval/caption_geometry.h"
+#include "job/stored_run_config.h"
 #include "store/run_store.h"
 #include "train/probe_summary.h"
 
@@ -39,7 +40,8 @@ CommandAction add_probes_command(CLI::App& app) {
   add_common_options(cmd, o->common);
   return [o]() {
     RunStore store(o->common.stored_paths().database);
-    if (!store.find_run(o->run)) {
+    const auto run = store.find_run(o->run);
+    if (!run) {
       throw UsageError("run " + std::to_string(o->run) + ": no such run in " + store.path());
     }
     std::vector<ProbeEvent> probes;
@@ -49,6 +51,22 @@ CommandAction add_probes_command(CLI::App& app) {
                                   r.grad_cosine, r.mass_share_plain, r.mass_share_boosted});
     }
     const auto epochs = summarize_probes(probes);
+    if (probes.empty() && !o->common.json && !o->csv) {
+      // An empty table said nothing about why there is nothing in it.
+      std::string why;
+      try {
+        const TrainConfig c = stored_run_config(*run);
+        const size_t steps = store.step_metrics(o->run).size();
+        why = c.probe_every == 0
+                  ? ": it was trained with --probe-every 0 (off)"
+                  : ": it probes every " + std::to_string(c.probe_every) + " steps and has " +
+                        std::to_string(steps) + " step" + (steps == 1 ? "" : "s") + " recorded";
+      } catch (const ConfigError&) {
+        // Its config cannot be read: no reason to give beyond the fact.
+      }
+      std::cout << "run " << o->run << " has no gradient probes" << why << "\n";
+      return kExitOk;
+    }
     if (o->common.json) {
       nlohmann::json out{{"probes", nlohmann::json::array()}, {"epochs", nlohmann::json::array()}};
       for (const auto& p : probes) {

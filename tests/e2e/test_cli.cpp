@@ -633,6 +633,22 @@ TEST_F(Cli, TheSummaryPutsTheStartBesideTheBestEpoch) {
   EXPECT_EQ(j["start"]["t2i"].size(), 5u);  // R@1 … R@50, as `show` has them
 }
 
+// A run without probes printed the table's header and footnote over no rows; it says why.
+TEST_F(Cli, ProbesOfARunWithoutThemSayWhy) {
+  ASSERT_EQ(hnclip(small_train() + " --epochs 1 --probe-every 0 --json" + common()).code, 0);
+  ASSERT_EQ(hnclip(small_train() + " --epochs 1 --probe-every 100 --json" + common()).code, 0);
+  const auto off = hnclip("probes 1" + common());
+  ASSERT_EQ(off.code, 0) << off.err;
+  EXPECT_EQ(off.out, "run 1 has no gradient probes: it was trained with --probe-every 0 (off)\n");
+  const auto rare = hnclip("probes 2" + common());
+  ASSERT_EQ(rare.code, 0) << rare.err;
+  EXPECT_EQ(rare.out,
+            "run 2 has no gradient probes: it probes every 100 steps and has 16 steps recorded\n");
+  // Machine-readable output stays what it was: empty lists.
+  const auto j = json::parse(hnclip("probes 1 --json" + common()).out);
+  EXPECT_TRUE(j["probes"].empty());
+}
+
 // `show` listed a checkpoint whose file had been deleted like any other; only eval or export said
 // it was missing. It says so beside the path, and --json has "exists".
 TEST_F(Cli, ShowSaysWhichCheckpointFilesAreMissing) {
