@@ -1,9 +1,11 @@
 // `hnclip benchmark`: a benchmark's Table-A1 row (paper Table A1): sizes, mean words and the
 // model-free bag-of-words caption similarity (mean pairwise, mean and median hardest neighbour).
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "cli_support.h"
 #include "commands.h"
@@ -47,9 +49,19 @@ CommandAction add_benchmark_command(CLI::App& app) {
                              {"mean_hardest", st.mean_hardest},
                              {"median_hardest", st.median_hardest}};
       if (!o->common.json) {
-        std::printf("%-10s %8lld %9lld %11.1f %14.3f %13.3f %15.3f\n", name.c_str(),
+        // A split of one caption has no similarities: "–", not "nan" (JSON: null).
+        const auto cell = [](double v, int width, int decimals) {
+          char buf[64];
+          if (std::isnan(v))
+            std::snprintf(buf, sizeof buf, "%*s", width + 2, "–");  // "–" is 3 bytes, 1 column
+          else
+            std::snprintf(buf, sizeof buf, "%*.*f", width, decimals, v);
+          return std::string(buf);
+        };
+        std::printf("%-10s %8lld %9lld %s %s %s %s\n", name.c_str(),
                     static_cast<long long>(row.images), static_cast<long long>(row.captions),
-                    st.mean_words, st.mean_pairwise, st.mean_hardest, st.median_hardest);
+                    cell(st.mean_words, 11, 1).c_str(), cell(st.mean_pairwise, 14, 3).c_str(),
+                    cell(st.mean_hardest, 13, 3).c_str(), cell(st.median_hardest, 15, 3).c_str());
       }
     }
     if (o->common.json) {

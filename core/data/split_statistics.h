@@ -19,7 +19,8 @@ struct SplitStatistics {
   CaptionSimilarityStats similarity;
 };
 
-// Throws DataError for an unknown split, std::invalid_argument for fewer than two captions.
+// Throws DataError for an unknown split. A split of fewer than two captions has no pairs: its
+// similarities are NaN (and its mean words too when it has no caption).
 SplitStatistics split_statistics(const Benchmark& benchmark, const std::string& split);
 
 }  // namespace hnclip

@@ -633,6 +633,33 @@ TEST_F(Cli, TheSummaryPutsTheStartBesideTheBestEpoch) {
   EXPECT_EQ(j["start"]["t2i"].size(), 5u);  // R@1 … R@50, as `show` has them
 }
 
+// A split of one image has no caption pairs: `benchmark` printed the rows before it, then failed
+// with "bag_of_words_stats: need at least two captions, got 1". Every split is printed, the
+// similarities of that one as "–" (JSON: null).
+TEST_F(Cli, BenchmarkPrintsASplitOfOneCaption) {
+  const auto manifest = hnclip::test::generated_small_manifest(dir / "cache");
+  ASSERT_FALSE(manifest.file.empty());
+  std::vector<json> lines;
+  bool one_train = false;
+  for (const auto& j : manifest.samples) {
+    if (j["split"] == "train" && one_train) continue;
+    one_train = one_train || j["split"] == "train";
+    lines.push_back(j);
+  }
+  manifest.write(lines);
+  const std::string args = "benchmark --benchmark manifest --data " + manifest.file.string();
+  const auto text = hnclip(args + common());
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("\ntrain             1         1 "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("              –             –               –\n"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("\ntest            142       142 "), std::string::npos) << text.out;
+  const auto j = json::parse(hnclip(args + " --json" + common()).out);
+  EXPECT_TRUE(j["splits"]["train"]["mean_pairwise"].is_null());
+  EXPECT_EQ(j["splits"]["train"]["captions"], 1);
+  EXPECT_TRUE(j["splits"]["test"]["mean_pairwise"].is_number());
+}
+
 // A run without probes printed the table's header and footnote over no rows; it says why.
 TEST_F(Cli, ProbesOfARunWithoutThemSayWhy) {
   ASSERT_EQ(hnclip(small_train() + " --epochs 1 --probe-every 0 --json" + common()).code, 0);

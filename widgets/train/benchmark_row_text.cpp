@@ -1,5 +1,6 @@
 #include "widgets/train/benchmark_row_text.h"
 
+#include <cmath>
 #include <exception>
 #include <filesystem>
 
@@ -30,6 +31,13 @@ QString benchmark_row_text(const hnclip::TrainConfig& config, const std::string&
     const auto benchmark = hnclip::open_benchmark(spec);
     const auto row = hnclip::split_statistics(*benchmark, config.test_split);
     const auto& s = row.similarity;
+    if (std::isnan(s.mean_pairwise))
+      return QObject::tr(
+                 "Table A1, %1 split: %2 image(s), %3 caption(s); no caption similarity "
+                 "(it needs two captions or more)")
+          .arg(QString::fromStdString(row.split))
+          .arg(row.images)
+          .arg(row.captions);
     return QObject::tr(
                "Table A1, %1 split: %2 images, %3 captions, %4 words/caption; bag-of-words "
                "cosine: pairwise %5, hardest mean %6 / median %7")
