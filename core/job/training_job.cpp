@@ -400,6 +400,34 @@ std::unique_ptr<TrainingJob> TrainingJob::follow(std::shared_ptr<ProcessGroup> g
   return std::unique_ptr<TrainingJob>(new TrainingJob(std::move(impl)));
 }
 
+namespace {
+
+// A recorded checkpoint's file was complete when its row was written, so a missing one was
+// removed since: continuing from an older file (or the start) would silently replace the stored
+// results of the epochs after it. Throws ConfigError saying so, before anything is changed.
+void refuse_missing_last_checkpoint(int64_t run_id, const std::vector<CheckpointRow>& recorded) {
+  if (recorded.empty() || std::filesystem::exists(recorded.back().path)) return;
+  std::optional<CheckpointRow> present;
+  for (const auto& c : recorded)
+    if (std::filesystem::exists(c.path)) present = c;
+  const int from = present ? present->epoch : 0;
+  const int last = recorded.back().epoch;
+  throw ConfigError("--resume " + std::to_string(run_id) + ": the checkpoint of its last epoch, " +
+                    std::to_string(last) + ", is missing (" + recorded.back().path +
+                    "): resuming would continue " +
+                    (present ? "after epoch " + std::to_string(from) + ", the newest file present,"
+                             : std::string("from the start, no checkpoint file being left,")) +
+                    " and replace the stored results of " +
+                    (from + 1 == last
+                         ? "epoch " + std::to_string(last)
+                         : "epochs " + std::to_string(from + 1) + "–" + std::to_string(last)) +
+                    ". Nothing was changed: put the file back, or train a new run with its "
+                    "settings (hnclip show " +
+                    std::to_string(run_id) + "; the Train tab's \"Same as run\")");
+}
+
+}  // namespace
+
 std::unique_ptr<TrainingJob> TrainingJob::resume_recorded(int64_t run_id, const JobPaths& paths,
                                                           JobLog log,
                                                           const std::shared_ptr<ProcessGroup>& group) {
@@ -434,11 +462,11 @@ std::unique_ptr<TrainingJob> TrainingJob::resume_recorded(int64_t run_id, const 
                       "; the Train tab's \"same as run\")");
   }
 
-  // The last checkpoint whose file still exists is where training continues.
+  // Training continues from the newest checkpoint, whose file must still be there.
   std::optional<CheckpointRow> last;
-  for (const auto& c : s.store->checkpoints(run_id)) {
-    if (std::filesystem::exists(c.path)) last = c;
-  }
+  const auto recorded = s.store->checkpoints(run_id);
+  refuse_missing_last_checkpoint(run_id, recorded);
+  if (!recorded.empty()) last = recorded.back();
   s.prepare(last ? last->path : "");
   refuse_changed_run_data(*run, benchmark_data_label(run_benchmark_spec(s.config, paths.cache_dir)),
                           s.data_summary,

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include <sqlite3.h>
 #include <nlohmann/json.hpp>
 
 #include "job/workbench_paths.h"
@@ -53,6 +54,17 @@ void expect_status_column_aligned(const std::string& table, int rows) {
     ++seen;
   }
   EXPECT_EQ(seen, rows) << table;
+}
+
+// Runs one SQL statement on a database file, as another program editing it would.
+void sql(const std::string& db, const std::string& statement) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(raw, statement.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+      << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(raw);
 }
 
 class Cli : public ::testing::Test {
@@ -883,6 +895,31 @@ TEST_F(Cli, ARunWhoseConfigCannotBeReadHidesNoOtherRun) {
   EXPECT_EQ(runs().size(), 2u);
 }
 
+// A recorded checkpoint's file is complete when its row is written, so a missing one was removed
+// since. `--resume` then continued from the newest file left (or from the start) and deleted the
+// stored results of the epochs after it, saying only "resuming run 1 after epoch 1". It is
+// refused, naming the file and what would be replaced, and nothing changes.
+TEST_F(Cli, ResumeRefusesARunWhoseLastCheckpointFileIsMissing) {
+  ASSERT_EQ(hnclip(small_train() + " --epochs 3 --probe-every 0 --json" + common()).code, 0);
+  hnclip::RunStore(db()).set_status(1, hnclip::RunStatus::Stopped, "stopped by the test");
+  const auto before = json::parse(hnclip("show 1 --json" + common()).out);
+  ASSERT_EQ(before["checkpoints"].size(), 3u);
+  const std::string last = before["checkpoints"][2]["path"];
+  fs::remove(last);
+  expect_one_line_error(hnclip("train --resume 1" + common()), 2,
+                        "--resume 1: the checkpoint of its last epoch, 3, is missing (" + last +
+                            "): resuming would continue after epoch 2, the newest file present, "
+                            "and replace the stored results of epoch 3. Nothing was changed");
+  for (int e : {0, 1}) fs::remove(before["checkpoints"][e]["path"].get<std::string>());
+  expect_one_line_error(hnclip("train --resume 1" + common()), 2,
+                        "resuming would continue from the start, no checkpoint file being left, "
+                        "and replace the stored results of epochs 1–3.");
+  auto after = json::parse(hnclip("show 1 --json" + common()).out);
+  EXPECT_EQ(after["evaluations"], before["evaluations"]);
+  EXPECT_EQ(after["steps"], before["steps"]);
+  EXPECT_EQ(after["status"], "stopped");
+}
+
 // A run tested on "val" (--test-split) that stopped after its best epoch: the resume keeps that
 // best (chosen on val, not on a "test" split the run never evaluated), reports its recall although
 // this process did not evaluate it, and `show`, `runs` and --epoch best agree.
@@ -892,7 +929,8 @@ TEST_F(Cli, ResumedRunKeepsItsEarlierBestOnItsOwnTestSplit) {
   const auto shown = json::parse(hnclip("show 1 --json" + common()).out);
   ASSERT_EQ(shown["checkpoints"].size(), 2u);
   {
-    // As if stopped during epoch 2 after a perfect epoch 1: epoch 2's checkpoint is gone.
+    // As if stopped during epoch 2 after a perfect epoch 1: epoch 2's checkpoint was never
+    // written (neither its file nor its row: a missing file alone is refused, see below).
     hnclip::RunStore store(db());
     store.set_status(1, hnclip::RunStatus::Stopped, "stopped by the test");
     hnclip::RetrievalResult t2i, i2t;
@@ -902,6 +940,7 @@ TEST_F(Cli, ResumedRunKeepsItsEarlierBestOnItsOwnTestSplit) {
     store.write_epoch_eval(1, 1, shown["checkpoints"][0]["step"].get<int64_t>(), "val", t2i, i2t);
     fs::remove(shown["checkpoints"][1]["path"].get<std::string>());
   }
+  sql(db(), "DELETE FROM checkpoints WHERE run_id = 1 AND epoch = 2");
   auto resumed = hnclip("train --resume 1 --json" + common());
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   const auto j = json::parse(resumed.out);
