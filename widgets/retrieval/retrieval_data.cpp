@@ -21,36 +21,30 @@ RetrievalQueries load_retrieval_queries(const std::string& database, const std::
                                         const std::function<void(const std::string&)>& progress) {
   RetrievalQueries q;
   q.direction = direction;
-  std::string config_json, split;
   RunStore store(database);
   std::vector<RunRecord> runs;
-  {
-    for (const int64_t id : {run_a, run_b}) {
-      auto run = store.find_run(id);
-      if (!run) throw StoreError(database + ": run " + std::to_string(id) + " does not exist");
-      runs.push_back(std::move(*run));
-    }
-    config_json = runs.front().config_json;
-    split = parse_train_config(config_json).test_split;
-    q.ranks_a = store.query_ranks(run_a, epoch_a, split, direction);
-    q.ranks_b = store.query_ranks(run_b, epoch_b, split, direction);
+  for (const int64_t id : {run_a, run_b}) {
+    auto run = store.find_run(id);
+    if (!run) throw StoreError(database + ": run " + std::to_string(id) + " does not exist");
+    runs.push_back(std::move(*run));
   }
+  // Run A's config names the split both runs were tested on (the tab pairs only such runs).
+  const TrainConfig c = parse_train_config(runs.front().config_json);
+  const BenchmarkSpec spec = run_benchmark_spec(c, cache_dir);
+  q.ranks_a = store.query_ranks(run_a, epoch_a, c.test_split, direction);
+  q.ranks_b = store.query_ranks(run_b, epoch_b, c.test_split, direction);
   if (cancel && cancel->load()) throw std::runtime_error("cancelled");
-  if (!catalog) {
-    const TrainConfig c = parse_train_config(config_json);
-    catalog = std::make_shared<const SplitCatalog>(
-        SplitCatalog::open(run_benchmark_spec(c, cache_dir), c.test_split, progress));
-  }
+  if (!catalog)
+    catalog =
+        std::make_shared<const SplitCatalog>(SplitCatalog::open(spec, c.test_split, progress));
   q.catalog = std::move(catalog);
   {
     // The stored ranks number the captions and images of the split the runs were tested on; the
     // file at the same path may hold another split now (a manifest written again since).
-    const TrainConfig c = parse_train_config(config_json);
     const nlohmann::json now = {
         {"splits", {{c.test_split, split_summary(q.catalog->samples(), q.catalog->root())}}}};
     for (const auto& run : runs) {
-      refuse_changed_run_data(run, benchmark_data_label(run_benchmark_spec(c, cache_dir)), now,
-                              {c.test_split},
+      refuse_changed_run_data(run, benchmark_data_label(spec), now, {c.test_split},
                               "Its stored ranks are of the earlier data, so they are not shown "
                               "beside the data as it is now; put the data back as it was to "
                               "browse them.");
@@ -58,8 +52,7 @@ RetrievalQueries load_retrieval_queries(const std::string& database, const std::
   }
 
   // Stored caption neighbours, if the split's geometry was computed under one of these encoders.
-  const TrainConfig c = parse_train_config(config_json);
-  const std::string dataset = caption_dataset_key(run_benchmark_spec(c, cache_dir), c.test_split);
+  const std::string dataset = caption_dataset_key(spec, c.test_split);
   std::vector<std::string> encoders{"run:" + std::to_string(run_a) + "@" + std::to_string(epoch_a),
                                     "run:" + std::to_string(run_b) + "@" + std::to_string(epoch_b)};
   {
