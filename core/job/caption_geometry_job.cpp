@@ -80,6 +80,13 @@ void check_tokenizer_fits(const Tokenizer& tokenizer, const std::vector<std::str
   }
 }
 
+// Whether a database file is at `path`. Lookups check this first: opening a RunStore creates the
+// file, and a refused request must leave no empty database behind; only a computed result does.
+bool database_exists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
+}
+
 // Whether the file at `path` was modified after `unix_ms` (stored results are stamped so).
 bool written_after(const std::string& path, int64_t unix_ms) {
   return CheckpointStamp::of(path).mtime_ns / 1'000'000 > unix_ms;
@@ -112,6 +119,9 @@ ResolvedEncoder resolve_caption_encoder(const std::string& encoder, const std::s
     if (!is_decimal_digits(arg, kInt64Digits))
       throw ConfigError("--encoder " + value + ": run:ID needs a numeric run id");
     const int64_t id = std::stoll(arg);
+    if (!database_exists(database))
+      throw ConfigError("--encoder " + value + ": no such run: there is no database at " +
+                        database);
     RunStore store(database);
     const auto run = store.find_run(id);
     if (!run) throw ConfigError("--encoder " + value + ": no such run in " + database);
@@ -141,7 +151,7 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   out.dataset_key = caption_dataset_key(request.benchmark, request.split);
   out.dataset_label = caption_dataset_label(request.benchmark, request.split);
   const int64_t k = std::max(request.neighbors, kMinNeighbors);
-  if (!request.recompute) {
+  if (!request.recompute && database_exists(paths.database)) {
     RunStore store(paths.database);
     if (auto stored = store.caption_geometry(out.dataset_key, out.encoder.key)) {
       const bool enough =

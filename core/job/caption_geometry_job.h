@@ -65,13 +65,15 @@ std::string caption_dataset_key(const BenchmarkSpec& spec, const std::string& sp
 std::string caption_dataset_label(const BenchmarkSpec& spec, const std::string& split);
 
 // Throws ConfigError naming the flag: an unknown form, a run id that does not exist (or has no
-// checkpoint), a checkpoint file that does not exist.
+// checkpoint, or no database file at `database`: nothing is created), a checkpoint file that does
+// not exist.
 ResolvedEncoder resolve_caption_encoder(const std::string& encoder, const std::string& database);
 
 // The stored geometry for the request, computed and stored first when there is none (or when
 // request.recompute, or fewer neighbours are stored than asked for). Throws ConfigError when the
 // encoder's word tokenizer does not know more than 5% of the split's caption words, naming the
-// percentage and the checkpoint.
+// percentage and the checkpoint. The database file is created only to store a computed result: a
+// request refused or cancelled before that leaves none behind.
 CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& request, const JobPaths& paths,
                                             const JobLog& log = {});
 

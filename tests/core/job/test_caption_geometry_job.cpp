@@ -117,4 +117,36 @@ TEST(CaptionGeometryJob, CancelBeforeStartThrowsWithTheDatasetInTheMessage) {
   }
 }
 
+// A request refused or cancelled before anything is computed leaves no database behind: `stats
+// --db new.db --split nosuch` and `--encoder run:5` on a new --db each left an empty 110 kB
+// database, made by the stored-result lookup before the refusal. Only a computed result creates it.
+TEST(CaptionGeometryJob, ARefusedRequestCreatesNoDatabase) {
+  hnclip::test::ScratchDir dir;
+  const hnclip::JobPaths paths{(dir / "new.db").string(), (dir / "cache").string()};
+  auto unknown_split = small_request(dir);
+  unknown_split.split = "nosuch";
+  EXPECT_THROW(hnclip::caption_geometry_for(unknown_split, paths), hnclip::ConfigError);
+  EXPECT_FALSE(std::filesystem::exists(paths.database)) << "an unknown split created the database";
+
+  auto no_run = small_request(dir);
+  no_run.encoder = "run:5";
+  try {
+    hnclip::caption_geometry_for(no_run, paths);
+    FAIL() << "run:5 of a missing database was accepted";
+  } catch (const hnclip::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("no database at " + paths.database), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(paths.database)) << "run:5 created the database";
+
+  auto cancelled = small_request(dir);
+  std::atomic<bool> cancel{true};
+  cancelled.cancel = &cancel;
+  EXPECT_THROW(hnclip::caption_geometry_for(cancelled, paths), hnclip::CaptionGeometryCancelled);
+  EXPECT_FALSE(std::filesystem::exists(paths.database)) << "a cancelled request created it";
+
+  EXPECT_TRUE(hnclip::caption_geometry_for(small_request(dir), paths).computed);
+  EXPECT_TRUE(std::filesystem::exists(paths.database)) << "the computed result was not stored";
+}
+
 }  // namespace
