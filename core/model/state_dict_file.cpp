@@ -18,6 +18,7 @@ namespace hnclip {
 
 namespace {
 constexpr char kZipMagic[] = {'P', 'K', '\x03', '\x04'};
+constexpr char kSqliteMagic[] = "SQLite format 3";  // 16 bytes with its NUL, as the file begins
 constexpr unsigned char kPickleProto = 0x80;  // a legacy (pre-1.6) torch.save file starts as a bare pickle
 constexpr const char* kPickleRecord = "data.pkl";
 constexpr const char* kTorchScriptRecord = "constants.pkl";  // only TorchScript archives have it
@@ -37,9 +38,16 @@ void check_magic(const std::string& path) {
   if (!in) {
     throw StateDictError(where(path) + (std::filesystem::exists(path) ? "cannot be opened" : "no such file"));
   }
-  char head[sizeof(kZipMagic)] = {};
+  char head[sizeof(kSqliteMagic)] = {};
   in.read(head, sizeof(head));
   const auto n = static_cast<size_t>(in.gcount());
+  // Two mistakes a user makes: a file left empty by a failed copy, and the run database passed
+  // where a model goes (both sit next to the checkpoints). "not a zip archive" says neither.
+  if (n == 0) throw StateDictError(where(path) + "the file is empty (0 bytes), not a model");
+  if (n == sizeof(kSqliteMagic) && std::memcmp(head, kSqliteMagic, sizeof(kSqliteMagic)) == 0) {
+    throw StateDictError(where(path) +
+                         "an SQLite database (a run database goes to --db), not a model file");
+  }
   if (n >= 1 && static_cast<unsigned char>(head[0]) == kPickleProto) {
     throw StateDictError(where(path) +
                          "legacy (non-zip) torch.save format, not supported; re-save it with a "

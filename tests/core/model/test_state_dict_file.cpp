@@ -163,6 +163,39 @@ TEST_F(StateDictFile, RefusesBrokenFilesNamingThem) {
                  "tensor of 40000000000 elements is a broadcast view of a storage of 1");
 }
 
+// An empty file and a run database given where a model goes were both refused as "not a zip
+// archive (neither torch.save nor torch.jit.save output)", which says neither.
+TEST_F(StateDictFile, AnEmptyFileAndAnSqliteDatabaseAreNamedAsSuch) {
+  test::ScratchDir dir;
+  const auto empty = (dir / "empty.pt").string();
+  std::ofstream(empty, std::ios::binary).close();
+  const auto database = (dir / "runs.db").string();
+  {
+    std::ofstream out(database, std::ios::binary);
+    const char header[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f',
+                             'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
+    out.write(header, sizeof header);
+    out << std::string(4080, '\0');  // the rest of a 4096-byte first page
+  }
+  const auto refusal = [](const std::string& path) -> std::string {
+    try {
+      read_state_dict_file(path);
+    } catch (const StateDictError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const auto on_empty = refusal(empty);
+  EXPECT_NE(on_empty.find("state dict file " + empty + ": the file is empty (0 bytes)"),
+            std::string::npos)
+      << on_empty;
+  const auto on_database = refusal(database);
+  EXPECT_NE(on_database.find("state dict file " + database + ": an SQLite database"),
+            std::string::npos)
+      << on_database;
+  EXPECT_NE(on_database.find("--db"), std::string::npos) << on_database;
+}
+
 TEST_F(StateDictFile, WriterOutputLoadsInPythonTorchLoad) {
   test::ScratchDir dir;
   torch::manual_seed(3);
