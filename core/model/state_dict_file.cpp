@@ -5,21 +5,18 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <set>
 
+#include "model/file_signature.h"
 #include "model/torch_unpickler.h"
 #include "model/zip_end_record.h"
 
 namespace hnclip {
 
 namespace {
-constexpr char kZipMagic[] = {'P', 'K', '\x03', '\x04'};
-constexpr char kSqliteMagic[] = "SQLite format 3";  // 16 bytes with its NUL, as the file begins
-constexpr unsigned char kPickleProto = 0x80;  // a legacy (pre-1.6) torch.save file starts as a bare pickle
 constexpr const char* kPickleRecord = "data.pkl";
 constexpr const char* kTorchScriptRecord = "constants.pkl";  // only TorchScript archives have it
 constexpr size_t kMaxErrorDetail = 300;
@@ -34,29 +31,33 @@ std::string short_what(const c10::Error& e) {
 
 // What the first bytes say the file is, before any zip reader sees it (its errors are cryptic).
 void check_magic(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw StateDictError(where(path) + (std::filesystem::exists(path) ? "cannot be opened" : "no such file"));
+  const auto signature = read_file_signature(path);
+  switch (signature) {
+    case FileSignature::kZip:
+      if (!has_zip_end_record(path)) throw StateDictError(where(path) + kCutShortZip);
+      return;
+    case FileSignature::kMissing:
+      throw StateDictError(where(path) +
+                           (std::filesystem::exists(path) ? "not a file" : "no such file"));
+    case FileSignature::kUnreadable:
+      throw StateDictError(where(path) + "cannot be opened");
+    case FileSignature::kLegacyPickle:
+      throw StateDictError(where(path) +
+                           "legacy (non-zip) torch.save format, not supported; re-save it with a "
+                           "current PyTorch (torch.save(torch.load(f), f))");
+    // Two mistakes a user makes: a file left empty by a failed copy, and the run database passed
+    // where a model goes (both sit next to the checkpoints). "not a zip archive" says neither.
+    case FileSignature::kEmpty:
+      throw StateDictError(where(path) + "the file is empty (0 bytes), not a model");
+    case FileSignature::kSqlite:
+      throw StateDictError(where(path) +
+                           "an SQLite database (a run database goes to --db), not a model file");
+    case FileSignature::kSafetensors:
+    case FileSignature::kOther:
+      break;
   }
-  char head[sizeof(kSqliteMagic)] = {};
-  in.read(head, sizeof(head));
-  const auto n = static_cast<size_t>(in.gcount());
-  // Two mistakes a user makes: a file left empty by a failed copy, and the run database passed
-  // where a model goes (both sit next to the checkpoints). "not a zip archive" says neither.
-  if (n == 0) throw StateDictError(where(path) + "the file is empty (0 bytes), not a model");
-  if (n == sizeof(kSqliteMagic) && std::memcmp(head, kSqliteMagic, sizeof(kSqliteMagic)) == 0) {
-    throw StateDictError(where(path) +
-                         "an SQLite database (a run database goes to --db), not a model file");
-  }
-  if (n >= 1 && static_cast<unsigned char>(head[0]) == kPickleProto) {
-    throw StateDictError(where(path) +
-                         "legacy (non-zip) torch.save format, not supported; re-save it with a "
-                         "current PyTorch (torch.save(torch.load(f), f))");
-  }
-  if (n < sizeof(kZipMagic) || std::memcmp(head, kZipMagic, sizeof(kZipMagic)) != 0) {
-    throw StateDictError(where(path) + "not a zip archive (neither torch.save nor torch.jit.save output)");
-  }
-  if (!has_zip_end_record(path)) throw StateDictError(where(path) + kCutShortZip);
+  throw StateDictError(where(path) +
+                       "not a zip archive (neither torch.save nor torch.jit.save output)");
 }
 
 std::pair<std::shared_ptr<const void>, size_t> record(caffe2::serialize::PyTorchStreamReader& reader,
