@@ -13,6 +13,7 @@
 #include "cli_support.h"
 #include "commands.h"
 #include "common_options.h"
+#include "job/export_destination.h"
 #include "job/run_checkpoint.h"
 #include "model/hf_clip_folder.h"
 #include "model/make_clip_model.h"
@@ -190,6 +191,7 @@ CommandAction add_export_command(CLI::App& app) {
     } else if (!std::filesystem::exists(path)) {
       throw UsageError("--checkpoint " + path + ": no such file");
     }
+    check_export_destination("out", o->out, o->common.paths().database, path);
     const auto meta = read_checkpoint_meta(path);
     auto model = make_clip_model(meta.model, kInitSeed);
     load_checkpoint_weights(path, model);

@@ -11,6 +11,7 @@
 #include "common_options.h"
 #include "distributed/distributed_spec.h"
 #include "distributed/process_group.h"
+#include "job/export_destination.h"
 #include "job/follower_request.h"
 #include "job/new_run_config.h"
 #include "job/training_job.h"
@@ -451,6 +452,8 @@ CommandAction add_pretrain_command(CLI::App& app) {
                   "where to write the pretrained checkpoint (weights + tokenizer)")
       ->required();
   return [o, out_path]() {
+    // Refused before the epochs of training, not after them.
+    check_export_destination("--out", *out_path, o->common.paths().database);
     const auto log = [](const std::string& m) { std::cerr << m << std::endl; };
     TrainingJob job(o->config, o->common.paths(), log);
     TrainResult result;

@@ -12,10 +12,13 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "job/workbench_paths.h"
 #include "model/make_clip_model.h"
 #include "model/safetensors_file.h"
 #include "model/state_dict_file.h"
@@ -375,6 +378,55 @@ TEST_F(CliExport, BadFlagsExitTwoNamingTheFlagAndWriteNothing) {
         "no checkpoint");
   }
   EXPECT_FALSE(fs::exists(out));
+}
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// OUT is replaced when it exists, so a name given by mistake destroyed what was there: `export 1
+// runs.db --db runs.db` wrote the weights over the run database itself (exit 0), and a run's
+// checkpoint could be overwritten by another's weights. Refused now, everything left as it was;
+// an earlier export is still replaced.
+TEST_F(CliExport, AFileThatIsNoModelOrARunsCheckpointIsNotReplaced) {
+  const auto database = dir_->path() / "runs.db";
+  const auto checkpoint = fs::path(hnclip::run_checkpoint_dir(database.string(), run_id_)) /
+                          "epoch-1.pt";
+  ASSERT_TRUE(fs::exists(checkpoint));
+  const auto manifest = out_dir / "data.jsonl";
+  std::ofstream(manifest) << "{\"image\": \"a.png\", \"caption\": \"a cat\"}\n";
+  const auto database_before = file_bytes(database);
+  const auto checkpoint_before = file_bytes(checkpoint);
+  const auto export_to = [&](const fs::path& out) {
+    return hnclip::test::run_hnclip("export " + std::to_string(run_id_) + " " + out.string() +
+                                    common());
+  };
+  expect_one_line_error(export_to(database), 2,
+                        "out " + database.string() + ": exists and is an SQLite database");
+  expect_one_line_error(export_to(manifest), 2,
+                        "exists and is neither a zip archive nor a safetensors file");
+  expect_one_line_error(export_to(checkpoint), 2, "is the checkpoint being exported");
+  const auto beside = checkpoint.parent_path() / "copy.safetensors";
+  expect_one_line_error(export_to(beside), 2, "a checkpoint folder of the run database");
+  expect_one_line_error(
+      hnclip::test::run_hnclip("pretrain --epochs 1 --out " + database.string() + common()), 2,
+      "--out " + database.string() + ": exists and is an SQLite database");
+  EXPECT_EQ(file_bytes(database), database_before) << "the run database was changed";
+  EXPECT_EQ(file_bytes(checkpoint), checkpoint_before) << "the run's checkpoint was changed";
+  EXPECT_FALSE(fs::exists(beside));
+  EXPECT_EQ(file_bytes(manifest).substr(0, 10), "{\"image\": ");
+  EXPECT_EQ(hnclip::test::run_hnclip("runs" + common()).code, 0);
+
+  // An earlier export, and an empty file a failed copy left, are replaced.
+  const auto earlier = out_dir / "clip.pt";
+  std::ofstream(earlier).close();
+  ASSERT_EQ(export_to(earlier).code, 0);
+  const auto first = file_bytes(earlier);
+  EXPECT_FALSE(first.empty());
+  const auto again = export_to(earlier);
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(file_bytes(earlier), first);
 }
 
 }  // namespace
