@@ -87,7 +87,10 @@ std::string device_word(const std::string& s) {
     from_string(s, d);
     return "";
   } catch (const ConfigError& e) {
-    return e.what();
+    // CLI11 puts "--device: " before the message, which names the flag too.
+    const std::string what = e.what();
+    const std::string flag = "--device ";
+    return what.rfind(flag, 0) == 0 ? what.substr(flag.size()) : what;
   }
 }
 

@@ -447,6 +447,9 @@ TEST_F(Cli, FailuresLoseNothingAlreadyStored) {
   // A device that is not there (no CUDA here; on a GPU machine, no 100th GPU) fails before any
   // run is recorded.
   expect_one_line_error(hnclip(small_train() + " --device cuda:99" + common()), 1, "--device cuda:99");
+  // A device word that is no device: the flag named once ("--device: --device must be ...").
+  expect_one_line_error(hnclip(small_train() + " --device cpu:1" + common()), 2,
+                        "hnclip: --device: must be auto, cpu or cuda[:N] (got 'cpu:1')");
   // Limits the trainer's constructor checks are made before the run is recorded too.
   expect_one_line_error(hnclip(small_train() + " --batch 100000" + common()), 2, "--batch 100000");
   expect_one_line_error(hnclip(small_train() + " --init random --context-length 100000000" + common()),
