@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "data/benchmark_summary.h"
+#include "job/run_benchmark_spec.h"
 #include "job/stored_best_epoch.h"
 #include "job/stored_run_config.h"
 #include "store/run_store.h"
@@ -48,6 +49,31 @@ nlohmann::json evaluations_json(const RecallTable& table) {
     epochs.push_back(e);
   }
   return epochs;
+}
+
+// A run's transfer evaluations (`eval --split/--benchmark`, `experiment eval`): one entry per
+// (data, split, epoch) with both directions' recall at every K, in the store's order.
+// "training_split" says the run trained on those images (its own data's training split): a
+// recall on them measures memory, not transfer.
+nlohmann::json transfer_evaluations_json(const RunStore& store, int64_t run,
+                                         const std::optional<TrainConfig>& config) {
+  const std::string own_data = config ? benchmark_data_key(run_benchmark_spec(*config, "")) : "";
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& row : store.transfer_evals(run)) {
+    if (out.empty() || out.back()["benchmark"] != row.benchmark ||
+        out.back()["split"] != row.split || out.back()["epoch"] != row.epoch) {
+      out.push_back({{"benchmark", row.benchmark},
+                     {"split", row.split},
+                     {"epoch", row.epoch},
+                     {"images", row.images},
+                     {"captions", row.captions},
+                     {"training_split",
+                      config && row.benchmark == own_data && row.split == config->train_split},
+                     {"evaluated", iso_time(row.evaluated_at_ms)}});
+    }
+    out.back()[row.direction]["R@" + std::to_string(row.k)] = row.recall;
+  }
+  return out;
 }
 
 nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
@@ -105,6 +131,7 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
       j["val_split"] = config->val_split;
       j["val_evaluations"] = evaluations_json(recall_table(store, r.id, config->val_split));
     }
+    j["transfer_evaluations"] = transfer_evaluations_json(store, r.id, config);
     nlohmann::json ckpts = nlohmann::json::array();
     for (const auto& c : store.checkpoints(r.id))
       ckpts.push_back({{"epoch", c.epoch},
@@ -208,8 +235,8 @@ CommandAction add_show_command(CLI::App& app) {
     int64_t id = 0;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd =
-      app.add_subcommand("show", "show one run: config, status, recall per epoch, checkpoints");
+  auto* cmd = app.add_subcommand(
+      "show", "show one run: config, status, recall per epoch, transfer evaluations, checkpoints");
   take_last_value(cmd);
   cmd->add_option("id", o->id, "run id")->required();
   add_common_options(cmd, o->common);
@@ -240,17 +267,25 @@ CommandAction add_show_command(CLI::App& app) {
                       : "")
               << "  epoch   t2i R@1   R@5  R@10 | i2t R@1   R@5  R@10   (s: start, *: best)\n";
     // best_epoch: the row marked "*" (the test split's rule; no row of a validation split).
-    const auto print_rows = [&](const nlohmann::json& evaluations, int best_epoch) {
+    // `data`: each row ends with the data it was measured on (transfer evaluations).
+    const auto print_rows = [&](const nlohmann::json& evaluations, int best_epoch,
+                                bool data = false) {
       for (const auto& e : evaluations) {
         auto r = [&](const char* d, const char* k) {
           return e.contains(d) ? fixed(e[d].value(k, 0.0)) : std::string("-");
         };
-        std::printf("  %5d %s %9s %5s %5s | %7s %5s %5s\n", e["epoch"].get<int>(),
-                    e["epoch"].get<int>() == kStartEpoch ? "s"
+        std::printf("  %5d %s %9s %5s %5s | %7s %5s %5s", e["epoch"].get<int>(),
+                    e["epoch"].get<int>() == kStartEpoch  ? "s"
                     : e["epoch"].get<int>() == best_epoch ? "*"
                                                           : " ",
                     r("t2i", "R@1").c_str(), r("t2i", "R@5").c_str(), r("t2i", "R@10").c_str(),
                     r("i2t", "R@1").c_str(), r("i2t", "R@5").c_str(), r("i2t", "R@10").c_str());
+        if (data)
+          std::cout << "   " << one_line(e["benchmark"].get<std::string>()) << " / "
+                    << one_line(e["split"].get<std::string>()) << " (" << e["images"].get<int64_t>()
+                    << " images, " << e["captions"].get<int64_t>() << " captions"
+                    << (e["training_split"].get<bool>() ? "; its training split" : "") << ")";
+        std::cout << "\n";
       }
     };
     print_rows(j["evaluations"], j["best_epoch"].get<int>());
@@ -258,6 +293,10 @@ CommandAction add_show_command(CLI::App& app) {
       std::cout << "  validation split " << j["val_split"].get<std::string>()
                 << " (not used for the best epoch):\n";
       print_rows(j["val_evaluations"], -1);
+    }
+    if (!j["transfer_evaluations"].empty()) {
+      std::cout << "  transfer evaluations (other data; they never choose the best epoch):\n";
+      print_rows(j["transfer_evaluations"], -1, true);
     }
     for (const auto& c : j["checkpoints"])
       std::cout << "  checkpoint epoch " << c["epoch"] << ": " << c["path"].get<std::string>()

@@ -275,6 +275,30 @@ TEST_F(Cli, TrainJsonHasTheDocumentedShape) {
     EXPECT_EQ(rows["synthetic:size=small:seed=2#test"], 10);     // evaluated twice, stored once
     EXPECT_EQ(rows["synthetic:size=small:seed=1#train"], 10);
   }
+  // `show` lists them (they were stored but shown nowhere outside an experiment's table), with
+  // the recall `eval` printed and the run's own training split marked.
+  const auto shown = hnclip("show " + std::to_string(id) + " --json" + common());
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  const auto transfers = json::parse(shown.out)["transfer_evaluations"];
+  ASSERT_EQ(transfers.size(), 3u) << transfers.dump();
+  bool saw_shifted = false;
+  for (const auto& t : transfers) {
+    EXPECT_EQ(t["training_split"].get<bool>(), t["split"] == "train") << t.dump();
+    if (t["split"] != "shifted") continue;
+    saw_shifted = true;
+    EXPECT_EQ(t["benchmark"], "synthetic:size=small:seed=1");
+    EXPECT_EQ(t["images"], shifted["n_test"]);
+    EXPECT_DOUBLE_EQ(t["t2i"]["R@1"].get<double>(), shifted["t2i"]["R@1"].get<double>());
+    EXPECT_DOUBLE_EQ(t["i2t"]["R@10"].get<double>(), shifted["i2t"]["R@10"].get<double>());
+  }
+  EXPECT_TRUE(saw_shifted);
+  const auto shown_text = hnclip("show " + std::to_string(id) + common());
+  ASSERT_EQ(shown_text.code, 0) << shown_text.err;
+  EXPECT_NE(shown_text.out.find("transfer evaluations (other data"), std::string::npos)
+      << shown_text.out;
+  EXPECT_NE(shown_text.out.find("synthetic:size=small:seed=1 / train ("), std::string::npos)
+      << shown_text.out;
+  EXPECT_NE(shown_text.out.find("; its training split)"), std::string::npos) << shown_text.out;
 }
 
 // `runs` lines its columns up by characters, not bytes: γ and · are two bytes in UTF-8, and an
