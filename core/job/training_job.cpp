@@ -135,6 +135,14 @@ struct TrainingJob::Impl {
   }
 
   // Everything up to (not including) the database row: data, tokenizer, model.
+  // Opens the run database, marks the runs whose process died as interrupted and removes their
+  // checkpoint temporaries.
+  void open_store() {
+    store = std::make_unique<RunStore>(paths.database);
+    store->mark_dead_runs_interrupted();
+    sweep_stale_temporaries();
+  }
+
   void prepare(const std::string& weights_checkpoint) {
     auto assets = build_run_assets(config, paths.cache_dir, weights_checkpoint, log);
     tokenizer = assets.tokenizer;
@@ -333,10 +341,16 @@ void TrainingJob::construct(const TrainConfig& config, const JobPaths& paths, Jo
   } catch (const std::invalid_argument& e) {
     throw ConfigError(e.what());
   }
-  s.store = std::make_unique<RunStore>(paths.database);
-  s.store->mark_dead_runs_interrupted();
-  s.sweep_stale_temporaries();
+  // An existing database is opened (and so checked) before the data, which can take minutes to
+  // generate or read; a new one is created only once the data has been accepted, so that a
+  // refused manifest or data folder leaves no empty database behind.
+  std::error_code ec;
+  if (std::filesystem::exists(paths.database, ec))
+    s.open_store();
+  else
+    RunStore::check_creatable(paths.database);
   s.prepare("");
+  if (!s.store) s.open_store();
   RunRecord record;
   record.name = config.name;
   record.status = RunStatus::Queued;
@@ -437,9 +451,10 @@ std::unique_ptr<TrainingJob> TrainingJob::resume_recorded(int64_t run_id, const 
   s.log = std::move(log);
   s.group = group;
   check_followers(group, nullptr, run_id);
-  s.store = std::make_unique<RunStore>(paths.database);
-  s.store->mark_dead_runs_interrupted();
-  s.sweep_stale_temporaries();
+  if (std::error_code ec; !std::filesystem::exists(paths.database, ec))
+    throw ConfigError("--resume " + std::to_string(run_id) +
+                      ": no such run: there is no database at " + paths.database);
+  s.open_store();
   const auto run = s.store->find_run(run_id);
   if (!run)
     throw ConfigError("--resume " + std::to_string(run_id) + ": no such run in " + paths.database);

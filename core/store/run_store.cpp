@@ -259,6 +259,8 @@ void RunStore::configure_connection() {
   exec_sql(db_, path_, "PRAGMA synchronous=NORMAL", "set synchronous=NORMAL");
 }
 
+void RunStore::check_creatable(const std::string& path) { check_folder(path); }
+
 int RunStore::latest_schema_version() { return schema_migrations().back().version; }
 
 int RunStore::read_user_version() const {

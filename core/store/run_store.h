@@ -133,6 +133,11 @@ class RunStore {
   RunStore(const RunStore&) = delete;
   RunStore& operator=(const RunStore&) = delete;
 
+  // Throws StoreError, as the constructor would, when no database could be created at `path`
+  // (its folder missing or not writable); creates nothing. For callers that create the database
+  // only once the rest of their input has been checked.
+  static void check_creatable(const std::string& path);
+
   static int latest_schema_version();
   int schema_version() const;
   const std::string& path() const { return path_; }

@@ -455,6 +455,26 @@ TEST_F(Cli, BadInputGivesOneLineAndTheRightExitCode) {
   EXPECT_EQ(hnclip("train --help").code, 0);
 }
 
+// A new run or a resume refused for its input leaves no database behind: a missing manifest (read
+// after the database was opened) and `--resume 3` on a new --db each left an empty one, which
+// `runs` then listed as a database with no runs.
+TEST_F(Cli, ARefusedRunCreatesNoDatabase) {
+  const auto missing = (dir / "missing.jsonl").string();
+  expect_one_line_error(
+      hnclip(small_train() + " --benchmark manifest --data " + missing + common()), 1,
+      missing + ": cannot read manifest: no such file");
+  EXPECT_FALSE(std::filesystem::exists(db())) << "a refused manifest created the database";
+  expect_one_line_error(hnclip("train --resume 3" + common()), 2,
+                        "--resume 3: no such run: there is no database at " + db());
+  EXPECT_FALSE(std::filesystem::exists(db())) << "a refused resume created the database";
+  // A database that cannot be created is still refused before the data is read.
+  expect_one_line_error(hnclip(small_train() + " --db " + (dir / "no-folder" / "x.db").string()), 1,
+                        "no-folder does not exist or is not a folder");
+  const auto r = hnclip(small_train() + " --json" + common());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(db()));
+}
+
 TEST_F(Cli, FailuresLoseNothingAlreadyStored) {
   auto first = hnclip(small_train() + " --json" + common());
   ASSERT_EQ(first.code, 0) << first.err;
