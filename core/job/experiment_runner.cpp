@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 #include "data/benchmark_registry.h"
 #include "data/benchmark_summary.h"
 #include "job/new_run_config.h"
+#include "job/run_assets.h"
 #include "job/run_benchmark_spec.h"
 #include "job/unchanged_run_data.h"
 #include "store/host_process.h"
@@ -131,6 +133,40 @@ ExperimentCreation create_experiment(const ExperimentSpec& spec, bool confirmed,
   // Stored and compared as a run records its own configuration: a relative --init or data root
   // given to `sweep` would neither match a finished run nor be found by a later `resume`.
   for (auto& s : plan.slots) s.config = with_absolute_paths(s.config);
+  // Every data set, split and --init the runs name is opened and checked before anything is
+  // recorded, each distinct one once.
+  std::map<std::string, std::unique_ptr<Benchmark>> benchmarks;  // benchmark_data_key → opened
+  const auto benchmark_of = [&](const TrainConfig& c) -> const Benchmark& {
+    const BenchmarkSpec spec = run_benchmark_spec(c, paths.cache_dir);
+    auto& opened = benchmarks[benchmark_data_key(spec)];
+    if (!opened) opened = open_benchmark(spec, log);
+    return *opened;
+  };
+  std::set<std::string> checked;
+  for (const auto& s : plan.slots) {
+    const auto& c = s.config;
+    const std::string inputs =
+        nlohmann::json{benchmark_data_key(run_benchmark_spec(c, paths.cache_dir)),
+                       c.train_split,
+                       c.test_split,
+                       c.val_split,
+                       c.init,
+                       c.vocab,
+                       c.long_clip,
+                       c.init_activation,
+                       c.model}
+            .dump();
+    if (!checked.insert(inputs).second) continue;
+    const std::string where =
+        " (cell '" + plan.cells[s.cell].label + "'; no experiment was recorded)";
+    try {
+      check_run_inputs(c, benchmark_of(c), log);
+    } catch (const ConfigError& e) {
+      throw ConfigError(e.what() + where);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(e.what() + where);
+    }
+  }
   RunStore store(paths.database);
   // Finished runs by the configuration they trained: the newest of equals fills a slot.
   std::map<std::string, RunRecord> finished;
@@ -150,8 +186,7 @@ ExperimentCreation create_experiment(const ExperimentSpec& spec, bool confirmed,
     const BenchmarkSpec spec = run_benchmark_spec(c, paths.cache_dir);
     const std::string key = benchmark_data_key(spec);
     auto it = data_now.find(key);
-    if (it == data_now.end())
-      it = data_now.emplace(key, benchmark_summary(*open_benchmark(spec, log))).first;
+    if (it == data_now.end()) it = data_now.emplace(key, benchmark_summary(benchmark_of(c))).first;
     return run_data_change(run, it->second, {c.train_split, c.test_split, c.val_split});
   };
   std::vector<ExperimentCellRow> cells;

@@ -36,4 +36,12 @@ RunAssets build_run_assets(const TrainConfig& config, const std::string& cache_d
                            const std::function<void(const std::string&)>& log,
                            const std::string& test_split_flag = "--test-split");
 
+// What build_run_assets checks of the files and names a configuration gives, without building the
+// model or the splits' data: its values, --init (read, and checked against --model) and the three
+// splits in `benchmark` (the one the configuration names, opened by the caller). Throws as
+// build_run_assets does. An experiment is recorded only once each distinct input of its runs
+// passed this: a missing --init or split used to record one whose every run failed to start.
+void check_run_inputs(const TrainConfig& config, const Benchmark& benchmark,
+                      const std::function<void(const std::string&)>& log);
+
 }  // namespace hnclip

@@ -231,6 +231,18 @@ TEST_F(CliSweep, BadInputIsRefusedBeforeAnythingIsStored) {
   expect_one_line_error(hnclip(base + " --config " + (dir / "axis.json").string()), 2,
                         "axis.json: axis 'gamma': config key 'gamma' is unknown (did you mean "
                         "'loss_gamma'?)");
+  // Files and splits the runs name are checked before the experiment is recorded: each of these
+  // recorded an experiment whose every run then failed to start ("could not start …").
+  const auto recorded_nothing = " (cell 'InfoNCE · s learnt'; no experiment was recorded)";
+  const auto missing = (dir / "missing.jsonl").string();
+  expect_one_line_error(hnclip(base + " --benchmark manifest --data " + missing), 1,
+                        missing + ": cannot read manifest: no such file" + recorded_nothing);
+  const auto no_init = (dir / "missing.pt").string();
+  expect_one_line_error(hnclip(base + " --init " + no_init), 1,
+                        "--init " + no_init + ": no such file or folder" + recorded_nothing);
+  expect_one_line_error(hnclip(base + " --set test_split=test,nosuch"), 2,
+                        "--test-split nosuch: benchmark 'synthetic': unknown split 'nosuch'");
+  expect_one_line_error(hnclip(base + " --set val_split=nosuch"), 2, "--val-split nosuch");
   // Nothing was recorded by any of them: not even a database, which the commands that only
   // read refuse to conjure (an empty one would list nothing and hide a mistyped --db).
   EXPECT_FALSE(std::filesystem::exists(dir / "runs.db"));
