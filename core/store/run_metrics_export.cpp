@@ -22,6 +22,8 @@ namespace {
 constexpr const char* kKindStep = "step";
 constexpr const char* kKindProbe = "probe";
 constexpr const char* kKindEval = "eval";
+constexpr const char* kKindTransfer = "transfer";
+constexpr int64_t kUnknownStep = -1;  // a transfer row whose epoch has no step on record
 constexpr const char* kHeader = "kind,run_id,epoch,step,wall_time_s,metric,value";
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -90,9 +92,18 @@ std::vector<MetricsExportRow> run_metrics_rows(const RunStore& store, int64_t ru
           p.mass_share_boosted[b]);
     }
   }
+  std::map<int, int64_t> step_of_epoch;  // a transfer row's checkpoint step, by its epoch
   for (const auto& e : store.epoch_evals(run)) {
+    step_of_epoch[e.epoch] = e.step;
     add(kKindEval, e.epoch, e.step, wall_at(e.step),
         e.split + "_" + e.direction + "_r" + std::to_string(e.k), e.recall);
+  }
+  for (const auto& c : store.checkpoints(run)) step_of_epoch[c.epoch] = c.step;
+  for (const auto& t : store.transfer_evals(run)) {
+    const auto it = step_of_epoch.find(t.epoch);
+    const int64_t step = it == step_of_epoch.end() ? kUnknownStep : it->second;
+    add(kKindTransfer, t.epoch, step, step == kUnknownStep ? kNaN : wall_at(step),
+        t.benchmark + "#" + t.split + "_" + t.direction + "_r" + std::to_string(t.k), t.recall);
   }
   return rows;
 }

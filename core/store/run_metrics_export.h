@@ -11,10 +11,17 @@
 //                 in the order `hnclip probes --json` names them).
 //   kind "eval":  every epoch's evaluation (epoch 0 = the start); metric <split>_<direction>_r<k>
 //                 (e.g. test_t2i_r1), value = recall in percent.
+//   kind "transfer": every transfer evaluation (`hnclip eval --split/--benchmark`, `experiment
+//                 eval`): the checkpoint of `epoch` on other data; metric
+//                 <data key>#<split>_<direction>_r<k> (e.g.
+//                 synthetic:size=small:seed=1#shifted_t2i_r1; the data key as
+//                 job/run_benchmark_spec.h's benchmark_data_key), step = that checkpoint's step
+//                 (-1 when none is on record).
 // wall_time_s: seconds of training since the run started, pauses excluded (the step rows' clock,
 // not Unix time). A probe or evaluation gets the wall time of the step row with its step (an
-// evaluation at step 0 gets 0); none stored -> NaN. Rows come in the order step, probe, eval, each
-// ordered as the store orders them (by step; evaluations by epoch, direction, k).
+// evaluation at step 0 gets 0); none stored -> NaN. Rows come in the order step, probe, eval,
+// transfer, each ordered as the store orders them (by step; evaluations by epoch, direction, k;
+// transfer evaluations by data, split, epoch, direction, k).
 // Thread: a RunStore connection is used by one thread; these functions read through the caller's.
 
 #include <cstdint>
@@ -26,7 +33,7 @@
 namespace hnclip {
 
 struct MetricsExportRow {
-  std::string kind;  // "step" | "probe" | "eval"
+  std::string kind;  // "step" | "probe" | "eval" | "transfer"
   int64_t run_id = 0;
   int epoch = 0;
   int64_t step = 0;

@@ -104,6 +104,46 @@ TEST_F(RunMetricsExportTest, CsvIsTheDocumentedLongTable) {
   EXPECT_EQ(format_metrics(run_metrics_rows(store_, run_), MetricsFileFormat::Csv), expected);
 }
 
+// Transfer evaluations (eval --split shifted, experiment eval) were left out of "every
+// evaluation". They follow the run's own, keyed by the data and split; the step is the epoch's
+// (-1, with no wall time, for an epoch with no step on record).
+TEST_F(RunMetricsExportTest, TransferEvaluationsFollowKeyedByTheirData) {
+  store_.write_transfer_eval(run_, 1, "synthetic:size=small:seed=1", "shifted", 137, 137,
+                             result("t2i", 12.5), result("i2t", 7.25));
+  store_.write_transfer_eval(run_, 3, "manifest:/data/a,b.jsonl", "test", 5, 9, result("t2i", 60.0),
+                             result("i2t", 80.0));
+  const std::string id = std::to_string(run_);
+  const std::string expected_tail = "eval," + id +
+                                    ",1,2,1,test_t2i_r5,40\n"
+                                    "transfer," +
+                                    id +
+                                    ",3,-1,,\"manifest:/data/a,b.jsonl#test_i2t_r1\",80\n"
+                                    "transfer," +
+                                    id +
+                                    ",3,-1,,\"manifest:/data/a,b.jsonl#test_i2t_r5\",90\n"
+                                    "transfer," +
+                                    id +
+                                    ",3,-1,,\"manifest:/data/a,b.jsonl#test_t2i_r1\",60\n"
+                                    "transfer," +
+                                    id +
+                                    ",3,-1,,\"manifest:/data/a,b.jsonl#test_t2i_r5\",70\n"
+                                    "transfer," +
+                                    id +
+                                    ",1,2,1,synthetic:size=small:seed=1#shifted_i2t_r1,7.25\n"
+                                    "transfer," +
+                                    id +
+                                    ",1,2,1,synthetic:size=small:seed=1#shifted_i2t_r5,17.25\n"
+                                    "transfer," +
+                                    id +
+                                    ",1,2,1,synthetic:size=small:seed=1#shifted_t2i_r1,12.5\n"
+                                    "transfer," +
+                                    id + ",1,2,1,synthetic:size=small:seed=1#shifted_t2i_r5,22.5\n";
+  const auto csv = format_metrics(run_metrics_rows(store_, run_), MetricsFileFormat::Csv);
+  ASSERT_GE(csv.size(), expected_tail.size());
+  EXPECT_EQ(csv.substr(csv.size() - expected_tail.size()), expected_tail) << csv;
+  EXPECT_EQ(run_metrics_rows(store_, run_).size(), 36u);
+}
+
 TEST_F(RunMetricsExportTest, JsonLinesCarryTheSameRowsWithNullForNaN) {
   const auto path = dir_ / "m.jsonl";
   EXPECT_EQ(write_run_metrics(store_, run_, path.string()), 28u);
