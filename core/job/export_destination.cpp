@@ -1,5 +1,10 @@
 #include "job/export_destination.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "job/workbench_paths.h"
@@ -51,6 +56,23 @@ void check_export_destination(const std::string& flag, const std::string& out,
         refuse_within((legacy / *below.begin()).string());
     }
   }
+  // The writers create missing folders; the nearest existing one must take a new file. Tried
+  // with a file created and removed at once: permission bits say nothing for root, or on a file
+  // system that takes no files (`pretrain --out /proc/x.pt` failed after its epochs of training).
+  fs::path folder = target.parent_path();
+  std::error_code ec;
+  while (!folder.empty() && !fs::exists(folder, ec) && folder != folder.root_path())
+    folder = folder.parent_path();
+  if (!fs::is_directory(folder, ec))
+    throw ConfigError(refused + folder.string() + " is not a folder." + nothing);
+  const auto probe = folder / (".hnclip-write-check-" + std::to_string(::getpid()));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    throw ConfigError(refused + "no file can be written in " + folder.string() + " (" +
+                      std::strerror(errno) + ")." + nothing);
+  }
+  ::close(fd);
+  fs::remove(probe, ec);
   const auto signature = read_file_signature(out);
   if (signature != FileSignature::kMissing && signature != FileSignature::kEmpty &&
       !is_model_file_signature(signature)) {

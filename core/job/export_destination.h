@@ -14,7 +14,9 @@ namespace hnclip {
 //    a text file; an empty file may be replaced),
 //  - the checkpoint being exported (`source`; "" for none), or
 //  - in the checkpoint folder of `database` (checkpoint_root or the legacy checkpoints/ folder
-//    beside it): those files are the runs', and the store records them.
+//    beside it): those files are the runs', and the store records them, or
+//  - in a folder where no file can be written (the nearest existing one, tried with a file made
+//    and removed at once; the writers create the missing ones).
 // Paths are compared after resolving symbolic links, ".." and the working directory.
 void check_export_destination(const std::string& flag, const std::string& out,
                               const std::string& database, const std::string& source = "");

@@ -43,8 +43,8 @@ TEST(ExportDestination, FilesThatAreNoModelAndTheRunsOwnFilesAreRefused) {
   const auto legacy = fs::path(hnclip::legacy_checkpoint_root(database.string()));
   fs::create_directories(legacy / "run-2");
 
-  EXPECT_NE(refusal(database, database).find("out " + database.string() +
-                                             ": exists and is an SQLite database"),
+  EXPECT_NE(refusal(database, database)
+                .find("out " + database.string() + ": exists and is an SQLite database"),
             std::string::npos);
   EXPECT_NE(refusal(other_database, database).find("an SQLite database"), std::string::npos);
   EXPECT_NE(refusal(dir / "data.jsonl", database).find("neither a zip archive nor a safetensors"),
@@ -63,6 +63,24 @@ TEST(ExportDestination, FilesThatAreNoModelAndTheRunsOwnFilesAreRefused) {
   fs::create_directory_symlink(run_folder, dir / "link");
   EXPECT_NE(refusal(dir / "link" / "x.pt", database).find("a checkpoint folder"),
             std::string::npos);
+}
+
+// Checked before the work, not after it: `pretrain --out /proc/x.pt` trained its epochs and then
+// failed to write. /proc takes no new files, also for root (whom permission bits do not stop).
+TEST(ExportDestination, AFolderThatTakesNoFileIsRefusedBeforehand) {
+  hnclip::test::ScratchDir dir;
+  const auto database = dir / "runs.db";
+  EXPECT_NE(refusal("/proc/x.pt", database).find("out /proc/x.pt: no file can be written in /proc"),
+            std::string::npos);
+  std::ofstream(dir / "file.pt").close();
+  EXPECT_NE(refusal(dir / "file.pt" / "x.pt", database).find("file.pt is not a folder"),
+            std::string::npos);
+  // Missing folders are the writers' to create; the check tries the nearest existing one and
+  // leaves nothing there.
+  EXPECT_EQ(refusal(dir / "new" / "deeper" / "x.pt", database), "");
+  EXPECT_FALSE(fs::exists(dir / "new"));
+  for (const auto& entry : fs::directory_iterator(dir.path()))
+    EXPECT_EQ(entry.path().filename().string().find(".hnclip-write-check"), std::string::npos);
 }
 
 TEST(ExportDestination, NewFilesEarlierExportsAndEmptyFilesAreAccepted) {
