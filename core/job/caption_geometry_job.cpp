@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <unordered_set>
 
 #include "eval/caption_geometry.h"
 #include "job/run_assets.h"
@@ -60,13 +59,10 @@ void check_tokenizer_fits(const Tokenizer& tokenizer, const std::vector<std::str
                           const ResolvedEncoder& encoder, const std::string& dataset_label) {
   const auto* word = dynamic_cast<const WordTokenizer*>(&tokenizer);
   if (!word) return;  // byte-level BPE encodes any text
-  const std::unordered_set<std::string> vocab(word->vocab().begin(), word->vocab().end());
   int64_t total = 0, unknown = 0;
   for (const auto& c : captions) {
-    for (const auto& w : WordTokenizer::words(c)) {
-      ++total;
-      if (!vocab.count(w)) ++unknown;
-    }
+    total += static_cast<int64_t>(WordTokenizer::words(c).size());
+    unknown += static_cast<int64_t>(word->unknown_words(c).size());
   }
   if (total == 0) return;
   const double share = static_cast<double>(unknown) / static_cast<double>(total);

@@ -116,6 +116,13 @@ std::vector<std::string> WordTokenizer::words(const std::string& text) {
 
 int64_t WordTokenizer::vocab_size() const { return static_cast<int64_t>(vocab_.size()) + kSpecialTokens; }
 
+std::vector<std::string> WordTokenizer::unknown_words(const std::string& text) const {
+  std::vector<std::string> out;
+  for (auto& w : words(text))
+    if (!ids_.count(w)) out.push_back(std::move(w));
+  return out;
+}
+
 std::vector<int64_t> WordTokenizer::encode(const std::string& text) const {
   std::vector<int64_t> ids(static_cast<size_t>(context_length_), kPadId);
   const int64_t max_words = context_length_ - 2;  // room left by start and end

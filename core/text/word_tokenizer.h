@@ -41,6 +41,9 @@ class WordTokenizer : public Tokenizer {
   nlohmann::json to_json() const override;
 
   const std::vector<std::string>& vocab() const { return vocab_; }
+  // The words of `text` (as words() splits it, in order, repeats kept) that the vocabulary lacks:
+  // encode() gives each the one unknown id, so a text of them carries no meaning.
+  std::vector<std::string> unknown_words(const std::string& text) const;
 
  private:
   std::vector<std::string> vocab_;

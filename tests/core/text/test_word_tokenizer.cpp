@@ -48,6 +48,15 @@ TEST(WordTokenizer, UnknownWordsMapToOne) {
   EXPECT_EQ(tok.encode("red banana RED"), (Ids{3, 2, 1, 2, 4}));
 }
 
+TEST(WordTokenizer, UnknownWordsAreListedInOrderWithRepeats) {
+  const WordTokenizer tok({"red", "circle"}, 5);
+  EXPECT_EQ(tok.unknown_words("Banana red KIWI circle banana!"),
+            (std::vector<std::string>{"banana", "kiwi", "banana"}));
+  EXPECT_TRUE(tok.unknown_words("a").size() == 1);
+  EXPECT_TRUE(tok.unknown_words("Red, circle.").empty());
+  EXPECT_TRUE(tok.unknown_words("").empty());
+}
+
 TEST(WordTokenizer, ExactFitAndTruncationKeepEnd) {
   const WordTokenizer tok({"a", "b", "c"}, 5);
   EXPECT_EQ(tok.encode("a b c"), (Ids{5, 2, 3, 4, 6}));      // exactly fits
