@@ -15,11 +15,15 @@
 #include "job/model_source.h"
 #include "job/workbench_paths.h"
 #include "numeric/non_finite_values.h"
+#include "text/control_character.h"
 #include "text/tokenizer.h"
+#include "text/word_tokenizer.h"
 
 namespace hnclip::cli {
 
 namespace {
+
+constexpr size_t kListedUnknownWords = 8;  // named in the warning; the count says the rest
 
 nlohmann::json rows(const torch::Tensor& t) {
   nlohmann::json out = nlohmann::json::array();
@@ -60,6 +64,9 @@ CommandAction add_encode_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", o->json, "machine-readable output on stdout");
   return [o]() {
+    if (o->texts.empty() && o->images.empty())
+      throw UsageError(
+          "--text or --image: nothing to encode (hnclip inspect FILE describes a model)");
     auto source =
         open_model_source(resolve_init_checkpoint(o->checkpoint), o->vocab, "--checkpoint",
                           /*need_tokenizer=*/!o->texts.empty(), /*long_clip=*/false,
@@ -75,7 +82,23 @@ CommandAction add_encode_command(CLI::App& app) {
     if (!o->texts.empty()) {
       const auto tokenizer = tokenizer_from_json(source.tokenizer);
       std::vector<int64_t> ids;
-      for (const auto& t : o->texts) {
+      const auto* word = dynamic_cast<const WordTokenizer*>(tokenizer.get());
+      for (size_t i = 0; i < o->texts.size(); ++i) {
+        const auto& t = o->texts[i];
+        // A word-level vocabulary (the built-in benchmark's) maps every word it lacks to one
+        // unknown token: said, since such a feature says nothing about those words.
+        if (const auto unknown = word ? word->unknown_words(t) : std::vector<std::string>{};
+            !unknown.empty()) {
+          std::string list;
+          for (size_t w = 0; w < unknown.size() && w < kListedUnknownWords; ++w)
+            list += (w ? ", " : "") + one_line(unknown[w]);
+          if (unknown.size() > kListedUnknownWords) list += ", …";
+          std::cerr << "hnclip: --text " << i + 1 << ": " << unknown.size() << " of "
+                    << WordTokenizer::words(t).size()
+                    << " words are not in the checkpoint's word vocabulary and encode as one "
+                       "unknown token ("
+                    << list << ")\n";
+        }
         const auto row = tokenizer->encode(t);
         ids.insert(ids.end(), row.begin(), row.end());
       }

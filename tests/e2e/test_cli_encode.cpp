@@ -125,6 +125,23 @@ TEST(CliEncode, UsageErrorsNameTheFlag) {
   hnclip::test::expect_one_line_error(
       run_hnclip("encode --checkpoint pretrained --image " + (dir / "missing.png").string()), 2,
       "--image");
+  // Nothing to encode printed the model's header alone and exited 0.
+  hnclip::test::expect_one_line_error(run_hnclip("encode --checkpoint pretrained"), 2,
+                                      "--text or --image: nothing to encode");
+}
+
+// The committed tiny model has a word vocabulary: a word it lacks becomes the one unknown token,
+// which was not said. The feature is still printed; stderr names the words.
+TEST(CliEncode, WordsOutsideAWordVocabularyAreNamed) {
+  const auto r = run_hnclip(
+      "encode --checkpoint pretrained --json --text 'a red circle' --text 'zebra red quokka'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["text"].size(), 2u);
+  EXPECT_EQ(r.err.find("--text 1:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hnclip: --text 2: 2 of 3 words are not in the checkpoint's word "
+                       "vocabulary and encode as one unknown token (zebra, quokka)"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(CliEncode, TrainStartsFromAClipStateDictAndEncodesItsCheckpoint) {
