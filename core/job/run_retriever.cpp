@@ -15,6 +15,7 @@
 #include "job/stored_run_config.h"
 #include "job/unchanged_run_data.h"
 #include "store/run_store.h"
+#include "text/word_tokenizer.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
 #include "train/train_config.h"
@@ -180,6 +181,11 @@ std::vector<float> RunRetriever::encode_text(const std::string& text) const {
   torch::NoGradGuard no_grad;
   const auto tokens = torch::tensor(ids, torch::kInt64).unsqueeze(0).to(impl_->device);
   return to_floats(normalized(impl_->model->encode_text(tokens).pooled).squeeze(0));
+}
+
+std::vector<std::string> RunRetriever::unknown_words(const std::string& text) const {
+  const auto* word = dynamic_cast<const WordTokenizer*>(impl_->tokenizer.get());
+  return word ? word->unknown_words(text) : std::vector<std::string>{};
 }
 
 std::vector<ScoredCandidate> RunRetriever::query_text(const std::string& text, int64_t k) const {

@@ -66,6 +66,9 @@ class RunRetriever {
 
   // The checkpoint's L2-normalised text embedding of `text` (dim values).
   std::vector<float> encode_text(const std::string& text) const;
+  // The words of `text` the checkpoint's word vocabulary lacks (each encodes as the one unknown
+  // token), in order; none for a byte-level BPE tokenizer, which encodes any text.
+  std::vector<std::string> unknown_words(const std::string& text) const;
   // Best k images for a typed caption, best first (ties: lower index first).
   std::vector<ScoredCandidate> query_text(const std::string& text, int64_t k) const;
   // Best k candidates of stored query `query` in `direction` ("t2i": caption query against

@@ -303,6 +303,25 @@ RetrievalViewItem RetrievalContent::resultItem(int64_t id, bool image,
   return item;
 }
 
+QString RetrievalContent::unknownWordsNote(const RetrievalAdhocResult& result,
+                                           const std::vector<QString>& names) {
+  QStringList parts;
+  for (size_t i = 0; i < result.unknown_words.size() && i < result.results.size(); ++i) {
+    const auto& words = result.unknown_words[i];
+    if (words.empty()) continue;
+    QStringList listed;
+    for (const auto& w : words)
+      if (!listed.contains(QString::fromStdString(w))) listed << QString::fromStdString(w);
+    const QString name =
+        i < names.size() ? names[i] : tr("run %1").arg(result.results[i].first.first);
+    parts << tr("%1's vocabulary lacks %2").arg(name, listed.join(QStringLiteral(", ")));
+  }
+  if (parts.isEmpty()) return {};
+  return parts.join(QStringLiteral("; ")) +
+         tr(" (each such word encodes as the one unknown token, so it does not steer the "
+            "ranking)");
+}
+
 RetrievalViewContent RetrievalContent::adhoc(const RetrievalAdhocResult& result,
                                              const std::vector<QString>& names) const {
   RetrievalViewContent content;
@@ -314,6 +333,10 @@ RetrievalViewContent RetrievalContent::adhoc(const RetrievalAdhocResult& result,
     row.run_name = i < names.size() ? names[i] : QString::number(key.first);
     row.color = run_color(key.first);
     row.rank_text = tr("epoch %1").arg(key.second);
+    const size_t unknown = i < result.unknown_words.size() ? result.unknown_words[i].size() : 0;
+    if (unknown > 0)
+      row.rank_text += unknown == 1 ? tr(" · 1 word not in its vocabulary")
+                                    : tr(" · %1 words not in its vocabulary").arg(unknown);
     for (const auto& c : candidates) {
       RetrievalViewItem item = resultItem(c.id, true, {result.text.toStdString()});
       if (!item.text.isEmpty()) item.text = tr("(image %1 outside the split)").arg(c.id);

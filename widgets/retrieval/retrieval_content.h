@@ -56,6 +56,9 @@ class RetrievalContent {
   // `names`: each result's row name, in the result's order.
   RetrievalViewContent adhoc(const RetrievalAdhocResult& result,
                              const std::vector<QString>& names) const;
+  // The words of an ad-hoc query each run's word vocabulary lacks, named per run ("" when none).
+  static QString unknownWordsNote(const RetrievalAdhocResult& result,
+                                  const std::vector<QString>& names);
 
  private:
   struct Query;

@@ -269,8 +269,10 @@ bool RetrievalLoader::runAdhoc(const QString& text, int k, RetrieverKey a, Retri
     r->text = text;
     r->k = k;
     try {
-      for (const auto& [key, retriever] : rs)
+      for (const auto& [key, retriever] : rs) {
         r->results.emplace_back(key, retriever->query_text(t, k));
+        r->unknown_words.push_back(retriever->unknown_words(t));
+      }
     } catch (const std::exception& e) {
       r->error = qs(e.what());
     }

@@ -53,6 +53,8 @@ struct RetrievalAdhocResult {
   QString text;
   int k = 0;
   std::vector<std::pair<RetrieverKey, std::vector<ScoredCandidate>>> results;
+  // Per result: the words of `text` its run's word vocabulary lacks (RunRetriever::unknown_words).
+  std::vector<std::vector<std::string>> unknown_words;
   QString error;  // why there are no results
 };
 

@@ -518,7 +518,12 @@ void RetrievalPanel::runAdhocQuery(const QString& text) {
 
 void RetrievalPanel::onAdhocFinished(std::shared_ptr<const RetrievalAdhocResult> result) {
   adhoc_ = std::move(result);
-  setStatus(adhoc_->error.isEmpty() ? tr("ad-hoc query done") : adhoc_->error);
+  std::vector<QString> names;
+  for (const auto& r : adhoc_->results) names.push_back(rowName(names.size(), r.first.first));
+  const QString unknown = RetrievalContent::unknownWordsNote(*adhoc_, names);
+  setStatus(!adhoc_->error.isEmpty() ? adhoc_->error
+            : unknown.isEmpty()      ? tr("ad-hoc query done")
+                                     : tr("ad-hoc query done — %1").arg(unknown));
   if (showing_adhoc_) showAdhoc();
   emit adhocFinished();
 }

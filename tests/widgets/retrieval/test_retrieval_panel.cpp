@@ -530,6 +530,21 @@ class TestRetrievalPanel : public QObject {
     QVERIFY2(panel.exportPng(png, &error), qPrintable(error));
     QImage shot(png);
     QVERIFY(shot.width() > 300 && shot.height() > 200);
+
+    // Words these word-vocabulary runs do not know encode as the one unknown token: the status
+    // line and each run's row say so (they did not, and the ranking looked like an answer).
+    const int adhoc_before = adhoc.count();
+    panel.runAdhocQuery("a blue zebra, quokka");
+    QTRY_VERIFY_WITH_TIMEOUT(adhoc.count() > adhoc_before, kWaitMs);
+    QVERIFY2(panel.statusText().contains("vocabulary lacks zebra, quokka (each such word encodes "
+                                         "as the one unknown token"),
+             qPrintable(panel.statusText()));
+    QCOMPARE(panel.view()->rows().size(), size_t{2});
+    for (const auto& row : panel.view()->rows())
+      QVERIFY2(row.rank_text.endsWith("2 words not in its vocabulary"), qPrintable(row.rank_text));
+    panel.runAdhocQuery(text);
+    QTRY_VERIFY_WITH_TIMEOUT(adhoc.count() > adhoc_before + 1, kWaitMs);
+    QVERIFY2(!panel.statusText().contains("vocabulary"), qPrintable(panel.statusText()));
   }
 };
 
