@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "data/benchmark_registry.h"
+#include "data/shared_image_files.h"
 #include "data/split_statistics.h"
 
 namespace hnclip::cli {
@@ -64,6 +65,21 @@ CommandAction add_benchmark_command(CLI::App& app) {
                     cell(st.mean_hardest, 13, 3).c_str(), cell(st.median_hardest, 15, 3).c_str());
       }
     }
+    // Splits that share image files: a held-out split is not held out for those images.
+    const auto splits = bench->splits();
+    std::vector<std::vector<std::string>> images(splits.size());
+    for (size_t i = 0; i < splits.size(); ++i)
+      for (const auto& sample : bench->split(splits[i])) images[i].push_back(sample.image);
+    out["shared_images"] = nlohmann::json::array();
+    for (size_t i = 0; i < splits.size(); ++i) {
+      for (size_t j = i + 1; j < splits.size(); ++j) {
+        const auto shared = shared_image_files(images[j], images[i]);
+        if (shared.empty()) continue;
+        out["shared_images"].push_back({{"splits", {splits[i], splits[j]}},
+                                        {"images", shared.size()},
+                                        {"example", shared[0]}});
+      }
+    }
     if (o->common.json) {
       if (out["splits"].contains("train")) out["train"] = out["splits"]["train"]["images"];
       if (out["splits"].contains("test")) out["test"] = out["splits"]["test"]["images"];
@@ -72,6 +88,11 @@ CommandAction add_benchmark_command(CLI::App& app) {
     } else {
       std::cout << "(bag-of-words cosine over each split's captions; hardest = a caption's most "
                    "similar other caption)\n";
+      for (const auto& shared : out["shared_images"])
+        std::cout << "splits " << shared["splits"][0].get<std::string>() << " and "
+                  << shared["splits"][1].get<std::string>() << " share " << shared["images"]
+                  << " image files (e.g. " << shared["example"].get<std::string>()
+                  << "): recall on either is not held out from training on the other\n";
     }
     return kExitOk;
   };

@@ -14,6 +14,7 @@
 #include "data/batch_loader.h"
 #include "data/benchmark_summary.h"
 #include "data/goal_segments.h"
+#include "data/shared_image_files.h"
 #include "distributed/process_group.h"
 #include "fault/fault_point.h"
 #include "job/git_revision.h"
@@ -191,7 +192,28 @@ struct TrainingJob::Impl {
       trainer->set_structure_words(words);
     }
     if (val_data) trainer->set_validation(*val_data);
+    say_images_shared_with_training("--test-split", config.test_split, *test_data);
+    if (val_data) say_images_shared_with_training("--val-split", config.val_split, *val_data);
     say_near_twins_in_batches();
+  }
+
+  // A held-out split that shares image files with the training split (a manifest may list a file
+  // under both) is not held out for those images. Allowed, never silently; a split that is the
+  // training split is said where the run is created.
+  void say_images_shared_with_training(const std::string& flag, const std::string& split,
+                                       const SplitData& data) const {
+    if (split == config.train_split) return;
+    const auto paths_of = [](const SplitData& d) {
+      std::vector<std::string> paths;
+      for (int64_t i = 0; i < d.num_images(); ++i) paths.push_back(d.sample(i).image);
+      return paths;
+    };
+    const auto shared = shared_image_files(paths_of(data), paths_of(*train_data));
+    if (shared.empty()) return;
+    say(flag + " " + split + ": " + std::to_string(shared.size()) + " of its " +
+        std::to_string(data.num_images()) + " images are also training images (split " +
+        config.train_split + ", the same files, e.g. " + shared.front() +
+        "): its recall on them measures how well the run fits images it trained on");
   }
 
   // GOAL: the segment sidecar (--goal-segments, else the built-in benchmark's own segments.json)

@@ -719,6 +719,50 @@ TEST_F(Cli, BenchmarkPrintsASplitOfOneCaption) {
   EXPECT_TRUE(j["splits"]["test"]["mean_pairwise"].is_number());
 }
 
+// A manifest that lists training images under its test split too was accepted without a word,
+// and the run's recall on those images was reported as held out. `benchmark` and `train` say it.
+TEST_F(Cli, TestImagesThatAreAlsoTrainingImagesAreNamed) {
+  const auto manifest = hnclip::test::generated_small_manifest(dir / "cache");
+  ASSERT_FALSE(manifest.file.empty());
+  std::vector<json> lines = manifest.samples;
+  std::string first_train;
+  int copied = 0;
+  for (const auto& j : manifest.samples) {
+    if (j["split"] != "train" || copied == 3) continue;
+    auto again = j;
+    again["split"] = "test";
+    // The same file named another way: still the same image.
+    if (copied == 1) again["image"] = "./" + j["image"].get<std::string>();
+    if (copied == 0) first_train = j["image"].get<std::string>();
+    lines.push_back(again);
+    ++copied;
+  }
+  manifest.write(lines);
+  const std::string data = " --benchmark manifest --data " + manifest.file.string();
+  const auto listed = hnclip("benchmark" + data + common());
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("splits train and test share 3 image files (e.g. "),
+            std::string::npos)
+      << listed.out;
+  const auto j = json::parse(hnclip("benchmark --json" + data + common()).out);
+  ASSERT_EQ(j["shared_images"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["shared_images"][0]["images"], 3);
+  EXPECT_EQ(j["shared_images"][0]["splits"], json({"train", "test"}));
+
+  const auto trained = hnclip(small_train() + data + common());
+  ASSERT_EQ(trained.code, 0) << trained.err;
+  EXPECT_NE(trained.err.find("--test-split test: 3 of its 145 images are also training images "
+                             "(split train, the same files, e.g. "),
+            std::string::npos)
+      << trained.err;
+  EXPECT_NE(trained.err.find(first_train), std::string::npos) << trained.err;
+
+  // The built-in benchmark's splits share no file: nothing is said.
+  const auto clean = hnclip("benchmark --benchmark-size small" + common());
+  ASSERT_EQ(clean.code, 0) << clean.err;
+  EXPECT_EQ(clean.out.find(" share "), std::string::npos) << clean.out;
+}
+
 // A run without probes printed the table's header and footnote over no rows; it says why.
 TEST_F(Cli, ProbesOfARunWithoutThemSayWhy) {
   ASSERT_EQ(hnclip(small_train() + " --epochs 1 --probe-every 0 --json" + common()).code, 0);
