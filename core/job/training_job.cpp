@@ -193,8 +193,23 @@ struct TrainingJob::Impl {
     }
     if (val_data) trainer->set_validation(*val_data);
     say_images_shared_with_training("--test-split", config.test_split, *test_data);
-    if (val_data) say_images_shared_with_training("--val-split", config.val_split, *val_data);
+    if (val_data) {
+      say_images_shared_with_training("--val-split", config.val_split, *val_data);
+      // The epoch chosen on the validation split is then partly chosen on the test images.
+      const auto shared = shared_image_files(image_paths(*val_data), image_paths(*test_data));
+      if (!shared.empty())
+        say("--val-split " + config.val_split + ": " + std::to_string(shared.size()) + " of its " +
+            std::to_string(val_data->num_images()) + " images are also test images (split " +
+            config.test_split + ", e.g. " + shared.front() +
+            "): the best epoch is partly chosen on the test split");
+    }
     say_near_twins_in_batches();
+  }
+
+  static std::vector<std::string> image_paths(const SplitData& data) {
+    std::vector<std::string> paths;
+    for (int64_t i = 0; i < data.num_images(); ++i) paths.push_back(data.sample(i).image);
+    return paths;
   }
 
   // A held-out split that shares image files with the training split (a manifest may list a file
@@ -203,12 +218,7 @@ struct TrainingJob::Impl {
   void say_images_shared_with_training(const std::string& flag, const std::string& split,
                                        const SplitData& data) const {
     if (split == config.train_split) return;
-    const auto paths_of = [](const SplitData& d) {
-      std::vector<std::string> paths;
-      for (int64_t i = 0; i < d.num_images(); ++i) paths.push_back(d.sample(i).image);
-      return paths;
-    };
-    const auto shared = shared_image_files(paths_of(data), paths_of(*train_data));
+    const auto shared = shared_image_files(image_paths(data), image_paths(*train_data));
     if (shared.empty()) return;
     say(flag + " " + split + ": " + std::to_string(shared.size()) + " of its " +
         std::to_string(data.num_images()) + " images are also training images (split " +

@@ -737,6 +737,16 @@ TEST_F(Cli, TestImagesThatAreAlsoTrainingImagesAreNamed) {
     lines.push_back(again);
     ++copied;
   }
+  // Test images in the validation split (137 of its own): the best epoch would be chosen partly
+  // on the test split.
+  int validation = 0;
+  for (const auto& j : manifest.samples) {
+    if (j["split"] != "test" || validation == 3) continue;
+    auto again = j;
+    again["split"] = "val";
+    lines.push_back(again);
+    ++validation;
+  }
   manifest.write(lines);
   const std::string data = " --benchmark manifest --data " + manifest.file.string();
   const auto listed = hnclip("benchmark" + data + common());
@@ -745,17 +755,25 @@ TEST_F(Cli, TestImagesThatAreAlsoTrainingImagesAreNamed) {
             std::string::npos)
       << listed.out;
   const auto j = json::parse(hnclip("benchmark --json" + data + common()).out);
-  ASSERT_EQ(j["shared_images"].size(), 1u) << j.dump();
+  ASSERT_EQ(j["shared_images"].size(), 2u) << j.dump();
   EXPECT_EQ(j["shared_images"][0]["images"], 3);
   EXPECT_EQ(j["shared_images"][0]["splits"], json({"train", "test"}));
+  EXPECT_EQ(j["shared_images"][1]["splits"], json({"val", "test"}));
 
-  const auto trained = hnclip(small_train() + data + common());
+  const auto trained = hnclip(small_train() + " --val-split val" + data + common());
   ASSERT_EQ(trained.code, 0) << trained.err;
   EXPECT_NE(trained.err.find("--test-split test: 3 of its 145 images are also training images "
                              "(split train, the same files, e.g. "),
             std::string::npos)
       << trained.err;
   EXPECT_NE(trained.err.find(first_train), std::string::npos) << trained.err;
+  EXPECT_NE(trained.err.find("--val-split val: 3 of its 140 images are also test images (split "
+                             "test, e.g. "),
+            std::string::npos)
+      << trained.err;
+  EXPECT_EQ(trained.err.find("--val-split val: 3 of its 140 images are also training"),
+            std::string::npos)
+      << trained.err;
 
   // The built-in benchmark's splits share no file: nothing is said.
   const auto clean = hnclip("benchmark --benchmark-size small" + common());
