@@ -44,6 +44,34 @@ class TestBenchmarkRowText : public QObject {
                                            "words/caption; bag-of-words cosine: pairwise ")),
              qPrintable(two));
   }
+
+  // A test image that is a training image too (the same file, named another way) was not said
+  // before a run was started; the line now begins with it.
+  void testImagesThatAreTrainingImagesAreSaid() {
+    hnclip::test::ScratchDir dir;
+    for (int i = 0; i < 3; ++i) {
+      QImage img(16, 16, QImage::Format_RGB32);
+      img.fill(QColor(40 * i, 90, 20));
+      QVERIFY(
+          img.save(QString::fromStdString((dir.path() / (std::to_string(i) + ".png")).string())));
+    }
+    const auto manifest = dir.path() / "m.jsonl";
+    {
+      std::ofstream m(manifest);
+      m << "{\"image\": \"0.png\", \"captions\": [\"a red square\"], \"split\": \"train\"}\n"
+        << "{\"image\": \"1.png\", \"captions\": [\"a red circle\"], \"split\": \"train\"}\n"
+        << "{\"image\": \"./0.png\", \"captions\": [\"a red box\"], \"split\": \"test\"}\n"
+        << "{\"image\": \"2.png\", \"captions\": [\"a blue box\"], \"split\": \"test\"}\n";
+    }
+    hnclip::TrainConfig c;
+    c.benchmark = "manifest";
+    c.benchmark_root = manifest.string();
+    const QString text = benchmark_row_text(c, (dir.path() / "cache").string());
+    QVERIFY2(text.startsWith(QStringLiteral("1 of the test split's images are also train images "
+                                            "(the same files): their recall is not held out. "
+                                            "Table A1, test split: 2 images")),
+             qPrintable(text));
+  }
 };
 
 QTEST_MAIN(TestBenchmarkRowText)
