@@ -12,17 +12,23 @@
 
 using hnclip::gui::benchmark_row_text;
 
+// 0.png .. (n-1).png, 16x16, each its own colour.
+static bool write_images(const std::filesystem::path& dir, int n) {
+  for (int i = 0; i < n; ++i) {
+    QImage img(16, 16, QImage::Format_RGB32);
+    img.fill(QColor(40 * i, 90, 20));
+    if (!img.save(QString::fromStdString((dir / (std::to_string(i) + ".png")).string())))
+      return false;
+  }
+  return true;
+}
+
 class TestBenchmarkRowText : public QObject {
   Q_OBJECT
  private slots:
   void oneCaptionHasCountsAndNoSimilarity() {
     hnclip::test::ScratchDir dir;
-    for (int i = 0; i < 3; ++i) {
-      QImage img(16, 16, QImage::Format_RGB32);
-      img.fill(QColor(40 * i, 90, 20));
-      QVERIFY(
-          img.save(QString::fromStdString((dir.path() / (std::to_string(i) + ".png")).string())));
-    }
+    QVERIFY(write_images(dir.path(), 3));
     const auto manifest = dir.path() / "m.jsonl";
     const auto write = [&](int test_images) {
       std::ofstream m(manifest, std::ios::trunc);
@@ -49,12 +55,7 @@ class TestBenchmarkRowText : public QObject {
   // before a run was started; the line now begins with it.
   void testImagesThatAreTrainingImagesAreSaid() {
     hnclip::test::ScratchDir dir;
-    for (int i = 0; i < 3; ++i) {
-      QImage img(16, 16, QImage::Format_RGB32);
-      img.fill(QColor(40 * i, 90, 20));
-      QVERIFY(
-          img.save(QString::fromStdString((dir.path() / (std::to_string(i) + ".png")).string())));
-    }
+    QVERIFY(write_images(dir.path(), 3));
     const auto manifest = dir.path() / "m.jsonl";
     {
       std::ofstream m(manifest);
