@@ -49,6 +49,8 @@ CommandAction add_eval_command(CLI::App& app) {
                        {"split", r.eval.split},
                        {"test_set", r.test_set},
                        {"transfer", r.transfer},
+                       {"training_images", r.training_images ? nlohmann::json(*r.training_images)
+                                                             : nlohmann::json(nullptr)},
                        {"n_test", r.test_images},
                        {"n_test_captions", r.test_captions},
                        {"t2i", recall_json(r.eval.t2i)},

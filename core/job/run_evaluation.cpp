@@ -3,7 +3,9 @@
 #include <torch/torch.h>
 
 #include "data/batch_loader.h"
+#include "data/benchmark_registry.h"
 #include "data/benchmark_summary.h"
+#include "data/shared_image_files.h"
 #include "eval/caption_consensus.h"
 #include "job/run_assets.h"
 #include "job/run_benchmark_spec.h"
@@ -61,6 +63,7 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
 
   configure_threads(config.threads);
   auto assets = build_run_assets(config, paths.cache_dir, chosen.path, log, "--split");
+  std::optional<int64_t> out_training_images;
   if (!transfer) {
     const std::string id = std::to_string(run_id);
     refuse_changed_run_data(
@@ -73,6 +76,36 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
             "transfer (hnclip eval " +
             id + " --data COPY).");
   }
+  if (transfer && !(key == own_key && config.test_split == own.train_split)) {
+    // The target may list the run's own training images (another split of its data naming them,
+    // another manifest naming the same files): recall on them is not transfer. The run's split
+    // labelled "also its training split" needs no count.
+    std::optional<int64_t> shared;
+    try {
+      std::unique_ptr<Benchmark> opened;
+      const Benchmark* own_data = assets.benchmark.get();
+      if (key != own_key) {
+        opened = open_benchmark(run_benchmark_spec(own, paths.cache_dir), {});
+        own_data = opened.get();
+      }
+      std::vector<std::string> target_images, training_images;
+      for (int64_t i = 0; i < assets.test->num_images(); ++i)
+        target_images.push_back(assets.test->sample(i).image);
+      for (const auto& sample : own_data->split(own.train_split))
+        training_images.push_back(sample.image);
+      shared = static_cast<int64_t>(shared_image_files(target_images, training_images).size());
+    } catch (const std::exception& e) {
+      // The run's own data gone or unreadable: the count is unknown, and said to be.
+      if (log)
+        log("run " + std::to_string(run_id) + "'s training split could not be read to check the " +
+            "target for its training images (" + e.what() + ")");
+    }
+    if (shared && *shared > 0 && log)
+      log(std::to_string(*shared) + " of the " + std::to_string(assets.test->num_images()) +
+          " evaluated images are training images of run " + std::to_string(run_id) + " (split " +
+          own.train_split + ", the same files): their recall is not transfer");
+    out_training_images = shared;
+  }
   configure_threads(config.threads, &assets.model->config());  // the BLAS pool for this model
   load_checkpoint_weights(chosen.path, assets.model);
   const auto device = resolve_device(to_string(config.device));
@@ -83,6 +116,7 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
       [workers](const PairedData& d) { return std::make_unique<BatchLoader>(d, workers); },
       kEvalBatch, {}, config.test_split);
   StoredEvaluation out;
+  out.training_images = out_training_images;
   out.run_id = run_id;
   out.checkpoint = chosen.path;
   const auto encoded = evaluator.encode(assets.model, device);

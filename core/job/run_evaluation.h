@@ -37,6 +37,10 @@ struct StoredEvaluation {
   std::string benchmark;    // benchmark_data_key of the evaluated data
   std::string test_set;     // the same data with its split, for people (RunTestSet::label)
   bool transfer = false;    // stored as a transfer evaluation (not the run's own test split)
+  // A transfer's images that are training images of the run (the same files); unset when not a
+  // transfer, when the target is the run's training split itself, or when the run's own data
+  // could not be read to compare.
+  std::optional<int64_t> training_images;
   // Text→image with caption consensus (eval/caption_consensus.h), asked for with α > 0: shown
   // beside the plain ranking, not stored (the stored evaluation stays the model's own).
   struct Consensus {

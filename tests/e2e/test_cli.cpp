@@ -781,6 +781,46 @@ TEST_F(Cli, TestImagesThatAreAlsoTrainingImagesAreNamed) {
   EXPECT_EQ(clean.out.find(" share "), std::string::npos) << clean.out;
 }
 
+// A transfer target that lists the run's training images (another manifest naming the same
+// files) was evaluated as transfer without a word; `eval` counts them.
+TEST_F(Cli, ATransferTargetHoldingTheRunsTrainingImagesIsCounted) {
+  const auto manifest = hnclip::test::generated_small_manifest(dir / "cache");
+  ASSERT_FALSE(manifest.file.empty());
+  const auto trained = hnclip(small_train() + " --epochs 1 --benchmark manifest --data " +
+                              manifest.file.string() + " --json" + common());
+  ASSERT_EQ(trained.code, 0) << trained.err;
+  const auto other = hnclip::test::generated_small_manifest(dir / "cache", "other.jsonl");
+  ASSERT_FALSE(other.file.empty());
+  std::vector<json> lines;
+  int train = 0, test = 0;
+  for (auto j : other.samples) {
+    if (j["split"] == "train" && train < 5) {
+      ++train;
+    } else if (j["split"] == "test" && test < 5) {
+      ++test;
+    } else {
+      continue;
+    }
+    j["split"] = "test";
+    lines.push_back(j);
+  }
+  other.write(lines);
+  const auto mixed = hnclip("eval 1 --data " + other.file.string() + " --json" + common());
+  ASSERT_EQ(mixed.code, 0) << mixed.err;
+  EXPECT_TRUE(json::parse(mixed.out)["transfer"].get<bool>());
+  EXPECT_EQ(json::parse(mixed.out)["training_images"], 5);
+  EXPECT_NE(mixed.err.find("5 of the 10 evaluated images are training images of run 1 (split "
+                           "train, the same files): their recall is not transfer"),
+            std::string::npos)
+      << mixed.err;
+  const auto held_out = hnclip("eval 1 --split val --json" + common());
+  ASSERT_EQ(held_out.code, 0) << held_out.err;
+  EXPECT_EQ(json::parse(held_out.out)["training_images"], 0);
+  EXPECT_EQ(held_out.err.find("training images of run"), std::string::npos) << held_out.err;
+  // The run's own test split is no transfer: no count.
+  EXPECT_TRUE(json::parse(hnclip("eval 1 --json" + common()).out)["training_images"].is_null());
+}
+
 // A run without probes printed the table's header and footnote over no rows; it says why.
 TEST_F(Cli, ProbesOfARunWithoutThemSayWhy) {
   ASSERT_EQ(hnclip(small_train() + " --epochs 1 --probe-every 0 --json" + common()).code, 0);
