@@ -2,10 +2,13 @@
 
 #include <torch/torch.h>
 
+#include <filesystem>
+
 #include "data/batch_loader.h"
 #include "data/benchmark_registry.h"
 #include "data/benchmark_summary.h"
 #include "data/shared_image_files.h"
+#include "data/synthetic_benchmark.h"
 #include "eval/caption_consensus.h"
 #include "job/run_assets.h"
 #include "job/run_benchmark_spec.h"
@@ -84,15 +87,26 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
     try {
       std::unique_ptr<Benchmark> opened;
       const Benchmark* own_data = assets.benchmark.get();
-      if (key != own_key) {
-        opened = open_benchmark(run_benchmark_spec(own, paths.cache_dir), {});
+      const BenchmarkSpec own_spec = run_benchmark_spec(own, paths.cache_dir);
+      std::error_code ec;
+      // A built-in benchmark no longer generated holds no file a target could name: nothing is
+      // generated for this count.
+      const bool own_files_exist =
+          key == own_key || own_spec.name != "synthetic" ||
+          std::filesystem::exists(std::filesystem::path(synthetic_benchmark_folder(
+                                      {own_spec.cache_dir, own_spec.size, own_spec.seed})) /
+                                      "manifest.jsonl",
+                                  ec);
+      if (key != own_key && own_files_exist) {
+        opened = open_benchmark(own_spec, {});
         own_data = opened.get();
       }
       std::vector<std::string> target_images, training_images;
       for (int64_t i = 0; i < assets.test->num_images(); ++i)
         target_images.push_back(assets.test->sample(i).image);
-      for (const auto& sample : own_data->split(own.train_split))
-        training_images.push_back(sample.image);
+      if (own_files_exist)
+        for (const auto& sample : own_data->split(own.train_split))
+          training_images.push_back(sample.image);
       shared = static_cast<int64_t>(shared_image_files(target_images, training_images).size());
     } catch (const std::exception& e) {
       // The run's own data gone or unreadable: the count is unknown, and said to be.
