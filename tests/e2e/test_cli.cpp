@@ -821,6 +821,22 @@ TEST_F(Cli, ATransferTargetHoldingTheRunsTrainingImagesIsCounted) {
   EXPECT_TRUE(json::parse(hnclip("eval 1 --json" + common()).out)["training_images"].is_null());
 }
 
+// The count needs the run's training images; a built-in benchmark deleted from the cache since
+// holds none a target could name, and is not generated again for it.
+TEST_F(Cli, CountingTrainingImagesInATargetGeneratesNothing) {
+  const auto trained = hnclip(small_train() + " --epochs 1 --json" + common());
+  ASSERT_EQ(trained.code, 0) << trained.err;
+  std::filesystem::path own;
+  for (const auto& e : fs::directory_iterator(dir / "cache"))
+    if (e.path().filename().string().rfind("synthetic-small-s1-", 0) == 0) own = e.path();
+  ASSERT_FALSE(own.empty());
+  fs::remove_all(own);
+  const auto r = hnclip("eval 1 --data-seed 2 --json" + common());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["training_images"], 0);
+  EXPECT_FALSE(fs::exists(own)) << "the run's own benchmark was generated again";
+}
+
 // A run without probes printed the table's header and footnote over no rows; it says why.
 TEST_F(Cli, ProbesOfARunWithoutThemSayWhy) {
   ASSERT_EQ(hnclip(small_train() + " --epochs 1 --probe-every 0 --json" + common()).code, 0);
