@@ -135,7 +135,6 @@ struct TrainingJob::Impl {
     }
   }
 
-  // Everything up to (not including) the database row: data, tokenizer, model.
   // Opens the run database, marks the runs whose process died as interrupted and removes their
   // checkpoint temporaries.
   void open_store() {
@@ -144,6 +143,7 @@ struct TrainingJob::Impl {
     sweep_stale_temporaries();
   }
 
+  // Everything up to (not including) the database row: data, tokenizer, model.
   void prepare(const std::string& weights_checkpoint) {
     auto assets = build_run_assets(config, paths.cache_dir, weights_checkpoint, log);
     tokenizer = assets.tokenizer;
