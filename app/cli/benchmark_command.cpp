@@ -67,9 +67,8 @@ CommandAction add_benchmark_command(CLI::App& app) {
     }
     // Splits that share image files: a held-out split is not held out for those images.
     const auto splits = bench->splits();
-    std::vector<std::vector<std::string>> images(splits.size());
-    for (size_t i = 0; i < splits.size(); ++i)
-      for (const auto& sample : bench->split(splits[i])) images[i].push_back(sample.image);
+    std::vector<std::vector<std::string>> images;
+    for (const auto& split : splits) images.push_back(image_files(bench->split(split)));
     out["shared_images"] = nlohmann::json::array();
     for (size_t i = 0; i < splits.size(); ++i) {
       for (size_t j = i + 1; j < splits.size(); ++j) {

@@ -13,6 +13,13 @@ std::string canonical_file(const std::string& path) {
 }
 }  // namespace
 
+std::vector<std::string> image_files(const std::vector<Sample>& samples) {
+  std::vector<std::string> files;
+  files.reserve(samples.size());
+  for (const auto& s : samples) files.push_back(s.image);
+  return files;
+}
+
 std::vector<std::string> shared_image_files(const std::vector<std::string>& split_images,
                                             const std::vector<std::string>& other_images) {
   std::unordered_set<std::string> other;

@@ -7,7 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "data/sample.h"
+
 namespace hnclip {
+
+// The image file of each sample, in order (what shared_image_files compares).
+std::vector<std::string> image_files(const std::vector<Sample>& samples);
 
 // The files of `split_images` that are also files of `other_images`, in `split_images`' order
 // (each once). Compared as canonical paths, so "a/../b.png", "./b.png" and a symbolic link all

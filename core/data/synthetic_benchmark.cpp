@@ -140,6 +140,11 @@ std::string synthetic_benchmark_folder(const SyntheticOptions& options) {
       .string();
 }
 
+bool synthetic_benchmark_generated(const SyntheticOptions& options) {
+  std::error_code ec;
+  return fs::exists(fs::path(synthetic_benchmark_folder(options)) / "manifest.jsonl", ec);
+}
+
 std::unique_ptr<Benchmark> open_synthetic_benchmark(const SyntheticOptions& options,
                                                     std::function<void(const std::string&)> progress) {
   if (options.cache_dir.empty()) throw std::invalid_argument("synthetic benchmark: cache_dir is empty");

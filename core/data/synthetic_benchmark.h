@@ -34,6 +34,9 @@ struct SyntheticOptions {
 
 // The folder a benchmark with these options lives in (whether or not it exists yet).
 std::string synthetic_benchmark_folder(const SyntheticOptions& options);
+// Whether that folder holds a generated benchmark (its manifest), i.e. opening it generates
+// nothing.
+bool synthetic_benchmark_generated(const SyntheticOptions& options);
 
 // Generates the benchmark if its folder does not exist yet, then opens its manifest; name() is
 // "synthetic". `progress`, if set, receives one-line messages while generating (same thread).

@@ -2,8 +2,6 @@
 
 #include <torch/torch.h>
 
-#include <filesystem>
-
 #include "data/batch_loader.h"
 #include "data/benchmark_registry.h"
 #include "data/benchmark_summary.h"
@@ -88,25 +86,20 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
       std::unique_ptr<Benchmark> opened;
       const Benchmark* own_data = assets.benchmark.get();
       const BenchmarkSpec own_spec = run_benchmark_spec(own, paths.cache_dir);
-      std::error_code ec;
       // A built-in benchmark no longer generated holds no file a target could name: nothing is
       // generated for this count.
       const bool own_files_exist =
           key == own_key || own_spec.name != "synthetic" ||
-          std::filesystem::exists(std::filesystem::path(synthetic_benchmark_folder(
-                                      {own_spec.cache_dir, own_spec.size, own_spec.seed})) /
-                                      "manifest.jsonl",
-                                  ec);
+          synthetic_benchmark_generated({own_spec.cache_dir, own_spec.size, own_spec.seed});
       if (key != own_key && own_files_exist) {
         opened = open_benchmark(own_spec, {});
         own_data = opened.get();
       }
-      std::vector<std::string> target_images, training_images;
+      std::vector<std::string> target_images;
       for (int64_t i = 0; i < assets.test->num_images(); ++i)
         target_images.push_back(assets.test->sample(i).image);
-      if (own_files_exist)
-        for (const auto& sample : own_data->split(own.train_split))
-          training_images.push_back(sample.image);
+      const auto training_images = own_files_exist ? image_files(own_data->split(own.train_split))
+                                                   : std::vector<std::string>{};
       shared = static_cast<int64_t>(shared_image_files(target_images, training_images).size());
     } catch (const std::exception& e) {
       // The run's own data gone or unreadable: the count is unknown, and said to be.

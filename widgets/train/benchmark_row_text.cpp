@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <filesystem>
 
 #include "data/benchmark_registry.h"
 #include "data/shared_image_files.h"
@@ -21,13 +20,9 @@ QString shared_with_training(const hnclip::Benchmark& benchmark,
   if (config.test_split == config.train_split) return {};
   const auto splits = benchmark.splits();
   if (std::find(splits.begin(), splits.end(), config.train_split) == splits.end()) return {};
-  const auto paths = [&](const std::string& split) {
-    std::vector<std::string> out;
-    for (const auto& sample : benchmark.split(split)) out.push_back(sample.image);
-    return out;
-  };
   const auto shared =
-      hnclip::shared_image_files(paths(config.test_split), paths(config.train_split));
+      hnclip::shared_image_files(hnclip::image_files(benchmark.split(config.test_split)),
+                                 hnclip::image_files(benchmark.split(config.train_split)));
   if (shared.empty()) return {};
   return QObject::tr(
              "%1 of the %2 split's images are also %3 images (the same files): their "
@@ -46,9 +41,9 @@ QString benchmark_row_text(const hnclip::TrainConfig& config, const std::string&
   spec.root = config.benchmark_root;
   spec.cache_dir = cache_dir;
   if (spec.name == "synthetic") {
-    const auto folder = hnclip::synthetic_benchmark_folder({cache_dir, spec.size, spec.seed});
-    std::error_code ec;
-    if (!std::filesystem::exists(std::filesystem::path(folder) / "manifest.jsonl", ec)) {
+    const hnclip::SyntheticOptions options{cache_dir, spec.size, spec.seed};
+    if (!hnclip::synthetic_benchmark_generated(options)) {
+      const auto folder = hnclip::synthetic_benchmark_folder(options);
       return QObject::tr("Table A1: not generated yet — the first run generates it into %1")
           .arg(QString::fromStdString(folder));
     }
