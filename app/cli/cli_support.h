@@ -22,6 +22,9 @@ constexpr int kExitStopped = 130;  // stopped by Ctrl-C (128 + SIGINT), the run 
 // characters (an experiment's runs differ only at the end of their names); a longer name ends in
 // "…".
 constexpr size_t kMaxNameColumn = 48;
+// The test-set column of `runs`: wider, since what matters is at the end of a test set, after its
+// root ("… / test (20 of 162 images trained on)"), and a long root is cut in the middle.
+constexpr size_t kMaxTestSetColumn = 64;
 
 // A command-line mistake found after parsing (e.g. a run id that does not exist).
 class UsageError : public std::invalid_argument {

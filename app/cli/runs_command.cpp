@@ -16,6 +16,7 @@
 #include "job/run_benchmark_spec.h"
 #include "job/stored_best_epoch.h"
 #include "job/stored_run_config.h"
+#include "job/stored_run_test_set.h"
 #include "store/run_store.h"
 #include "stored_recall.h"
 #include "text/control_character.h"
@@ -87,7 +88,8 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
   } catch (const ConfigError& e) {
     config_error = e.what();
   }
-  const RunTestSet test_set = config ? run_test_set(*config) : run_test_set(r.config_json);
+  const RunTestSet test_set =
+      config ? stored_run_test_set(*config, r.data_summary_json) : run_test_set(r.config_json);
   const auto table = recall_table(store, r.id, test_set.split);
   const int best_epoch = best_stored_epoch(store.epoch_evals(r.id), test_set.split).epoch;
   nlohmann::json j{{"id", r.id},
@@ -189,7 +191,7 @@ CommandAction add_runs_command(CLI::App& app) {
       test_sets.push_back(rows.back()["test_set"].get<std::string>());
     }
     const size_t name_width = column_width("name", names, kMaxNameColumn);
-    const size_t set_width = column_width("test set", test_sets, kMaxNameColumn);
+    const size_t set_width = column_width("test set", test_sets, kMaxTestSetColumn);
     // "start" is epoch 0 (the starting checkpoint); "best" is the best fine-tuned epoch.
     std::printf("%5s  %s%-11s %-17s %6s %-10s %6s  %s%14s %5s %14s  %s\n", "id",
                 pad_column("name", name_width + 1).c_str(), "status", "framework", "gamma", "gbar",

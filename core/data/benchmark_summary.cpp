@@ -100,4 +100,31 @@ std::string split_difference(const nlohmann::json& stored, const nlohmann::json&
   return "";
 }
 
+void set_shared_image_count(nlohmann::json& summary, const std::string& split,
+                            const std::string& other, int64_t count) {
+  if (count <= 0) return;
+  summary["shared_images"][split][other] = count;
+}
+
+int64_t shared_image_count(const nlohmann::json& summary, const std::string& split,
+                           const std::string& other) {
+  if (!summary.is_object()) return 0;
+  const auto all = summary.find("shared_images");
+  if (all == summary.end() || !all->is_object()) return 0;
+  const auto of_split = all->find(split);
+  if (of_split == all->end() || !of_split->is_object()) return 0;
+  const auto count = of_split->find(other);
+  return count != of_split->end() && count->is_number_integer() ? count->get<int64_t>() : 0;
+}
+
+int64_t split_image_count(const nlohmann::json& summary, const std::string& split) {
+  if (!summary.is_object()) return 0;
+  const auto splits = summary.find("splits");
+  if (splits == summary.end() || !splits->is_object()) return 0;
+  const auto of_split = splits->find(split);
+  if (of_split == splits->end() || !of_split->is_object()) return 0;
+  const auto images = of_split->find("images");
+  return images != of_split->end() && images->is_number_integer() ? images->get<int64_t>() : 0;
+}
+
 }  // namespace hnclip

@@ -8,6 +8,7 @@
 // same path, other captions or images), not an image file rewritten in place.
 // Thread-safe (reads the benchmark's const methods only).
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,5 +34,17 @@ std::string describe_benchmark_summary(const nlohmann::json& summary);
 // without the split, by nothing).
 std::string split_difference(const nlohmann::json& stored, const nlohmann::json& now,
                              const std::string& split);
+
+// Image files a run's held-out split shares with another of its splits (a manifest may list one
+// file under two), kept in the run's summary so that `show`, `runs` and the Runs tab say it long
+// after the run started: summary["shared_images"][split][other split] = count of split's images
+// that are also other split's. A count of 0 is not stored.
+void set_shared_image_count(nlohmann::json& summary, const std::string& split,
+                            const std::string& other, int64_t count);
+// That count; 0 when the summary holds none (also for runs recorded before it was kept).
+int64_t shared_image_count(const nlohmann::json& summary, const std::string& split,
+                           const std::string& other);
+// The number of images of split `split` in the summary; 0 when it has no such split.
+int64_t split_image_count(const nlohmann::json& summary, const std::string& split);
 
 }  // namespace hnclip

@@ -12,6 +12,7 @@
 #include "job/run_benchmark_spec.h"
 #include "job/run_checkpoint.h"
 #include "job/stored_run_config.h"
+#include "job/stored_run_test_set.h"
 #include "job/unchanged_run_data.h"
 #include "store/run_store.h"
 #include "train/checkpoint.h"
@@ -152,7 +153,9 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
     // label says "also its training split" only where the run did train on these images.
     TrainConfig labelled = config;
     labelled.train_split = key == own_key ? own.train_split : std::string();
-    out.test_set = run_test_set(labelled).label;
+    // The run's own test split also says how many of its images the run trained on.
+    out.test_set = transfer ? run_test_set(labelled).label
+                            : stored_run_test_set(labelled, run.data_summary_json).label;
   }
   out.transfer = transfer;
   if (transfer) {

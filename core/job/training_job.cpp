@@ -197,6 +197,8 @@ struct TrainingJob::Impl {
       say_images_shared_with_training("--val-split", config.val_split, *val_data);
       // The epoch chosen on the validation split is then partly chosen on the test images.
       const auto shared = shared_image_files(image_paths(*val_data), image_paths(*test_data));
+      set_shared_image_count(data_summary, config.val_split, config.test_split,
+                             static_cast<int64_t>(shared.size()));
       if (!shared.empty())
         say("--val-split " + config.val_split + ": " + std::to_string(shared.size()) + " of its " +
             std::to_string(val_data->num_images()) + " images are also test images (split " +
@@ -213,12 +215,15 @@ struct TrainingJob::Impl {
   }
 
   // A held-out split that shares image files with the training split (a manifest may list a file
-  // under both) is not held out for those images. Allowed, never silently; a split that is the
-  // training split is said where the run is created.
+  // under both) is not held out for those images. Allowed, never silently: said now and kept in
+  // the run's data summary (`show`, `runs` and the Runs tab say it); a split that is the training
+  // split is said where the run is created.
   void say_images_shared_with_training(const std::string& flag, const std::string& split,
-                                       const SplitData& data) const {
+                                       const SplitData& data) {
     if (split == config.train_split) return;
     const auto shared = shared_image_files(image_paths(data), image_paths(*train_data));
+    set_shared_image_count(data_summary, split, config.train_split,
+                           static_cast<int64_t>(shared.size()));
     if (shared.empty()) return;
     say(flag + " " + split + ": " + std::to_string(shared.size()) + " of its " +
         std::to_string(data.num_images()) + " images are also training images (split " +

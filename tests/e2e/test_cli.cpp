@@ -645,7 +645,7 @@ TEST_F(Cli, RunsAndShowSayWhichTestSetEachRunWasMeasuredOn) {
   }
   const auto deep = hnclip("runs" + common());
   ASSERT_EQ(deep.code, 0) << deep.err;
-  EXPECT_NE(deep.out.find("…" + std::string(6, 'd') + "/docci / qual_dev "), std::string::npos)
+  EXPECT_NE(deep.out.find("…" + std::string(14, 'd') + "/docci / qual_dev "), std::string::npos)
       << deep.out;
   EXPECT_EQ(runs()[0]["test_set"], "docci " + root + " / qual_dev");  // JSON: whole
 }
@@ -774,6 +774,23 @@ TEST_F(Cli, TestImagesThatAreAlsoTrainingImagesAreNamed) {
   EXPECT_EQ(trained.err.find("--val-split val: 3 of its 140 images are also training"),
             std::string::npos)
       << trained.err;
+  // Kept with the run: its test set says so wherever it is shown, long after the run started,
+  // and is not the test set of a run whose test split is held out.
+  const auto shown = json::parse(hnclip("show 1 --json" + common()).out);
+  EXPECT_EQ(shown["data"]["shared_images"]["test"]["train"], 3) << shown.dump();
+  EXPECT_EQ(shown["data"]["shared_images"]["val"]["test"], 3) << shown.dump();
+  EXPECT_FALSE(shown["data"]["shared_images"]["val"].contains("train")) << shown.dump();
+  const std::string marked = " / test (3 of 145 images trained on)";
+  EXPECT_NE(shown["test_set"].get<std::string>().find(marked), std::string::npos) << shown.dump();
+  const auto listed_runs = hnclip("runs" + common());
+  // The list cuts a long test set (the test's folder is long) in its middle: the end still says it.
+  EXPECT_NE(listed_runs.out.find(" (3 of 145 images trained on)"), std::string::npos)
+      << listed_runs.out;
+  const auto evaluated = hnclip("eval 1 --json" + common());
+  ASSERT_EQ(evaluated.code, 0) << evaluated.err;
+  EXPECT_NE(json::parse(evaluated.out)["test_set"].get<std::string>().find(marked),
+            std::string::npos)
+      << evaluated.out;
 
   // The built-in benchmark's splits share no file: nothing is said.
   const auto clean = hnclip("benchmark --benchmark-size small" + common());

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "job/stored_best_epoch.h"
+#include "job/stored_run_test_set.h"
 #include "job/workbench_paths.h"
 #include "train/probe_summary.h"
 #include "train/train_config.h"
@@ -75,7 +76,7 @@ RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> e
   s.gamma = config.loss_gamma;
   s.gbar = to_string(config.loss_gbar);
   s.epochs = config.epochs;
-  s.test_set = run_test_set(record.config_json);
+  s.test_set = stored_run_test_set(record);
 
   const StoredBestEpoch best = best_stored_epoch(s.evals, s.test_set.split);
   s.report_epoch = best.epoch;

@@ -235,6 +235,34 @@ class TestRecallTable : public QObject {
     QVERIFY(!same.toLatex().contains("Test set"));
   }
 
+  // A run whose test split holds images it trained on (counted in its data summary when it was
+  // created) is labelled so, and is no best over a run of the same split without that count.
+  void a_test_split_partly_trained_on_is_a_set_of_its_own() {
+    std::vector<hnclip::gui::RunSummary> runs;
+    for (int id = 1; id <= 2; ++id) {
+      hnclip::RunRecord rec;
+      rec.id = id;
+      rec.name = "r" + std::to_string(id);
+      rec.config_json = "{}";
+      rec.data_summary_json =
+          id == 1
+              ? R"({"splits": {"test": {"images": 162}}, "shared_images": {"test": {"train": 20}}})"
+              : R"({"splits": {"test": {"images": 162}}})";
+      std::vector<hnclip::EpochEvalRow> evals;
+      for (int epoch : {0, 1})
+        for (const char* dir : {"t2i", "i2t"})
+          evals.push_back({epoch, epoch * 10, "test", dir, 1, epoch == 0 ? 50.0 : 60.0 + id});
+      runs.push_back(hnclip::gui::make_run_summary(rec, evals, "/tmp/x/runs.db"));
+    }
+    QCOMPARE(runs[0].test_set.label,
+             std::string("synthetic default (seed 1) / test (20 of 162 images trained on)"));
+    QCOMPARE(runs[1].test_set.label, std::string("synthetic default (seed 1) / test"));
+    const RecallTable t = RecallTable::fromSummaries(runs);
+    QVERIFY(!t.comparable());
+    for (int r = 0; r < static_cast<int>(t.rows().size()); ++r)
+      for (int c = 0; c < RecallTable::kValueColumns; ++c) QVERIFY(!t.isBest(r, c));
+  }
+
   // A run needs no name (the CLI and the Train tab start unnamed runs): its row still says which
   // run it is, in the window and in both exports, never a blank first cell.
   void unnamed_runs_go_by_their_number() {
