@@ -78,17 +78,6 @@ void add_benchmark_options(CLI::App* cmd, std::string& name, Size& size, std::st
   cmd->add_option("--data-seed", seed, "synthetic: generator seed")->capture_default_str();
 }
 
-// Where `eval` and `experiment eval` evaluate (job/run_evaluation.h's EvalTarget): the benchmark
-// options above, every one unset by default (the run's own value), and --split. --data-seed lands
-// in `seed`; the command sets target.data_seed from it when the flag was given.
-inline void add_eval_target_options(CLI::App* cmd, EvalTarget& target, uint64_t& seed) {
-  add_benchmark_options(cmd, target.benchmark, target.benchmark_size, target.root, seed);
-  cmd->get_option("--data-seed")->default_str("the run's");
-  cmd->add_option("--split", target.split,
-                  "the split to evaluate (default: the run's test split; the built-in benchmark's "
-                  "`shifted` is a test set under a lighting shift no split trains on)");
-}
-
 // --max-image-pixels and --allow-outside-root: what a real data set's images are checked against
 // when the benchmark is opened (data/image_file_check.h). `zero_is_default`: a TrainConfig stores
 // 0 for "the default limit", a BenchmarkSpec the limit itself.
@@ -104,6 +93,20 @@ inline void add_image_check_options(CLI::App* cmd, int64_t& max_pixels, bool& al
   o->check(CLI::NonNegativeNumber);
   cmd->add_flag("--allow-outside-root", allow_outside_root,
                 "accept image paths that leave the data root (../, absolute paths elsewhere)");
+}
+
+// Where `eval` and `experiment eval` evaluate (job/run_evaluation.h's EvalTarget): the benchmark
+// options above, every one unset by default (the run's own value), and --split. --data-seed lands
+// in `seed`; the command sets target.data_seed from it when the flag was given.
+inline void add_eval_target_options(CLI::App* cmd, EvalTarget& target, uint64_t& seed) {
+  add_benchmark_options(cmd, target.benchmark, target.benchmark_size, target.root, seed);
+  cmd->get_option("--data-seed")->default_str("the run's");
+  cmd->add_option("--split", target.split,
+                  "the split to evaluate (default: the run's test split; the built-in benchmark's "
+                  "`shifted` is a test set under a lighting shift no split trains on)");
+  // Another data set's images are checked with these, not with the run's own settings.
+  add_image_check_options(cmd, target.max_image_pixels, target.allow_outside_root,
+                          /*zero_is_default=*/true);
 }
 
 }  // namespace hnclip::cli

@@ -1,5 +1,6 @@
 #include "data/benchmark_registry.h"
 
+#include <filesystem>
 #include <stdexcept>
 
 #include "data/dci_benchmark.h"
@@ -30,9 +31,22 @@ std::string root_folder_hint(const std::string& name) {
 }
 }  // namespace
 
+void check_data_root_is_read(const std::string& benchmark, const std::string& root) {
+  if (benchmark != "synthetic" || root.empty()) return;
+  const std::string ext = std::filesystem::path(root).extension().string();
+  const bool manifest = ext == ".jsonl" || ext == ".csv" || ext == ".json";
+  throw std::invalid_argument(
+      "--data-root " + root +
+      ": the built-in benchmark (--benchmark synthetic, the default) reads no data set; " +
+      (manifest ? "for this manifest add --benchmark manifest"
+                : "name the data set's kind with --benchmark manifest (a .jsonl or .csv file), "
+                  "docci, dci, long-dci or urban1k (a folder)"));
+}
+
 std::unique_ptr<Benchmark> open_benchmark(const BenchmarkSpec& spec,
                                           std::function<void(const std::string&)> progress) {
   if (spec.name == "synthetic") {
+    check_data_root_is_read(spec.name, spec.root);
     return open_synthetic_benchmark(SyntheticOptions{spec.cache_dir, spec.size, spec.seed},
                                     std::move(progress));
   }

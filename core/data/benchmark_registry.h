@@ -30,8 +30,15 @@ std::vector<std::string> benchmark_names();
 // manifest names its own with --val-split; Long-DCI and Urban1k are evaluation sets only).
 std::string default_validation_split(const std::string& benchmark);
 
-// Throws DataError (bad files, naming file and line) or std::invalid_argument (unknown name or
-// missing root, naming the flag).
+// A data root given with the built-in benchmark, which reads none: `train --data x.jsonl` without
+// --benchmark manifest trained on the built-in benchmark and said nothing. Throws
+// std::invalid_argument naming the flag and the benchmarks that take one; nothing otherwise.
+// Checked for new work (open_benchmark, a new run, a sweep, an eval target); a run recorded so by
+// an earlier version still evaluates and resumes (job/run_benchmark_spec.h drops its root).
+void check_data_root_is_read(const std::string& benchmark, const std::string& root);
+
+// Throws DataError (bad files, naming file and line) or std::invalid_argument (unknown name,
+// missing root or a root the built-in benchmark does not read, naming the flag).
 std::unique_ptr<Benchmark> open_benchmark(const BenchmarkSpec& spec,
                                           std::function<void(const std::string&)> progress = {});
 

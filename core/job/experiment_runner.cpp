@@ -160,8 +160,9 @@ ExperimentCreation create_experiment(const ExperimentSpec& spec, bool confirmed,
     const std::string where =
         " (cell '" + plan.cells[s.cell].label + "'; no experiment was recorded)";
     try {
+      check_data_root_is_read(c.benchmark, c.benchmark_root);
       check_run_inputs(c, benchmark_of(c), log);
-    } catch (const ConfigError& e) {
+    } catch (const std::invalid_argument& e) {  // a flag: ConfigError, or open_benchmark's
       throw ConfigError(e.what() + where);
     } catch (const std::exception& e) {
       throw std::runtime_error(e.what() + where);

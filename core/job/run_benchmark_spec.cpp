@@ -9,7 +9,9 @@ BenchmarkSpec run_benchmark_spec(const TrainConfig& config, const std::string& c
   spec.name = config.benchmark;
   spec.size = to_string(config.benchmark_size);
   spec.seed = config.data_seed;
-  spec.root = config.benchmark_root;
+  // A root recorded with the built-in benchmark was never read (earlier versions accepted
+  // `train --data x` without --benchmark): the run's data is the built-in benchmark.
+  if (config.benchmark != "synthetic") spec.root = config.benchmark_root;
   spec.cache_dir = cache_dir;
   if (config.max_image_pixels > 0) spec.images.max_pixels = config.max_image_pixels;
   spec.images.allow_outside_root = config.allow_outside_root;

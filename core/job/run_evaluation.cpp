@@ -28,6 +28,15 @@ constexpr int64_t kEvalBatch = 256;
 // The run's config pointed at the target's data: only the test split is read (the train split is
 // set to it too, so a data set without a train split can be a target).
 TrainConfig target_config(TrainConfig config, const EvalTarget& t) {
+  const bool other_data = (!t.benchmark.empty() && t.benchmark != config.benchmark) ||
+                          (!t.root.empty() && t.root != config.benchmark_root);
+  if (other_data) {
+    config.allow_outside_root = t.allow_outside_root;
+    config.max_image_pixels = t.max_image_pixels;
+  } else {
+    config.allow_outside_root = config.allow_outside_root || t.allow_outside_root;
+    if (t.max_image_pixels > 0) config.max_image_pixels = t.max_image_pixels;
+  }
   if (!t.benchmark.empty()) {
     if (t.benchmark != config.benchmark) {
       config.benchmark_root.clear();  // another data set's root never carries over
@@ -40,6 +49,8 @@ TrainConfig target_config(TrainConfig config, const EvalTarget& t) {
   if (!t.benchmark_size.empty()) from_string(t.benchmark_size, config.benchmark_size);
   if (t.data_seed) config.data_seed = *t.data_seed;
   if (!t.split.empty()) config.test_split = t.split;
+  // `eval 3 --data x.jsonl` of a run on the built-in benchmark evaluated the built-in test split.
+  if (!t.root.empty()) check_data_root_is_read(config.benchmark, config.benchmark_root);
   config.train_split = config.test_split;
   config.val_split.clear();
   return config;

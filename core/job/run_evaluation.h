@@ -26,6 +26,11 @@ struct EvalTarget {
   std::string benchmark_size;  // synthetic: small | default | large
   std::optional<uint64_t> data_seed;  // synthetic generator seed
   std::string split;           // e.g. "shifted" (the built-in benchmark's shifted test set)
+  // How the target's images are checked (--max-image-pixels, --allow-outside-root). Another data
+  // set takes these, never the run's own permission; the run's own data keeps the run's settings,
+  // which these may only widen.
+  int64_t max_image_pixels = 0;  // 0: the default limit
+  bool allow_outside_root = false;
 };
 
 struct StoredEvaluation {

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "data/batch_loader.h"
+#include "data/benchmark_registry.h"
 #include "data/benchmark_summary.h"
 #include "data/goal_segments.h"
 #include "data/shared_image_files.h"
@@ -356,6 +357,9 @@ void TrainingJob::construct(const TrainConfig& config, const JobPaths& paths, Jo
   // validate(): a run stored with such a name by an earlier version still evaluates and resumes.
   if (const std::string c = control_character_in(config.name); !c.empty())
     throw ConfigError("--name must be one line without control characters (it has " + c + ")");
+  // Not in validate() either: a run recorded with such a root by an earlier version still
+  // evaluates and resumes on the built-in benchmark it trained on.
+  check_data_root_is_read(config.benchmark, config.benchmark_root);
   check_followers(group, &s.config, 0);
   // A framework's own starting logit scale is recorded as the run's, and said.
   if (s.config.logit_scale != config.logit_scale && s.log) {

@@ -475,6 +475,34 @@ TEST_F(Cli, ARefusedRunCreatesNoDatabase) {
   EXPECT_TRUE(std::filesystem::exists(db()));
 }
 
+// `train --data x.jsonl` without --benchmark manifest trained on the built-in benchmark, which
+// reads no data set, and said nothing; `benchmark`, `stats`, `eval` and `sweep` did the same.
+TEST_F(Cli, ADataRootTheBuiltInBenchmarkWouldNotReadIsRefused) {
+  const auto manifest = (dir / "mine.jsonl").string();
+  std::ofstream(manifest) << "{}\n";
+  const std::string said = "--data-root " + manifest +
+                           ": the built-in benchmark (--benchmark synthetic, the default) reads no "
+                           "data set; for this manifest add --benchmark manifest";
+  expect_one_line_error(hnclip(small_train() + " --data " + manifest + common()), 2, said);
+  EXPECT_FALSE(std::filesystem::exists(db())) << "a refused run created the database";
+  expect_one_line_error(hnclip("benchmark --benchmark-size small --data " + manifest + common()), 2,
+                        said);
+  expect_one_line_error(hnclip("stats --benchmark-size small --data " + manifest + common()), 2,
+                        said);
+  expect_one_line_error(hnclip("sweep --benchmark-size small --epochs 1 --batch 64 --seeds 1 "
+                               "--data " +
+                               manifest + common()),
+                        2, said);
+  EXPECT_FALSE(std::filesystem::exists(db())) << "a refused sweep created the database";
+  // A folder: every kind of data set that takes one is named.
+  expect_one_line_error(hnclip(small_train() + " --data " + (dir / "").string() + common()), 2,
+                        "name the data set's kind with --benchmark manifest (a .jsonl or .csv "
+                        "file), docci, dci, long-dci or urban1k (a folder)");
+  ASSERT_EQ(hnclip(small_train() + " --json" + common()).code, 0);
+  expect_one_line_error(hnclip("eval 1 --data " + manifest + common()), 2, said);
+  EXPECT_TRUE(json::parse(hnclip("show 1 --json" + common()).out)["transfer_evaluations"].empty());
+}
+
 TEST_F(Cli, FailuresLoseNothingAlreadyStored) {
   auto first = hnclip(small_train() + " --json" + common());
   ASSERT_EQ(first.code, 0) << first.err;
@@ -836,6 +864,61 @@ TEST_F(Cli, ATransferTargetHoldingTheRunsTrainingImagesIsCounted) {
   EXPECT_EQ(held_out.err.find("training images of run"), std::string::npos) << held_out.err;
   // The run's own test split is no transfer: no count.
   EXPECT_TRUE(json::parse(hnclip("eval 1 --json" + common()).out)["training_images"].is_null());
+}
+
+// A transfer target whose images lie outside its folder was refused "unless
+// --allow-outside-root", a flag `eval` did not have: such data could not be evaluated at all. The
+// flag is the target's own; a run's permission for its own data does not carry to other data.
+TEST_F(Cli, ATransferTargetOutsideItsFolderTakesTheImageCheckFlags) {
+  const auto manifest = hnclip::test::generated_small_manifest(dir / "cache");
+  ASSERT_FALSE(manifest.file.empty());
+  const auto elsewhere = [&](const std::string& name, int per_split) {
+    fs::create_directories(dir / "elsewhere");
+    const fs::path file = dir / "elsewhere" / name;
+    std::ofstream out(file);
+    std::map<std::string, int> taken;
+    for (auto j : manifest.samples) {
+      const std::string split = j["split"];
+      if ((split != "train" && split != "test") || taken[split]++ >= per_split) continue;
+      j["image"] = (manifest.file.parent_path() / j["image"].get<std::string>()).string();
+      out << j.dump() << "\n";
+    }
+    return file.string();
+  };
+  const std::string target = elsewhere("target.jsonl", 10);
+  ASSERT_EQ(hnclip(small_train() + " --epochs 1 --json" + common()).code, 0);
+  const auto refused =
+      hnclip("eval 1 --benchmark manifest --data " + target + " --json" + common());
+  EXPECT_NE(refused.code, 0);
+  EXPECT_NE(refused.err.find("is outside the data root"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--allow-outside-root"), std::string::npos) << refused.err;
+  const auto shown = [&](int run) {
+    return json::parse(hnclip("show " + std::to_string(run) + " --json" + common()).out);
+  };
+  EXPECT_TRUE(shown(1)["transfer_evaluations"].empty());
+  const auto allowed = hnclip("eval 1 --benchmark manifest --data " + target +
+                              " --allow-outside-root --json" + common());
+  ASSERT_EQ(allowed.code, 0) << allowed.err;
+  EXPECT_EQ(json::parse(allowed.out)["n_test"], 10);
+  EXPECT_EQ(shown(1)["transfer_evaluations"].size(), 1u);
+  // Its limit is the target's too.
+  const auto small = hnclip("eval 1 --benchmark manifest --data " + target +
+                            " --allow-outside-root --max-image-pixels 100 --json" + common());
+  EXPECT_NE(small.code, 0);
+  EXPECT_NE(small.err.find("--max-image-pixels"), std::string::npos) << small.err;
+
+  // A run allowed outside its own data's folder: its own data still opens without the flag,
+  // another data set does not inherit it.
+  const std::string own = elsewhere("own.jsonl", 40);
+  ASSERT_EQ(hnclip(small_train() + " --epochs 1 --benchmark manifest --data " + own +
+                   " --allow-outside-root --json" + common())
+                .code,
+            0);
+  const auto own_split = hnclip("eval 2 --json" + common());
+  EXPECT_EQ(own_split.code, 0) << own_split.err;
+  const auto other = hnclip("eval 2 --data " + target + " --json" + common());
+  EXPECT_NE(other.code, 0);
+  EXPECT_NE(other.err.find("--allow-outside-root"), std::string::npos) << other.err;
 }
 
 // The count needs the run's training images; a built-in benchmark deleted from the cache since
