@@ -11,6 +11,7 @@
 #include "common_options.h"
 #include "distributed/distributed_spec.h"
 #include "distributed/process_group.h"
+#include "flags_without_effect.h"
 #include "job/export_destination.h"
 #include "job/follower_request.h"
 #include "job/new_run_config.h"
@@ -424,6 +425,8 @@ CommandAction add_train_command(CLI::App& app) {
       }
       job = TrainingJob::resume(o->resume, o->common.paths(), log, group);
     } else {
+      if (const std::string inert = flag_without_effect(cmd, o->config); !inert.empty())
+        throw UsageError(inert + ": leave it out, or add what it needs (nothing was recorded)");
       job = std::make_unique<TrainingJob>(new_run_config(o->config, cmd, group, &log),
                                           o->common.paths(), log, group);
     }

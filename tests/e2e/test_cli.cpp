@@ -503,6 +503,43 @@ TEST_F(Cli, ADataRootTheBuiltInBenchmarkWouldNotReadIsRefused) {
   EXPECT_TRUE(json::parse(hnclip("show 1 --json" + common()).out)["transfer_evaluations"].empty());
 }
 
+// A flag the rest of the command line makes inert was stored in the run's config and never read:
+// `--peft-rank 4` without --peft, `--finelip-margin` with another framework. Refused, naming the
+// flag and what it needs, before anything is recorded.
+TEST_F(Cli, AFlagThatWouldHaveNoEffectIsRefused) {
+  const std::pair<const char*, const char*> cases[] = {
+      {" --peft-rank 4", "--peft-rank has no effect without --peft lora or dora"},
+      {" --alpha 8", "--alpha has no effect without --peft lora or dora"},
+      {" --finelip-hardest", "--finelip-hardest has no effect without --framework finelip"},
+      {" --framework longclip --finelip-margin 0.3",
+       "--finelip-margin has no effect without --framework finelip"},
+      {" --framework debias --longclip-pca 8",
+       "--longclip-pca has no effect without --framework longclip"},
+      {" --debias-keep 0.3", "--debias-keep has no effect without --framework debias"},
+      {" --goal-crop-weight 0.3", "--goal-crop-weight has no effect without --framework goal"},
+      {" --structxlip-chunk-words 2",
+       "--structxlip-chunk-words has no effect without --framework structxlip"},
+      {" --framework structxlip --structxlip-local-weight 0 --goal-segments x.json",
+       "--goal-segments has no effect without --framework goal, or structxlip with its local "
+       "term"},
+  };
+  for (const auto& [flags, said] : cases) {
+    SCOPED_TRACE(flags);
+    expect_one_line_error(hnclip(small_train() + flags + common()), 2, std::string(said));
+  }
+  const auto r = hnclip(small_train() + " --peft-rank 4" + common());
+  EXPECT_NE(r.err.find("lora or dora: leave it out, or add what it needs (nothing was recorded)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(db())) << "a refused run created the database";
+  // The same flags where they are used: accepted (Long-CLIP's smoothing also serves DeBias-CLIP).
+  const auto used = hnclip(small_train() +
+                           " --epochs 1 --framework debias --longclip-smoothing "
+                           "0.05 --debias-keep 0.3 --json" +
+                           common());
+  EXPECT_EQ(used.code, 0) << used.err;
+}
+
 TEST_F(Cli, FailuresLoseNothingAlreadyStored) {
   auto first = hnclip(small_train() + " --json" + common());
   ASSERT_EQ(first.code, 0) << first.err;

@@ -1,0 +1,21 @@
+#pragma once
+// A `train` flag that the rest of the command line makes inert: `--peft-rank 4` without --peft,
+// `--finelip-margin` with another framework. Each was accepted, stored in the run's config and
+// never read, so the run looked as if it had been trained with a setting it never had. Refused
+// instead, naming the flag and what it needs. (--benchmark-size and --data-seed with a data set
+// read from disk stay accepted: scripts pass them for every benchmark, and neither is part of
+// such a run's test set.)
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "train/train_config.h"
+
+namespace hnclip::cli {
+
+// The first flag given to `cmd` that `config` does not use, as a sentence for the error
+// ("--peft-rank has no effect without --peft lora or dora"); "" when every flag given is used.
+std::string flag_without_effect(const CLI::App* cmd, const TrainConfig& config);
+
+}  // namespace hnclip::cli
