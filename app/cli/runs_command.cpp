@@ -13,10 +13,10 @@
 #include "commands.h"
 #include "common_options.h"
 #include "data/benchmark_summary.h"
-#include "job/run_benchmark_spec.h"
 #include "job/stored_best_epoch.h"
 #include "job/stored_run_config.h"
 #include "job/stored_run_test_set.h"
+#include "job/stored_transfer_evaluations.h"
 #include "store/run_store.h"
 #include "stored_recall.h"
 #include "text/control_character.h"
@@ -58,21 +58,19 @@ nlohmann::json evaluations_json(const RecallTable& table) {
 // recall on them measures memory, not transfer.
 nlohmann::json transfer_evaluations_json(const RunStore& store, int64_t run,
                                          const std::optional<TrainConfig>& config) {
-  const std::string own_data = config ? benchmark_data_key(run_benchmark_spec(*config, "")) : "";
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& row : store.transfer_evals(run)) {
-    if (out.empty() || out.back()["benchmark"] != row.benchmark ||
-        out.back()["split"] != row.split || out.back()["epoch"] != row.epoch) {
-      out.push_back({{"benchmark", row.benchmark},
-                     {"split", row.split},
-                     {"epoch", row.epoch},
-                     {"images", row.images},
-                     {"captions", row.captions},
-                     {"training_split",
-                      config && row.benchmark == own_data && row.split == config->train_split},
-                     {"evaluated", iso_time(row.evaluated_at_ms)}});
-    }
-    out.back()[row.direction]["R@" + std::to_string(row.k)] = row.recall;
+  for (const auto& e :
+       group_transfer_evaluations(store.transfer_evals(run), config ? &*config : nullptr)) {
+    nlohmann::json j{{"benchmark", e.benchmark},
+                     {"split", e.split},
+                     {"epoch", e.epoch},
+                     {"images", e.images},
+                     {"captions", e.captions},
+                     {"training_split", e.training_split},
+                     {"evaluated", iso_time(e.evaluated_at_ms)}};
+    for (const auto& [direction, ks] : e.recall)
+      for (const auto& [k, recall] : ks) j[direction]["R@" + std::to_string(k)] = recall;
+    out.push_back(std::move(j));
   }
   return out;
 }

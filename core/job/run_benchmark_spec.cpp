@@ -20,9 +20,11 @@ BenchmarkSpec run_benchmark_spec(const TrainConfig& config, const std::string& c
 
 std::string benchmark_data_key(const BenchmarkSpec& spec) {
   if (spec.name == "synthetic") return "synthetic:size=" + spec.size + ":seed=" + std::to_string(spec.seed);
+  // Never throws: a stored config without a root (absolute("") throws) is listed, not fatal.
   std::error_code ec;
-  const auto abs = std::filesystem::weakly_canonical(std::filesystem::absolute(spec.root), ec);
-  return spec.name + ":" + (ec ? spec.root : abs.string());
+  const auto abs = std::filesystem::absolute(spec.root, ec);
+  const auto canonical = ec ? abs : std::filesystem::weakly_canonical(abs, ec);
+  return spec.name + ":" + (ec ? spec.root : canonical.string());
 }
 
 std::string benchmark_data_label(const BenchmarkSpec& spec) {

@@ -48,7 +48,8 @@ bool operator==(const RunSummary& a, const RunSummary& b) {
       a.solved_first_epoch != b.solved_first_epoch ||
       !same_double(a.solved_first, b.solved_first) || a.solved_last_epoch != b.solved_last_epoch ||
       !same_double(a.solved_last, b.solved_last) || a.report_epoch != b.report_epoch ||
-      a.checkpoint_dir != b.checkpoint_dir || a.evals.size() != b.evals.size())
+      a.checkpoint_dir != b.checkpoint_dir || a.evals.size() != b.evals.size() ||
+      a.transfers != b.transfers)
     return false;
   for (size_t i = 0; i < a.evals.size(); ++i)
     if (!same_eval(a.evals[i], b.evals[i])) return false;
@@ -57,7 +58,8 @@ bool operator==(const RunSummary& a, const RunSummary& b) {
 
 RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> evals,
                             const std::string& database_path,
-                            const std::vector<EpochLossCount>& solved_steps) {
+                            const std::vector<EpochLossCount>& solved_steps,
+                            const std::vector<TransferEvalRow>& transfer_rows) {
   RunSummary s;
   s.record = record;
   s.evals = std::move(evals);
@@ -77,6 +79,7 @@ RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> e
   s.gbar = to_string(config.loss_gbar);
   s.epochs = config.epochs;
   s.test_set = stored_run_test_set(record);
+  s.transfers = group_transfer_evaluations(transfer_rows, s.config_readable ? &config : nullptr);
 
   const StoredBestEpoch best = best_stored_epoch(s.evals, s.test_set.split);
   s.report_epoch = best.epoch;
@@ -105,7 +108,8 @@ std::vector<RunSummary> load_run_summaries(const std::string& db_path) {
   std::vector<RunSummary> out;
   for (const auto& record : store.list_runs())
     out.push_back(make_run_summary(record, store.epoch_evals(record.id), db_path,
-                                   store.step_loss_counts(record.id, kSolvedLoss)));
+                                   store.step_loss_counts(record.id, kSolvedLoss),
+                                   store.transfer_evals(record.id)));
   return out;
 }
 

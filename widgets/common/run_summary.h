@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "job/stored_transfer_evaluations.h"
 #include "store/run_store.h"
 #include "train/run_test_set.h"
 
@@ -45,6 +46,9 @@ struct RunSummary {
   int solved_last_epoch = -1;
   double solved_last = std::numeric_limits<double>::quiet_NaN();
   std::vector<EpochEvalRow> evals;  // every recall row, ordered by epoch, direction, k
+  // Its evaluations on other data or splits (`hnclip eval --split`, `experiment eval`), in the
+  // store's order; they never choose its best epoch.
+  std::vector<TransferEvaluation> transfers;
   std::string checkpoint_dir;       // where the run's checkpoint files live
 
   // Recall in percent of (epoch, direction, k) on test_set.split; NaN when not stored.
@@ -55,11 +59,12 @@ struct RunSummary {
 bool operator==(const RunSummary& a, const RunSummary& b);
 inline bool operator!=(const RunSummary& a, const RunSummary& b) { return !(a == b); }
 
-// Builds a summary from a record, its evaluations and its per-epoch step loss counts (below
-// kSolvedLoss), without database access.
+// Builds a summary from a record, its evaluations, its per-epoch step loss counts (below
+// kSolvedLoss) and its transfer evaluations' rows, without database access.
 RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> evals,
                             const std::string& database_path,
-                            const std::vector<EpochLossCount>& solved_steps = {});
+                            const std::vector<EpochLossCount>& solved_steps = {},
+                            const std::vector<TransferEvalRow>& transfer_rows = {});
 
 // Every run of the database at `db_path`, newest first. Throws StoreError naming the file.
 std::vector<RunSummary> load_run_summaries(const std::string& db_path);

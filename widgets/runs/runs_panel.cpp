@@ -40,6 +40,7 @@
 #include "widgets/runs/config_diff.h"
 #include "widgets/runs/config_diff_model.h"
 #include "widgets/runs/delete_runs.h"
+#include "widgets/runs/transfer_table_model.h"
 
 namespace hnclip::gui {
 namespace {
@@ -166,11 +167,29 @@ RunsPanel::RunsPanel(QString db_path, QWidget* parent)
   recall_layout->addWidget(recall_view_, 1);
   recall_layout->addLayout(recall_buttons);
 
-  auto* tabs = new QTabWidget(this);
+  transfer_model_ = new QStandardItemModel(this);
+  transfer_view_ = new QTableView(this);
+  transfer_view_->setModel(transfer_model_);
+  transfer_view_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  transfer_view_->verticalHeader()->hide();
+  transfer_view_->setTextElideMode(Qt::ElideMiddle);  // data keys differ at their ends
+  transfer_note_ = new QLabel(this);
+  transfer_note_->setWordWrap(true);
+  transfer_note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* transfer_page = new QWidget(this);
+  auto* transfer_layout = new QVBoxLayout(transfer_page);
+  transfer_layout->setContentsMargins(0, 0, 0, 0);
+  transfer_layout->addWidget(transfer_note_);
+  transfer_layout->addWidget(transfer_view_, 1);
+
+  compare_tabs_ = new QTabWidget(this);
+  auto* tabs = compare_tabs_;
   tabs->addTab(recall_page, tr("Recall"));
   tabs->addTab(diff_page, tr("Config diff"));
-  auto* hint =
-      new QLabel(tr("Select two or more runs to compare their recall and configurations."), this);
+  tabs->addTab(transfer_page, tr("Transfer"));
+  auto* hint = new QLabel(tr("Select two or more runs to compare their recall and configurations "
+                             "(one run with transfer evaluations shows those)."),
+                          this);
   hint->setAlignment(Qt::AlignCenter);
   hint->setEnabled(false);  // the style greys it out in every palette
   compare_stack_ = new QStackedWidget(this);
@@ -314,10 +333,33 @@ std::vector<RunSummary> RunsPanel::selectedSummaries() const {
 }
 
 void RunsPanel::updateComparison() {
-  const bool comparing = static_cast<int>(selectedRuns().size()) >= kMinCompared;
-  compare_stack_->setCurrentIndex(comparing ? 1 : 0);
+  const auto runs = selectedSummaries();
+  const bool comparing = static_cast<int>(runs.size()) >= kMinCompared;
+  // One run has nothing to compare, but its transfer evaluations are shown nowhere else here.
+  const bool transfers_only = runs.size() == 1 && TransferTableModel::count(runs) > 0;
+  compare_stack_->setCurrentIndex(comparing || transfers_only ? 1 : 0);
+  const int transfer_page = compare_tabs_->count() - 1;
+  for (int page = 0; page < transfer_page; ++page) {
+    compare_tabs_->setTabEnabled(page, comparing);
+    compare_tabs_->setTabToolTip(page, comparing ? QString() : tr("Select two or more runs"));
+  }
+  if (transfers_only) compare_tabs_->setCurrentIndex(transfer_page);
   rebuildDiffModel();
   rebuildRecallModel();
+  rebuildTransferModel();
+}
+
+void RunsPanel::rebuildTransferModel() {
+  const auto runs = selectedSummaries();
+  TransferTableModel::fill(transfer_model_, runs);
+  transfer_view_->resizeColumnsToContents();
+  const int n = TransferTableModel::count(runs);
+  transfer_note_->setText(
+      n == 0 ? tr("No transfer evaluations of the selected runs. Evaluate a run on other data or "
+                  "a split it was not tested on with `hnclip eval ID --split shifted` (or "
+                  "--benchmark/--data), or an experiment's runs with `hnclip experiment eval`.")
+             : tr("Evaluations on other data or splits, at the evaluated checkpoint's epoch; they "
+                  "never choose a run's best epoch, and no best is marked across different data."));
 }
 
 void RunsPanel::rebuildDiffModel() {

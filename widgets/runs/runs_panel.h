@@ -1,8 +1,9 @@
 #pragma once
 // RunsPanel: the Runs tab. A filterable, sortable table of every run in the store; with two or
 // more runs selected, a config diff (keys × runs) and a recall table (runs × R@K at each run's
-// reported epoch, exportable as CSV and LaTeX); a context menu to rename, tag, delete, resume
-// and repeat ("Same as run…") runs.
+// reported epoch, exportable as CSV and LaTeX); with one or more, their transfer evaluations
+// (other data or splits; the only page for one run that has some); a context menu to rename, tag,
+// delete, resume and repeat ("Same as run…") runs.
 //
 // The database is read and written only on QtConcurrent workers, each with its own RunStore: the
 // GUI thread never waits on SQLite. GUI thread only.
@@ -29,6 +30,7 @@ class QMenu;
 class QSortFilterProxyModel;
 class QSplitter;
 class QStackedWidget;
+class QTabWidget;
 class QStandardItemModel;
 class QTableView;
 class QTimer;
@@ -93,6 +95,10 @@ class RunsPanel : public QWidget, public WorkbenchTab {
   // What the comparison area shows for the current selection (empty below two runs).
   QStandardItemModel* configDiffModel() { return diff_model_; }
   QStandardItemModel* recallModel() { return recall_model_; }
+  // The selected runs' transfer evaluations (widgets/runs/transfer_table_model.h).
+  QStandardItemModel* transferModel() { return transfer_model_; }
+  // The comparison area's pages: Recall, Config diff, Transfer (tests read which are enabled).
+  QTabWidget* comparisonTabs() { return compare_tabs_; }
   const RecallTable& recallTable() const { return recall_table_; }
   // Above the recall table when the selected runs were tested on different data: which runs on
   // which test set, and that no best is marked; "" when they share one.
@@ -136,6 +142,7 @@ class RunsPanel : public QWidget, public WorkbenchTab {
   void updateComparison();
   void rebuildDiffModel();
   void rebuildRecallModel();
+  void rebuildTransferModel();
   void showContextMenu(const QPoint& pos);
   void runStoreEdit(const QString& what, std::function<EditResult()> work);
   void promptRename();
@@ -157,6 +164,10 @@ class RunsPanel : public QWidget, public WorkbenchTab {
   QLabel* recall_note_ = nullptr;
   QStandardItemModel* diff_model_ = nullptr;
   QStandardItemModel* recall_model_ = nullptr;
+  QTabWidget* compare_tabs_ = nullptr;
+  QStandardItemModel* transfer_model_ = nullptr;
+  QTableView* transfer_view_ = nullptr;
+  QLabel* transfer_note_ = nullptr;
   QLabel* message_ = nullptr;
   QTimer* clock_ = nullptr;
   QFutureWatcher<LoadResult>* loader_ = nullptr;

@@ -12,6 +12,7 @@
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStandardItemModel>
+#include <QTabWidget>
 #include <QTreeView>
 #include <QtTest>
 
@@ -152,6 +153,57 @@ class TestRunsPanel : public QObject {
     QCOMPARE(panel.configDiffModel()->rowCount(), 0);
     QVERIFY(panel.recallTable().rows().empty());
     QCOMPARE(selection.last().at(0).value<QList<int64_t>>(), QList<int64_t>{crashed_});
+  }
+
+  // Transfer evaluations (`hnclip eval ID --split shifted`) were stored and shown nowhere in the
+  // window. The Transfer page lists them for the selected runs; for one run that has some it is
+  // the comparison area's only page.
+  void transfer_evaluations_of_the_selected_runs() {
+    {
+      RunStore store(db_);
+      const auto result = [](const char* direction, std::vector<std::pair<int, double>> recall) {
+        hnclip::RetrievalResult r;
+        r.direction = direction;
+        r.recall = std::move(recall);
+        return r;
+      };
+      store.write_transfer_eval(base_, 1, "synthetic:size=default:seed=1", "shifted", 1067, 1067,
+                                result("t2i", {{1, 41.5}, {5, 77.25}}),
+                                result("i2t", {{1, 35.75}, {5, 59.0}}));
+      // The run's own training split: its recall is of images it trained on.
+      store.write_transfer_eval(base_, 1, "synthetic:size=default:seed=1", "train", 8000, 8000,
+                                result("t2i", {{1, 90.0}}), result("i2t", {{1, 88.0}}));
+    }
+    RunsPanel panel(QString::fromStdString(db_));
+    panel.selectRuns({base_});
+    wait_idle(panel);
+    QTabWidget* tabs = panel.comparisonTabs();
+    QVERIFY(tabs->isVisibleTo(&panel));
+    QCOMPARE(tabs->tabText(tabs->currentIndex()), QString("Transfer"));
+    QVERIFY(!tabs->isTabEnabled(0) && !tabs->isTabEnabled(1));  // Recall, Config diff: one run
+    QStandardItemModel* m = panel.transferModel();
+    QCOMPARE(m->rowCount(), 2);
+    QCOMPARE(m->item(0, 0)->text(), QString("baseline-run"));
+    QCOMPARE(m->item(0, 1)->text(), QString("synthetic:size=default:seed=1"));
+    QCOMPARE(m->item(0, 2)->text(), QString("shifted"));
+    QCOMPARE(m->item(0, 3)->text(), QString("1"));
+    QCOMPARE(m->item(0, 4)->text(), QString("1067 (1067 captions)"));
+    QCOMPARE(m->horizontalHeaderItem(5)->text(), QString("t→i R@1"));
+    QCOMPARE(m->item(0, 5)->text(), QString("41.50"));
+    QCOMPARE(m->item(0, 6)->text(), QString("77.25"));
+    QCOMPARE(m->item(0, 7)->text(), QString());  // R@10 not stored: absent, not 0
+    QCOMPARE(m->horizontalHeaderItem(10)->text(), QString("i→t R@1"));
+    QCOMPARE(m->item(0, 10)->text(), QString("35.75"));
+    QCOMPARE(m->item(1, 2)->text(), QString("train (its training split)"));
+
+    // Two runs: every page, the other run adding no row.
+    panel.selectRuns({base_, margin_});
+    QVERIFY(tabs->isTabEnabled(0) && tabs->isTabEnabled(1));
+    QCOMPARE(m->rowCount(), 2);
+    // One run without any: the hint, as before.
+    panel.selectRuns({margin_});
+    QVERIFY(!tabs->isVisibleTo(&panel));
+    QCOMPARE(m->rowCount(), 0);
   }
 
   // A run on the small benchmark beside one on the default: the recall table marks no best and
