@@ -62,6 +62,11 @@ CommandAction add_experiments_command(CLI::App& app) {
       std::cout << list.dump() << std::endl;
       return kExitOk;
     }
+    if (rows.empty()) {  // a header over nothing read as a listing that failed
+      std::cout << "no experiments in " << store.path() << " (`hnclip sweep` trains one)"
+                << std::endl;
+      return kExitOk;
+    }
     // A table whose columns line up however long the names (in characters, not bytes).
     std::vector<std::string> names, statuses, finished;
     for (const auto& r : rows) {

@@ -177,6 +177,11 @@ CommandAction add_runs_command(CLI::App& app) {
       std::cout << arr.dump() << std::endl;
       return kExitOk;
     }
+    if (runs.empty()) {  // a header over nothing read as a listing that failed
+      std::cout << "no runs in " << store.path() << " (`hnclip train` or `sweep` adds them)"
+                << std::endl;
+      return kExitOk;
+    }
     // The name column is as wide as the longest name up to kMaxNameColumn (an experiment's runs
     // differ only at the end of their names: "grid · HN γ 0.5 · s 10 fixed · seed 2"), in
     // characters, not bytes; a longer name keeps its start and end around "…", as does a long

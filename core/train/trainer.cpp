@@ -115,9 +115,13 @@ Trainer::Trainer(ClipModel model, TrainConfig config, const PairedData& train,
   config_.validate();
   const int64_t subset = static_cast<int64_t>(training_subset().size());
   if (config_.batch_size > subset) {
-    throw ConfigError("--batch " + std::to_string(config_.batch_size) +
-                      " is larger than the training split (" + std::to_string(subset) +
-                      " images after --data-fraction " + fmt(config_.data_fraction) + ")");
+    // --data-fraction is named only where it shrank the split (it was named at 1 too).
+    throw ConfigError(
+        "--batch " + std::to_string(config_.batch_size) + " is larger than the training split (" +
+        std::to_string(subset) + (subset == 1 ? " image" : " images") +
+        (config_.data_fraction < 1 ? " after --data-fraction " + fmt(config_.data_fraction)
+                                   : std::string()) +
+        ")");
   }
   if (tokenizes_new_text(config_.framework)) {
     // Refused now, not at the first step: the data must tokenize the framework's captions.

@@ -540,6 +540,27 @@ TEST_F(Cli, AFlagThatWouldHaveNoEffectIsRefused) {
   EXPECT_EQ(used.code, 0) << used.err;
 }
 
+// A database whose runs were all deleted (the Runs tab's Delete…) listed a header over nothing,
+// which reads as a listing that failed; and a batch larger than the split named --data-fraction
+// when none was given ("(100 images after --data-fraction 1)").
+TEST_F(Cli, EmptyListingsAndTheWholeSplitAreSaidPlainly) {
+  hnclip::RunStore(db()).create_run(hnclip::RunRecord{});
+  hnclip::RunStore(db()).delete_run(1);
+  const auto runs_listed = hnclip("runs" + common());
+  EXPECT_EQ(runs_listed.code, 0) << runs_listed.err;
+  EXPECT_EQ(runs_listed.out, "no runs in " + db() + " (`hnclip train` or `sweep` adds them)\n");
+  EXPECT_EQ(hnclip("runs --json" + common()).out, "[]\n");
+  const auto experiments = hnclip("experiments" + common());
+  EXPECT_EQ(experiments.code, 0) << experiments.err;
+  EXPECT_EQ(experiments.out, "no experiments in " + db() + " (`hnclip sweep` trains one)\n");
+
+  expect_one_line_error(hnclip(small_train() + " --batch 100000" + common()), 2,
+                        "--batch 100000 is larger than the training split (512 images)");
+  expect_one_line_error(hnclip(small_train() + " --batch 300 --data-fraction 0.5" + common()), 2,
+                        "--batch 300 is larger than the training split (256 images after "
+                        "--data-fraction 0.5)");
+}
+
 TEST_F(Cli, FailuresLoseNothingAlreadyStored) {
   auto first = hnclip(small_train() + " --json" + common());
   ASSERT_EQ(first.code, 0) << first.err;
