@@ -1,5 +1,7 @@
 #include "job/run_evaluation.h"
 
+#include <filesystem>
+
 #include <torch/torch.h>
 
 #include "data/batch_loader.h"
@@ -28,8 +30,12 @@ constexpr int64_t kEvalBatch = 256;
 // The run's config pointed at the target's data: only the test split is read (the train split is
 // set to it too, so a data set without a train split can be a target).
 TrainConfig target_config(TrainConfig config, const EvalTarget& t) {
-  const bool other_data = (!t.benchmark.empty() && t.benchmark != config.benchmark) ||
-                          (!t.root.empty() && t.root != config.benchmark_root);
+  // A run's root is stored absolute (job/new_run_config.h); the flag may name it relatively.
+  std::error_code ec;
+  const bool other_data =
+      (!t.benchmark.empty() && t.benchmark != config.benchmark) ||
+      (!t.root.empty() &&
+       std::filesystem::absolute(t.root, ec).lexically_normal().string() != config.benchmark_root);
   if (other_data) {
     config.allow_outside_root = t.allow_outside_root;
     config.max_image_pixels = t.max_image_pixels;
@@ -44,6 +50,14 @@ TrainConfig target_config(TrainConfig config, const EvalTarget& t) {
       config.benchmark_size = TrainConfig{}.benchmark_size;
     }
     config.benchmark = t.benchmark;
+  }
+  // The built-in benchmark's own flags, for a target that is not it, would evaluate the run's
+  // data as if they had been used: `eval 3 --data-seed 2` of a manifest run evaluated the manifest.
+  if (config.benchmark != "synthetic" && (t.data_seed || !t.benchmark_size.empty())) {
+    throw ConfigError(std::string(t.data_seed ? "--data-seed" : "--benchmark-size") +
+                      " is the built-in benchmark's, and the target is " + config.benchmark +
+                      " data: add --benchmark synthetic to evaluate on the built-in benchmark, "
+                      "or leave it out");
   }
   if (!t.root.empty()) config.benchmark_root = t.root;
   if (!t.benchmark_size.empty()) from_string(t.benchmark_size, config.benchmark_size);

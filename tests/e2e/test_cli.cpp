@@ -974,6 +974,14 @@ TEST_F(Cli, ATransferTargetOutsideItsFolderTakesTheImageCheckFlags) {
             0);
   const auto own_split = hnclip("eval 2 --json" + common());
   EXPECT_EQ(own_split.code, 0) << own_split.err;
+  // Its own data named again by the path it was given: the run's permission still holds.
+  EXPECT_EQ(hnclip("eval 2 --data " + own + " --json" + common()).code, 0);
+  // The built-in benchmark's flags for a manifest target evaluated the manifest as if unused.
+  expect_one_line_error(hnclip("eval 2 --data-seed 2" + common()), 2,
+                        "--data-seed is the built-in benchmark's, and the target is manifest "
+                        "data: add --benchmark synthetic");
+  expect_one_line_error(hnclip("eval 2 --benchmark-size large" + common()), 2,
+                        "--benchmark-size is the built-in benchmark's");
   const auto other = hnclip("eval 2 --data " + target + " --json" + common());
   EXPECT_NE(other.code, 0);
   EXPECT_NE(other.err.find("--allow-outside-root"), std::string::npos) << other.err;
