@@ -457,8 +457,10 @@ CommandAction add_pretrain_command(CLI::App& app) {
   cmd->add_option("--out", *out_path,
                   "where to write the pretrained checkpoint (weights + tokenizer)")
       ->required();
-  return [o, out_path]() {
+  return [o, out_path, cmd]() {
     // Refused before the epochs of training, not after them.
+    if (const std::string inert = flag_without_effect(cmd, o->config); !inert.empty())
+      throw UsageError(inert + ": leave it out, or add what it needs (nothing was recorded)");
     check_export_destination("--out", *out_path, o->common.paths().database);
     const auto log = [](const std::string& m) { std::cerr << m << std::endl; };
     TrainingJob job(o->config, o->common.paths(), log);

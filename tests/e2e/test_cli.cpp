@@ -527,6 +527,11 @@ TEST_F(Cli, AFlagThatWouldHaveNoEffectIsRefused) {
     SCOPED_TRACE(flags);
     expect_one_line_error(hnclip(small_train() + flags + common()), 2, std::string(said));
   }
+  // pretrain takes the same flags.
+  expect_one_line_error(
+      hnclip("pretrain --benchmark-size small --epochs 1 --finelip-lr 1e-3 --out " +
+             (dir / "p.pt").string() + common()),
+      2, "--finelip-lr has no effect without --framework finelip");
   const auto r = hnclip(small_train() + " --peft-rank 4" + common());
   EXPECT_NE(r.err.find("lora or dora: leave it out, or add what it needs (nothing was recorded)"),
             std::string::npos)
