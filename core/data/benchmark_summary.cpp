@@ -1,6 +1,7 @@
 #include "data/benchmark_summary.h"
 
 #include <filesystem>
+#include <initializer_list>
 #include <string_view>
 #include <vector>
 
@@ -106,25 +107,30 @@ void set_shared_image_count(nlohmann::json& summary, const std::string& split,
   summary["shared_images"][split][other] = count;
 }
 
+namespace {
+
+// summary[keys[0]][keys[1]]…, an integer; 0 where any step is missing or of another type (a
+// summary recorded by an earlier version, or edited).
+int64_t integer_at(const nlohmann::json& summary, std::initializer_list<std::string> keys) {
+  const nlohmann::json* at = &summary;
+  for (const auto& key : keys) {
+    if (!at->is_object()) return 0;
+    const auto it = at->find(key);
+    if (it == at->end()) return 0;
+    at = &*it;
+  }
+  return at->is_number_integer() ? at->get<int64_t>() : 0;
+}
+
+}  // namespace
+
 int64_t shared_image_count(const nlohmann::json& summary, const std::string& split,
                            const std::string& other) {
-  if (!summary.is_object()) return 0;
-  const auto all = summary.find("shared_images");
-  if (all == summary.end() || !all->is_object()) return 0;
-  const auto of_split = all->find(split);
-  if (of_split == all->end() || !of_split->is_object()) return 0;
-  const auto count = of_split->find(other);
-  return count != of_split->end() && count->is_number_integer() ? count->get<int64_t>() : 0;
+  return integer_at(summary, {"shared_images", split, other});
 }
 
 int64_t split_image_count(const nlohmann::json& summary, const std::string& split) {
-  if (!summary.is_object()) return 0;
-  const auto splits = summary.find("splits");
-  if (splits == summary.end() || !splits->is_object()) return 0;
-  const auto of_split = splits->find(split);
-  if (of_split == splits->end() || !of_split->is_object()) return 0;
-  const auto images = of_split->find("images");
-  return images != of_split->end() && images->is_number_integer() ? images->get<int64_t>() : 0;
+  return integer_at(summary, {"splits", split, "images"});
 }
 
 }  // namespace hnclip

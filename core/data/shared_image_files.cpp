@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <unordered_set>
 
+#include "data/split_data.h"
+
 namespace hnclip {
 
 namespace {
@@ -17,6 +19,13 @@ std::vector<std::string> image_files(const std::vector<Sample>& samples) {
   std::vector<std::string> files;
   files.reserve(samples.size());
   for (const auto& s : samples) files.push_back(s.image);
+  return files;
+}
+
+std::vector<std::string> image_files(const SplitData& data) {
+  std::vector<std::string> files;
+  files.reserve(static_cast<size_t>(data.num_images()));
+  for (int64_t i = 0; i < data.num_images(); ++i) files.push_back(data.sample(i).image);
   return files;
 }
 

@@ -11,8 +11,12 @@
 
 namespace hnclip {
 
+class SplitData;  // data/split_data.h (LibTorch): declared only, so the GUI may include this file
+
 // The image file of each sample, in order (what shared_image_files compares).
 std::vector<std::string> image_files(const std::vector<Sample>& samples);
+// The same for a split opened for training or evaluation.
+std::vector<std::string> image_files(const SplitData& data);
 
 // The files of `split_images` that are also files of `other_images`, in `split_images`' order
 // (each once). Compared as canonical paths, so "a/../b.png", "./b.png" and a symbolic link all

@@ -1,7 +1,5 @@
 #include "job/run_evaluation.h"
 
-#include <filesystem>
-
 #include <torch/torch.h>
 
 #include "data/batch_loader.h"
@@ -30,19 +28,7 @@ constexpr int64_t kEvalBatch = 256;
 // The run's config pointed at the target's data: only the test split is read (the train split is
 // set to it too, so a data set without a train split can be a target).
 TrainConfig target_config(TrainConfig config, const EvalTarget& t) {
-  // A run's root is stored absolute (job/new_run_config.h); the flag may name it relatively.
-  std::error_code ec;
-  const bool other_data =
-      (!t.benchmark.empty() && t.benchmark != config.benchmark) ||
-      (!t.root.empty() &&
-       std::filesystem::absolute(t.root, ec).lexically_normal().string() != config.benchmark_root);
-  if (other_data) {
-    config.allow_outside_root = t.allow_outside_root;
-    config.max_image_pixels = t.max_image_pixels;
-  } else {
-    config.allow_outside_root = config.allow_outside_root || t.allow_outside_root;
-    if (t.max_image_pixels > 0) config.max_image_pixels = t.max_image_pixels;
-  }
+  const TrainConfig own = config;
   if (!t.benchmark.empty()) {
     if (t.benchmark != config.benchmark) {
       config.benchmark_root.clear();  // another data set's root never carries over
@@ -65,6 +51,17 @@ TrainConfig target_config(TrainConfig config, const EvalTarget& t) {
   if (!t.split.empty()) config.test_split = t.split;
   // `eval 3 --data x.jsonl` of a run on the built-in benchmark evaluated the built-in test split.
   if (!t.root.empty()) check_data_root_is_read(config.benchmark, config.benchmark_root);
+  // Another data set's images are checked with the target's flags, never the run's permission;
+  // the run's own data (however the flag names it: the key is canonical) keeps the run's, which
+  // the flags may only widen.
+  if (benchmark_data_key(run_benchmark_spec(config, "")) !=
+      benchmark_data_key(run_benchmark_spec(own, ""))) {
+    config.allow_outside_root = t.allow_outside_root;
+    config.max_image_pixels = t.max_image_pixels;
+  } else {
+    config.allow_outside_root = config.allow_outside_root || t.allow_outside_root;
+    if (t.max_image_pixels > 0) config.max_image_pixels = t.max_image_pixels;
+  }
   config.train_split = config.test_split;
   config.val_split.clear();
   return config;
@@ -121,9 +118,7 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
         opened = open_benchmark(own_spec, {});
         own_data = opened.get();
       }
-      std::vector<std::string> target_images;
-      for (int64_t i = 0; i < assets.test->num_images(); ++i)
-        target_images.push_back(assets.test->sample(i).image);
+      const auto target_images = image_files(*assets.test);
       const auto training_images = own_files_exist ? image_files(own_data->split(own.train_split))
                                                    : std::vector<std::string>{};
       shared = static_cast<int64_t>(shared_image_files(target_images, training_images).size());

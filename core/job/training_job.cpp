@@ -197,7 +197,7 @@ struct TrainingJob::Impl {
     if (val_data) {
       say_images_shared_with_training("--val-split", config.val_split, *val_data);
       // The epoch chosen on the validation split is then partly chosen on the test images.
-      const auto shared = shared_image_files(image_paths(*val_data), image_paths(*test_data));
+      const auto shared = shared_image_files(image_files(*val_data), image_files(*test_data));
       set_shared_image_count(data_summary, config.val_split, config.test_split,
                              static_cast<int64_t>(shared.size()));
       if (!shared.empty())
@@ -209,12 +209,6 @@ struct TrainingJob::Impl {
     say_near_twins_in_batches();
   }
 
-  static std::vector<std::string> image_paths(const SplitData& data) {
-    std::vector<std::string> paths;
-    for (int64_t i = 0; i < data.num_images(); ++i) paths.push_back(data.sample(i).image);
-    return paths;
-  }
-
   // A held-out split that shares image files with the training split (a manifest may list a file
   // under both) is not held out for those images. Allowed, never silently: said now and kept in
   // the run's data summary (`show`, `runs` and the Runs tab say it); a split that is the training
@@ -222,7 +216,7 @@ struct TrainingJob::Impl {
   void say_images_shared_with_training(const std::string& flag, const std::string& split,
                                        const SplitData& data) {
     if (split == config.train_split) return;
-    const auto shared = shared_image_files(image_paths(data), image_paths(*train_data));
+    const auto shared = shared_image_files(image_files(data), image_files(*train_data));
     set_shared_image_count(data_summary, split, config.train_split,
                            static_cast<int64_t>(shared.size()));
     if (shared.empty()) return;
