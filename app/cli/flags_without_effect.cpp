@@ -3,6 +3,10 @@
 #include <functional>
 #include <vector>
 
+#include "job/model_source.h"
+#include "job/workbench_paths.h"
+#include "train/builtin_recipe.h"
+
 namespace hnclip::cli {
 
 namespace {
@@ -14,6 +18,11 @@ struct FlagRule {
 };
 
 bool is(const TrainConfig& c, Framework f) { return c.framework == f; }
+
+// The --init file, when there is one ("" trains from scratch).
+std::string init_file(const TrainConfig& c) {
+  return c.init == kRandomInit ? std::string() : resolve_init_checkpoint(c.init);
+}
 
 }  // namespace
 
@@ -50,6 +59,28 @@ std::string flag_without_effect(const CLI::App* cmd, const TrainConfig& config) 
         "--structxlip-local-weight", "--structxlip-chunk-words"},
        [](const TrainConfig& c) { return is(c, Framework::kStructxlip); },
        "without --framework structxlip"},
+      // Ḡ feeds the margins only; plain InfoNCE computes none, and a run listed as "frozen" at
+      // γ = 0 reads as a control it is not. (--gbar recomputed, the default, stays accepted.)
+      {{"--gbar"},
+       [](const TrainConfig& c) {
+         return c.loss_gamma > 0 || c.loss_gbar == GbarMode::kRecomputed;
+       },
+       "without --gamma > 0 (plain InfoNCE uses no Ḡ)"},
+      // A checkpoint brings its own tokenizer and positions; the flag only sizes the word
+      // tokenizer of a run from scratch, so the stored value would contradict the model.
+      {{"--context-length"},
+       [](const TrainConfig& c) { return init_file(c).empty(); },
+       "with an --init checkpoint, whose tokenizer has its own (it sizes the word tokenizer of "
+       "--init random)"},
+      // Only a CLIP model file is tokenized with a BPE vocabulary; a workbench checkpoint carries
+      // its tokenizer, and a run from scratch builds one from its captions.
+      {{"--vocab"},
+       [](const TrainConfig& c) {
+         const std::string init = init_file(c);
+         return !init.empty() && !is_workbench_model_file(init);
+       },
+       "without a CLIP model file as --init (a workbench checkpoint carries its tokenizer; a run "
+       "from scratch builds one)"},
   };
   for (const auto& rule : rules) {
     if (rule.used(config)) continue;

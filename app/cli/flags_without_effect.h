@@ -1,10 +1,11 @@
 #pragma once
 // A `train` flag that the rest of the command line makes inert: `--peft-rank 4` without --peft,
-// `--finelip-margin` with another framework. Each was accepted, stored in the run's config and
-// never read, so the run looked as if it had been trained with a setting it never had. Refused
-// instead, naming the flag and what it needs. (--benchmark-size and --data-seed with a data set
-// read from disk stay accepted: scripts pass them for every benchmark, and neither is part of
-// such a run's test set.)
+// `--finelip-margin` with another framework, `--gbar frozen` at γ = 0, `--context-length` or
+// `--vocab` beside a checkpoint that brings its own tokenizer. Each was accepted, stored in the
+// run's config and never read, so the run looked as if it had been trained with a setting it never
+// had. Refused instead, naming the flag and what it needs. (--benchmark-size and --data-seed with
+// a data set read from disk stay accepted: scripts pass them for every benchmark, and neither is
+// part of such a run's test set.)
 
 #include <string>
 

@@ -425,7 +425,10 @@ CommandAction add_train_command(CLI::App& app) {
       }
       job = TrainingJob::resume(o->resume, o->common.paths(), log, group);
     } else {
-      if (const std::string inert = flag_without_effect(cmd, o->config); !inert.empty())
+      // Judged on the run as it will start: the built-in benchmark's default --init included.
+      if (const std::string inert =
+              flag_without_effect(cmd, new_run_config(o->config, cmd, group, nullptr));
+          !inert.empty())
         throw UsageError(inert + ": leave it out, or add what it needs (nothing was recorded)");
       job = std::make_unique<TrainingJob>(new_run_config(o->config, cmd, group, &log),
                                           o->common.paths(), log, group);

@@ -522,6 +522,14 @@ TEST_F(Cli, AFlagThatWouldHaveNoEffectIsRefused) {
       {" --framework structxlip --structxlip-local-weight 0 --goal-segments x.json",
        "--goal-segments has no effect without --framework goal, or structxlip with its local "
        "term"},
+      // Plain InfoNCE has no Ḡ; the built-in benchmark starts from the committed checkpoint,
+      // whose tokenizer has its own context and vocabulary.
+      {" --gamma 0 --gbar frozen", "--gbar has no effect without --gamma > 0"},
+      {" --context-length 40", "--context-length has no effect with an --init checkpoint"},
+      {" --init pretrained --vocab v.txt.gz",
+       "--vocab has no effect without a CLIP model file as --init"},
+      {" --init random --vocab v.txt.gz",
+       "--vocab has no effect without a CLIP model file as --init"},
   };
   for (const auto& [flags, said] : cases) {
     SCOPED_TRACE(flags);
@@ -540,9 +548,15 @@ TEST_F(Cli, AFlagThatWouldHaveNoEffectIsRefused) {
   // The same flags where they are used: accepted (Long-CLIP's smoothing also serves DeBias-CLIP).
   const auto used = hnclip(small_train() +
                            " --epochs 1 --framework debias --longclip-smoothing "
-                           "0.05 --debias-keep 0.3 --json" +
+                           "0.05 --debias-keep 0.3 --gbar recomputed --json" +
                            common());
   EXPECT_EQ(used.code, 0) << used.err;
+  const auto scratch = hnclip(small_train() +
+                              " --epochs 1 --init random --context-length 40 --gamma 0.5 --gbar "
+                              "frozen --json" +
+                              common());
+  ASSERT_EQ(scratch.code, 0) << scratch.err;
+  EXPECT_NE(scratch.err.find("context 40"), std::string::npos) << scratch.err;
 }
 
 // A database whose runs were all deleted (the Runs tab's Delete…) listed a header over nothing,

@@ -390,6 +390,13 @@ void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
   c.eval_at_start = eval_at_start_->isChecked();
 }
 
+void TrainAdvancedFields::setWordTokenizerBuilt(bool built) {
+  context_length_->setEnabled(built);
+  context_length_->setToolTip(built ? tr("Word tokenizer context of this run from scratch")
+                                    : tr("Unused: the starting checkpoint's tokenizer has its own "
+                                         "context (this sizes a run from scratch only)"));
+}
+
 QStringList TrainAdvancedFields::changedFromDefaults() const {
   hnclip::TrainConfig c;
   read(c);

@@ -35,8 +35,12 @@ class TrainAdvancedFields : public QGroupBox {
   void write(const hnclip::TrainConfig& config);
   void read(hnclip::TrainConfig& config) const;
   QStringList changedFromDefaults() const;
+  // Context length sizes the word tokenizer of a run from scratch only; a checkpoint start brings
+  // its own tokenizer, so the field is greyed out there (its value kept, like every greyed field).
+  void setWordTokenizerBuilt(bool built);
 
   QSpinBox* threadsSpin() const { return threads_; }
+  QSpinBox* contextLengthSpin() const { return context_length_; }
   QSpinBox* processesSpin() const { return processes_; }
   QDoubleSpinBox* gradClipSpin() const { return grad_clip_; }
   QCheckBox* skipBadImagesCheck() const { return skip_bad_images_; }

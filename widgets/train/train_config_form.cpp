@@ -357,19 +357,22 @@ hnclip::TrainConfig TrainConfigForm::config() const {
     // A random start given without a preset ("" = tiny) reads back as given.
     if (base_.init.empty() && base_.model.empty() && c.model == kDefaultPreset) c.model.clear();
   }
+  const bool file = model == QLatin1String(kCheckpointItem);
   c.vocab = vocab_->text().trimmed().toStdString();
-  c.long_clip = long_clip_->isChecked();
+  // Greyed out for any other start, where it would refuse the launch over a box the user cannot
+  // untick (a workbench checkpoint has nothing to stretch).
+  c.long_clip = file && long_clip_->isChecked();
   // Only a file start has an activation to state (the pretrained checkpoint records its own).
-  c.init_activation = model == QLatin1String(kCheckpointItem)
-                          ? activation_->currentData().toString().toStdString()
-                          : std::string();
+  c.init_activation = file ? activation_->currentData().toString().toStdString() : std::string();
   hnclip::from_string(peft_->currentData().toString().toStdString(), c.peft);
   c.peft_rank = peft_rank_->value();
   c.peft_alpha = given_.value(peft_alpha_, peft_alpha_->value());
   c.peft_towers = peft_towers_->currentText().toStdString();
   c.loss_gamma = given_.value(gamma_, gamma_->value());
-  c.loss_gbar =
-      gbar_frozen_->isChecked() ? hnclip::GbarMode::kFrozen : hnclip::GbarMode::kRecomputed;
+  // Greyed out at γ = 0, where plain InfoNCE uses no Ḡ: a run kept as "frozen" there would read
+  // as a control it is not (a sweep's γ = 0 cells are recomputed for the same reason).
+  c.loss_gbar = c.loss_gamma > 0 && gbar_frozen_->isChecked() ? hnclip::GbarMode::kFrozen
+                                                              : hnclip::GbarMode::kRecomputed;
   c.loss_token_weight = given_.value(token_weight_, token_weight_->value());
   c.logit_scale = given_.value(logit_scale_, logit_scale_->value());
   c.fixed_scale = fixed_scale_->isChecked();
@@ -468,6 +471,8 @@ void TrainConfigForm::updateEnabledFields() {
   peft_rank_->setEnabled(adapters);
   peft_alpha_->setEnabled(adapters);
   peft_towers_->setEnabled(adapters);
+  advanced_->setWordTokenizerBuilt(
+      model_->currentData().toString().startsWith(QLatin1String(kRandomPrefix)));
   // Ḡ only matters when there are margins.
   gbar_recomputed_->setEnabled(gamma_->value() > 0);
   gbar_frozen_->setEnabled(gamma_->value() > 0);

@@ -73,6 +73,8 @@ class TrainConfigForm : public QWidget {
   TrainAdvancedFields* advancedFields() const { return advanced_; }
   QLineEdit* vocabEdit() const { return vocab_; }
   QLineEdit* dataRootEdit() const { return data_root_; }
+  QRadioButton* gbarFrozenButton() const { return gbar_frozen_; }
+  QCheckBox* longClipCheck() const { return long_clip_; }
 
  signals:
   void validityChanged(bool valid);

@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
+#include <QRadioButton>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardItemModel>
@@ -258,6 +259,38 @@ class TestTrainConfigForm : public QObject {
     back = form.config();
     QCOMPARE(back.vocab, c.vocab);
     QVERIFY(back.long_clip);
+  }
+
+  // A greyed-out field the launch would still have read: Ḡ "frozen" left checked when γ went back
+  // to 0 was stored with a plain InfoNCE run (listed as frozen, a control it is not), and
+  // "stretch to Long-CLIP" left ticked for a file start refused the built-in start over a box the
+  // user could not untick. The context length, which only sizes a run from scratch, is greyed out
+  // for a checkpoint start.
+  void a_greyed_out_setting_is_not_launched_with() {
+    hnclip::test::ScratchDir dir;
+    TrainConfigForm form({"cpu"});
+    form.gammaSpin()->setValue(0.5);
+    form.gbarFrozenButton()->setChecked(true);
+    QCOMPARE(form.config().loss_gbar, hnclip::GbarMode::kFrozen);
+    form.gammaSpin()->setValue(0);
+    QVERIFY(!form.gbarFrozenButton()->isEnabled());
+    QCOMPARE(form.config().loss_gbar, hnclip::GbarMode::kRecomputed);
+    form.gammaSpin()->setValue(0.25);  // the choice is kept for when margins come back
+    QCOMPARE(form.config().loss_gbar, hnclip::GbarMode::kFrozen);
+
+    hnclip::test::write_text_file(dir / "clip.pt", "x");
+    hnclip::TrainConfig c;
+    c.init = (dir / "clip.pt").string();
+    c.long_clip = true;
+    form.setConfig(c);
+    QVERIFY(form.config().long_clip);
+    QVERIFY(!form.advancedFields()->contextLengthSpin()->isEnabled());
+    form.modelCombo()->setCurrentIndex(form.modelCombo()->findData(QStringLiteral("pretrained")));
+    QVERIFY(!form.longClipCheck()->isEnabled());
+    QVERIFY(!form.config().long_clip);
+    QVERIFY(!form.advancedFields()->contextLengthSpin()->isEnabled());
+    form.modelCombo()->setCurrentIndex(form.modelCombo()->findData(QStringLiteral("random:tiny")));
+    QVERIFY(form.advancedFields()->contextLengthSpin()->isEnabled());
   }
 
   void gamma_spin_and_slider_agree() {
