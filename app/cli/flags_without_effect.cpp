@@ -1,6 +1,8 @@
 #include "flags_without_effect.h"
 
+#include <algorithm>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "job/model_source.h"
@@ -24,10 +26,10 @@ std::string init_file(const TrainConfig& c) {
   return c.init == kRandomInit ? std::string() : resolve_init_checkpoint(c.init);
 }
 
-}  // namespace
-
-std::string flag_without_effect(const CLI::App* cmd, const TrainConfig& config) {
-  const std::vector<FlagRule> rules = {
+// Every flag given to `cmd` that `config` leaves inert, with its sentence, in the rules' order.
+std::vector<std::pair<std::string, std::string>> inert_flags(const CLI::App* cmd,
+                                                             const TrainConfig& config) {
+  static const std::vector<FlagRule> rules = {
       {{"--peft-rank", "--alpha", "--peft-towers"},
        [](const TrainConfig& c) { return c.peft != PeftMethod::kNone; },
        "without --peft lora or dora"},
@@ -60,11 +62,9 @@ std::string flag_without_effect(const CLI::App* cmd, const TrainConfig& config) 
        [](const TrainConfig& c) { return is(c, Framework::kStructxlip); },
        "without --framework structxlip"},
       // Ḡ feeds the margins only; plain InfoNCE computes none, and a run listed as "frozen" at
-      // γ = 0 reads as a control it is not. (--gbar recomputed, the default, stays accepted.)
+      // γ = 0 reads as a control it is not.
       {{"--gbar"},
-       [](const TrainConfig& c) {
-         return c.loss_gamma > 0 || c.loss_gbar == GbarMode::kRecomputed;
-       },
+       [](const TrainConfig& c) { return c.loss_gamma > 0; },
        "without --gamma > 0 (plain InfoNCE uses no Ḡ)"},
       // A checkpoint brings its own tokenizer and positions; the flag only sizes the word
       // tokenizer of a run from scratch, so the stored value would contradict the model.
@@ -82,11 +82,39 @@ std::string flag_without_effect(const CLI::App* cmd, const TrainConfig& config) 
        "without a CLIP model file as --init (a workbench checkpoint carries its tokenizer; a run "
        "from scratch builds one)"},
   };
+  std::vector<std::pair<std::string, std::string>> inert;
   for (const auto& rule : rules) {
     if (rule.used(config)) continue;
     for (const char* flag : rule.flags) {
-      if (cmd->count(flag) > 0) return std::string(flag) + " has no effect " + rule.needs;
+      const CLI::Option* opt = cmd->get_option(flag);
+      if (opt->count() == 0) continue;
+      // Given at its default it stores nothing a run without it would not: scripts that pass
+      // `--gbar recomputed` for every γ stay accepted.
+      if (!opt->get_default_str().empty() && opt->as<std::string>() == opt->get_default_str())
+        continue;
+      inert.emplace_back(flag, std::string(flag) + " has no effect " + rule.needs);
     }
+  }
+  return inert;
+}
+
+}  // namespace
+
+std::string flag_without_effect(const CLI::App* cmd, const TrainConfig& config) {
+  const auto inert = inert_flags(cmd, config);
+  return inert.empty() ? "" : inert.front().second;
+}
+
+std::string flag_without_effect_in_every(const CLI::App* cmd,
+                                         const std::vector<TrainConfig>& configs) {
+  if (configs.empty()) return "";
+  for (const auto& [flag, sentence] : inert_flags(cmd, configs.front())) {
+    const bool everywhere = std::all_of(configs.begin() + 1, configs.end(), [&](const auto& c) {
+      const auto others = inert_flags(cmd, c);
+      return std::any_of(others.begin(), others.end(),
+                         [&](const auto& other) { return other.first == flag; });
+    });
+    if (everywhere) return sentence;
   }
   return "";
 }

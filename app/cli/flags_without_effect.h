@@ -8,6 +8,7 @@
 // part of such a run's test set.)
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -18,5 +19,10 @@ namespace hnclip::cli {
 // The first flag given to `cmd` that `config` does not use, as a sentence for the error
 // ("--peft-rank has no effect without --peft lora or dora"); "" when every flag given is used.
 std::string flag_without_effect(const CLI::App* cmd, const TrainConfig& config);
+
+// The same for an experiment: the first flag that every one of `configs` (its cells) leaves inert.
+// A flag one cell uses is kept (`--gbar frozen` beside `--set loss_gamma=0,0.5`).
+std::string flag_without_effect_in_every(const CLI::App* cmd,
+                                         const std::vector<TrainConfig>& configs);
 
 }  // namespace hnclip::cli

@@ -15,6 +15,7 @@
 #include "data/benchmark_registry.h"
 #include "experiment/experiment_presets.h"
 #include "experiment_output.h"
+#include "flags_without_effect.h"
 #include "job/experiment_runner.h"
 #include "text/terminal_column.h"
 #include "train/builtin_recipe.h"
@@ -259,6 +260,13 @@ CommandAction add_sweep_command(CLI::App& app) {
     if (cmd->count("--select") > 0 || o->config_file.empty()) spec.selection = o->select;
 
     const ExperimentPlan plan = expand_experiment(spec, o->yes);
+    std::vector<TrainConfig> cell_configs;
+    for (const auto& cell : plan.cells) cell_configs.push_back(cell.config);
+    if (const std::string inert = flag_without_effect_in_every(cmd, cell_configs); !inert.empty()) {
+      throw UsageError(
+          inert + " in any of the experiment's " + std::to_string(cell_configs.size()) +
+          " configurations: leave it out, or add what it needs (nothing was recorded)");
+    }
     if (o->dry_run) {
       std::cout << plan.cells.size() << " configurations × "
                 << (plan.cells.empty() ? 0 : plan.slots.size() / plan.cells.size())

@@ -557,6 +557,22 @@ TEST_F(Cli, AFlagThatWouldHaveNoEffectIsRefused) {
                               common());
   ASSERT_EQ(scratch.code, 0) << scratch.err;
   EXPECT_NE(scratch.err.find("context 40"), std::string::npos) << scratch.err;
+
+  // A sweep refuses a flag that none of its configurations uses, and keeps one that some use.
+  const std::string sweep = "sweep --benchmark-size small --epochs 1 --seeds 1 --dry-run";
+  expect_one_line_error(hnclip(sweep + " --gbar frozen" + common()), 2,
+                        "--gbar has no effect without --gamma > 0 (plain InfoNCE uses no Ḡ) in "
+                        "any of the experiment's 1 configurations");
+  EXPECT_EQ(hnclip(sweep + " --gbar recomputed --peft-rank 8" + common()).code, 0)
+      << "a flag given at its default value stores nothing and is accepted";
+  expect_one_line_error(hnclip(sweep + " --peft-rank 4 --set loss_gamma=0,0.5" + common()), 2,
+                        "--peft-rank has no effect without --peft lora or dora in any of the "
+                        "experiment's");
+  const auto some_cell = hnclip(sweep + " --gbar frozen --set loss_gamma=0,0.5" + common());
+  EXPECT_EQ(some_cell.code, 0) << some_cell.err;
+  const auto some_start =
+      hnclip(sweep + " --context-length 40 --set init=random,pretrained" + common());
+  EXPECT_EQ(some_start.code, 0) << some_start.err;
 }
 
 // A database whose runs were all deleted (the Runs tab's Delete…) listed a header over nothing,
