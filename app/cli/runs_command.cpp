@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "common_options.h"
 #include "data/benchmark_summary.h"
+#include "job/located_checkpoints.h"
 #include "job/stored_best_epoch.h"
 #include "job/stored_run_config.h"
 #include "job/stored_run_test_set.h"
@@ -133,7 +134,7 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
     }
     j["transfer_evaluations"] = transfer_evaluations_json(store, r.id, config);
     nlohmann::json ckpts = nlohmann::json::array();
-    for (const auto& c : store.checkpoints(r.id))
+    for (const auto& c : located_checkpoints(store, r.id))
       ckpts.push_back({{"epoch", c.epoch},
                        {"step", c.step},
                        {"path", c.path},

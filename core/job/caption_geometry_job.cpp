@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "eval/caption_geometry.h"
+#include "job/located_checkpoints.h"
 #include "job/run_assets.h"
 #include "job/run_benchmark_spec.h"
 #include "job/split_embeddings_file.h"
@@ -121,7 +122,7 @@ ResolvedEncoder resolve_caption_encoder(const std::string& encoder, const std::s
     RunStore store(database);
     const auto run = store.find_run(id);
     if (!run) throw ConfigError("--encoder " + value + ": no such run in " + database);
-    const auto checkpoints = store.checkpoints(id);
+    const auto checkpoints = located_checkpoints(store, id);
     if (checkpoints.empty())
       throw ConfigError("--encoder " + value + ": the run has no checkpoint yet");
     auto chosen = checkpoints.back();  // the best epoch's checkpoint, else the last

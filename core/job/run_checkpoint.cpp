@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "job/located_checkpoints.h"
 #include "job/stored_best_epoch.h"
 #include "text/decimal_digits.h"
 #include "train/train_config.h"
@@ -13,7 +14,7 @@ RunCheckpoint choose_run_checkpoint(const RunStore& store, const std::string& da
                                     const std::string& which) {
   const auto run = store.find_run(run_id);
   if (!run) throw ConfigError("run " + std::to_string(run_id) + ": no such run in " + database);
-  const auto checkpoints = store.checkpoints(run_id);
+  const auto checkpoints = located_checkpoints(store, run_id);
   if (checkpoints.empty()) {
     throw ConfigError("run " + std::to_string(run_id) + ": the run has no checkpoint yet");
   }

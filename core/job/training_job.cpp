@@ -19,6 +19,7 @@
 #include "distributed/process_group.h"
 #include "fault/fault_point.h"
 #include "job/git_revision.h"
+#include "job/located_checkpoints.h"
 #include "job/new_run_config.h"
 #include "job/run_assets.h"
 #include "job/run_benchmark_spec.h"
@@ -514,7 +515,7 @@ std::unique_ptr<TrainingJob> TrainingJob::resume_recorded(int64_t run_id, const 
 
   // Training continues from the newest checkpoint, whose file must still be there.
   std::optional<CheckpointRow> last;
-  const auto recorded = s.store->checkpoints(run_id);
+  const auto recorded = located_checkpoints(*s.store, run_id);
   refuse_missing_last_checkpoint(run_id, recorded);
   if (!recorded.empty()) last = recorded.back();
   s.prepare(last ? last->path : "");

@@ -687,6 +687,33 @@ TEST_F(Cli, CtrlCStopsCleanlyAndKeepsCheckpointAndMetrics) {
   EXPECT_EQ(out["status"], "stopped");
 }
 
+// Trained on a server, browsed on a desktop: the database moved together with its checkpoints
+// folder. The store records absolute paths, so every eval, export and resume of every run said
+// "checkpoint /old/place/… is missing"; the database's own folder is looked in now.
+TEST_F(Cli, ADatabaseMovedWithItsCheckpointsFolderFindsItsCheckpoints) {
+  ASSERT_EQ(hnclip(small_train() + common()).code, 0);
+  sql(db(), "DELETE FROM checkpoints WHERE epoch = 2; UPDATE runs SET status = 'stopped'");
+  fs::create_directories(dir / "desktop");
+  const std::string moved = (dir / "desktop" / "runs.db").string();
+  fs::rename(db(), moved);
+  fs::rename(db() + ".checkpoints", moved + ".checkpoints");
+  const std::string at = " --db " + moved + " --cache-dir " + (dir / "cache").string();
+
+  const auto shown = hnclip("show 1 --json" + at);
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  EXPECT_EQ(json::parse(shown.out)["checkpoints"][0]["path"],
+            (fs::path(moved + ".checkpoints") / "run-1" / "epoch-1.pt").string());
+  const auto evaluated = hnclip("eval 1 --epoch 1 --json" + at);
+  EXPECT_EQ(evaluated.code, 0) << evaluated.err;
+  const auto exported = hnclip("export 1 " + (dir / "e.pt").string() + " --epoch 1" + at);
+  EXPECT_EQ(exported.code, 0) << exported.err;
+  // Resumed from the moved epoch-1 file: training goes on in the database's own folder.
+  const auto resumed = hnclip("train --resume 1 --json" + at);
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_TRUE(fs::exists(fs::path(moved + ".checkpoints") / "run-1" / "epoch-2.pt"));
+  EXPECT_FALSE(fs::exists(db() + ".checkpoints"));
+}
+
 TEST_F(Cli, KilledRunIsInterruptedAndResumesIntoTheSameRun) {
   const auto log = (dir / "train").string();
   // 12 epochs: long enough that the kill lands mid-run however fast the machine is.

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "job/located_checkpoints.h"
 #include "job/workbench_paths.h"
 #include "store/run_store.h"
 
@@ -28,10 +29,17 @@ std::vector<std::string> delete_runs(const std::string& db_path, const std::vect
     const fs::path folder = run_checkpoint_dir(db_path, id);
     fs::remove_all(folder, ec);
     if (ec) problems.push_back(folder.string() + ": " + ec.message());
-    // Checkpoints recorded outside the run's folder: the file, and its folder once empty.
+    // Checkpoints recorded outside the run's folder: the file, and its folder once empty; but
+    // not a file in another database's folder, which a copy of that database recorded (the copy's
+    // runs name the original's files until it has its own).
     for (const auto& c : checkpoints) {
       const fs::path file = c.path;
       if (file.empty() || !fs::exists(file, ec)) continue;
+      if (const std::string owner = checkpoint_folder_database(file.string());
+          !owner.empty() && !fs::equivalent(owner, db_path, ec)) {
+        problems.push_back(file.string() + ": kept, it is in the checkpoints folder of " + owner);
+        continue;
+      }
       if (!fs::remove(file, ec) && ec) {
         problems.push_back(file.string() + ": " + ec.message());
         continue;

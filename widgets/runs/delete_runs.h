@@ -1,6 +1,8 @@
 #pragma once
 // delete_runs: removes runs from the store together with their checkpoint files on disk: the run's
-// checkpoint folder (run_checkpoint_dir) and any checkpoint file the store lists elsewhere.
+// checkpoint folder (run_checkpoint_dir) and any checkpoint file the store lists elsewhere, except
+// one in another (still present) database's checkpoints folder: a copied database's runs name the
+// original's files, and deleting a run of the copy must not take them from the original.
 // Opens its own RunStore, so it may run on a worker thread. Plain C++ (no Qt).
 
 #include <cstdint>

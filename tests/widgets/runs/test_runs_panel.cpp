@@ -340,6 +340,31 @@ class TestRunsPanel : public QObject {
     QCOMPARE(selection.last().at(0).value<QList<int64_t>>(), QList<int64_t>{margin_});
   }
 
+  // A copy of a database (cp runs.db copy.db) lists the original's checkpoint files. Deleting a
+  // run of the copy removed them, taking the original's weights with it: they are kept now, and
+  // said to be kept; a file in no database's folder still goes with the run.
+  void deleting_a_run_of_a_copied_database_keeps_the_originals_files() {
+    const std::string copy = (*dir_ / "copy.db").string();
+    fs::copy_file(db_, copy);
+    RunsPanel panel(QString::fromStdString(copy));
+    wait_idle(panel);
+    QSignalSpy changed(&panel, &RunsPanel::runsChanged);
+    QSignalSpy failed(&panel, &RunsPanel::operationFailed);
+    panel.deleteRuns({base_});
+    wait_idle(panel);
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(!RunStore(copy).find_run(base_).has_value());
+    QVERIFY(RunStore(db_).find_run(base_).has_value());
+    QVERIFY(fs::exists(base_ckpt_dir_ / "epoch-1.pt"));
+    QCOMPARE(failed.count(), 1);
+    const QString said = failed.at(0).at(0).toString();
+    QVERIFY2(said.contains(QString::fromStdString((base_ckpt_dir_ / "epoch-1.pt").string())) &&
+                 said.contains(QStringLiteral("kept")) &&
+                 said.contains(QString::fromStdString(fs::path(db_).filename().string())),
+             qPrintable(said));
+    QVERIFY(!fs::exists(stray_ckpt_));
+  }
+
   // A relaunch: the selection saved by one panel is selected again by the next, which restores
   // it before its first load has landed (as MainWindow does) and with no edit ever made.
   void selection_is_restored_after_relaunch() {
