@@ -56,7 +56,8 @@ nlohmann::json evaluations_json(const RecallTable& table) {
 // A run's transfer evaluations (`eval --split/--benchmark`, `experiment eval`): one entry per
 // (data, split, epoch) with both directions' recall at every K, in the store's order.
 // "training_split" says the run trained on those images (its own data's training split): a
-// recall on them measures memory, not transfer.
+// recall on them measures memory, not transfer; "training_images" how many of its images are the
+// run's training images under another split or manifest (null: not counted).
 nlohmann::json transfer_evaluations_json(const RunStore& store, int64_t run,
                                          const std::optional<TrainConfig>& config) {
   nlohmann::json out = nlohmann::json::array();
@@ -68,6 +69,9 @@ nlohmann::json transfer_evaluations_json(const RunStore& store, int64_t run,
                      {"images", e.images},
                      {"captions", e.captions},
                      {"training_split", e.training_split},
+                     // null: not counted (evaluated before this was kept, or unreadable data)
+                     {"training_images", e.training_images ? nlohmann::json(*e.training_images)
+                                                           : nlohmann::json(nullptr)},
                      {"evaluated", iso_time(e.evaluated_at_ms)}};
     for (const auto& [direction, ks] : e.recall)
       for (const auto& [k, recall] : ks) j[direction]["R@" + std::to_string(k)] = recall;
@@ -290,7 +294,13 @@ CommandAction add_show_command(CLI::App& app) {
           std::cout << "   " << one_line(e["benchmark"].get<std::string>()) << " / "
                     << one_line(e["split"].get<std::string>()) << " (" << e["images"].get<int64_t>()
                     << " images, " << e["captions"].get<int64_t>() << " captions"
-                    << (e["training_split"].get<bool>() ? "; its training split" : "") << ")";
+                    << (e["training_split"].get<bool>() ? "; its training split" : "")
+                    << (e.value("training_images", nlohmann::json()).is_number_integer() &&
+                                e["training_images"].get<int64_t>() > 0
+                            ? "; " + std::to_string(e["training_images"].get<int64_t>()) +
+                                  " of them trained on"
+                            : std::string())
+                    << ")";
         std::cout << "\n";
       }
     };

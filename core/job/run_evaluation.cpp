@@ -180,7 +180,7 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
   out.transfer = transfer;
   if (transfer) {
     store.write_transfer_eval(run_id, out.eval.epoch, key, out.eval.split, out.test_images,
-                              out.test_captions, out.eval.t2i, out.eval.i2t);
+                              out.test_captions, out.eval.t2i, out.eval.i2t, out.training_images);
   } else {
     store.write_epoch_eval(run_id, out.eval.epoch, out.eval.step, out.eval.split, out.eval.t2i,
                            out.eval.i2t);

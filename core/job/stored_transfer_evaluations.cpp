@@ -7,7 +7,8 @@ namespace hnclip {
 bool operator==(const TransferEvaluation& a, const TransferEvaluation& b) {
   return a.benchmark == b.benchmark && a.split == b.split && a.epoch == b.epoch &&
          a.images == b.images && a.captions == b.captions && a.training_split == b.training_split &&
-         a.evaluated_at_ms == b.evaluated_at_ms && a.recall == b.recall;
+         a.training_images == b.training_images && a.evaluated_at_ms == b.evaluated_at_ms &&
+         a.recall == b.recall;
 }
 
 std::vector<TransferEvaluation> group_transfer_evaluations(const std::vector<TransferEvalRow>& rows,
@@ -27,6 +28,7 @@ std::vector<TransferEvaluation> group_transfer_evaluations(const std::vector<Tra
       e.images = row.images;
       e.captions = row.captions;
       e.training_split = config && row.benchmark == own_data && row.split == config->train_split;
+      e.training_images = row.training_images;
       e.evaluated_at_ms = row.evaluated_at_ms;
       out.push_back(std::move(e));
     }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct TransferEvaluation {
   int64_t captions = 0;
   // The run's own data and its training split: a recall of images it trained on, not transfer.
   bool training_split = false;
+  // How many of `images` the run trained on, counted when it was evaluated (none: not counted).
+  std::optional<int64_t> training_images;
   int64_t evaluated_at_ms = 0;
   std::map<std::string, std::map<int, double>> recall;  // direction → K → percent
 };

@@ -245,10 +245,12 @@ class RunStore {
 
   // Transfer evaluations (store/transfer_store.cpp): a run's checkpoint on another benchmark or
   // split. One write replaces what was stored for the same (run, epoch, benchmark, split); the
-  // directions are checked like write_epoch_eval's. Throws StoreError for an unknown run.
+  // directions are checked like write_epoch_eval's. `training_images`: how many of the images
+  // the run trained on (none: not counted). Throws StoreError for an unknown run.
   void write_transfer_eval(int64_t run, int epoch, const std::string& benchmark,
                            const std::string& split, int64_t images, int64_t captions,
-                           const RetrievalResult& t2i, const RetrievalResult& i2t);
+                           const RetrievalResult& t2i, const RetrievalResult& i2t,
+                           std::optional<int64_t> training_images = std::nullopt);
   // Ordered by benchmark, split, epoch, direction, k.
   std::vector<TransferEvalRow> transfer_evals(int64_t run) const;
 

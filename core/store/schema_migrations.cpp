@@ -260,6 +260,13 @@ CREATE TABLE step_loss_terms (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 10: how many of a transfer evaluation's images are the run's own training images (the
+// same files, named by another split or manifest): a recall on those is not transfer. NULL where
+// it was not counted (rows written before this version, or the run's data unreadable then).
+constexpr const char* kV10TransferTrainingImages = R"sql(
+ALTER TABLE transfer_evals ADD COLUMN training_images INTEGER;
+)sql";
+
 }  // namespace
 
 const std::vector<MigrationStep>& schema_migrations() {
@@ -275,6 +282,8 @@ const std::vector<MigrationStep>& schema_migrations() {
       {7, "add the experiments, experiment_cells and experiment_runs tables", kV7Experiments},
       {8, "add the transfer_evals table (cross-domain evaluations)", kV8TransferEvals},
       {9, "add the step_loss_terms table (a framework's loss terms per step)", kV9StepLossTerms},
+      {10, "add transfer_evals.training_images (the run's training images among them)",
+       kV10TransferTrainingImages},
   };
   return steps;
 }

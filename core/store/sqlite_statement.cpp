@@ -42,6 +42,13 @@ Statement& Statement::bind_int64(int index, int64_t value) {
   return *this;
 }
 
+Statement& Statement::bind_optional_int64(int index, const std::optional<int64_t>& value) {
+  if (value) return bind_int64(index, *value);
+  const int rc = sqlite3_bind_null(stmt_, index);
+  if (rc != SQLITE_OK) throw_sqlite_error(db_, path_, operation_ + " (bind)", rc);
+  return *this;
+}
+
 Statement& Statement::bind_double(int index, double value) {
   const int rc = sqlite3_bind_double(stmt_, index, value);
   if (rc != SQLITE_OK) throw_sqlite_error(db_, path_, operation_ + " (bind)", rc);
@@ -80,6 +87,11 @@ void Statement::reset() {
 }
 
 int64_t Statement::column_int64(int index) const { return sqlite3_column_int64(stmt_, index); }
+
+std::optional<int64_t> Statement::column_optional_int64(int index) const {
+  if (sqlite3_column_type(stmt_, index) == SQLITE_NULL) return std::nullopt;
+  return sqlite3_column_int64(stmt_, index);
+}
 
 double Statement::column_double(int index) const {
   if (sqlite3_column_type(stmt_, index) == SQLITE_NULL) {

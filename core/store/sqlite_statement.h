@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ class Statement {
   Statement& bind_double(int index, double value);
   Statement& bind_text(int index, const std::string& value);
   Statement& bind_blob(int index, const std::vector<unsigned char>& value);
+  // An optional count: none is stored as NULL, and read back as none by column_optional_int64.
+  Statement& bind_optional_int64(int index, const std::optional<int64_t>& value);
 
   // Advances; true while a result row is available, false when done.
   bool step();
@@ -51,6 +54,7 @@ class Statement {
   double column_double(int index) const;  // NULL -> quiet NaN
   std::string column_text(int index) const;
   std::vector<unsigned char> column_blob(int index) const;
+  std::optional<int64_t> column_optional_int64(int index) const;  // NULL -> none
 
   // "<path>: <operation>", the context a decoding error of a column names.
   std::string context() const { return path_ + ": " + operation_; }

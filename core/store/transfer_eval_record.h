@@ -4,6 +4,7 @@
 // and K; RunStore reads and writes them (store/transfer_store.cpp).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace hnclip {
@@ -17,6 +18,9 @@ struct TransferEvalRow {
   double recall = 0;        // percent
   int64_t images = 0;       // the split's size, so a table can say what it averaged over
   int64_t captions = 0;
+  // How many of `images` are the run's own training images (the same files): their recall is not
+  // transfer. None where not counted (written before schema v10, or the run's data unreadable).
+  std::optional<int64_t> training_images;
   int64_t evaluated_at_ms = 0;
 };
 

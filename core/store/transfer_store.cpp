@@ -13,7 +13,8 @@ namespace hnclip {
 
 void RunStore::write_transfer_eval(int64_t run, int epoch, const std::string& benchmark,
                                    const std::string& split, int64_t images, int64_t captions,
-                                   const RetrievalResult& t2i, const RetrievalResult& i2t) {
+                                   const RetrievalResult& t2i, const RetrievalResult& i2t,
+                                   std::optional<int64_t> training_images) {
   const std::string op = "write transfer evaluation of run " + std::to_string(run) + " epoch " +
                          std::to_string(epoch) + " on " + benchmark + " / " + split;
   for (const auto& [want, result] : {std::pair{"t2i", &t2i}, std::pair{"i2t", &i2t}}) {
@@ -32,10 +33,12 @@ void RunStore::write_transfer_eval(int64_t run, int epoch, const std::string& be
     del.bind_int64(1, run).bind_int64(2, epoch).bind_text(3, benchmark).bind_text(4, split);
     del.run();
   }
-  Statement ins(db_, path_,
-                "INSERT INTO transfer_evals (run_id, epoch, benchmark, split, direction, k, recall, "
-                "images, captions, evaluated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                op);
+  Statement ins(
+      db_, path_,
+      "INSERT INTO transfer_evals (run_id, epoch, benchmark, split, direction, k, recall, "
+      "images, captions, evaluated_at_ms, training_images) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+      "?7, ?8, ?9, ?10, ?11)",
+      op);
   const int64_t now = unix_time_ms();
   for (const auto& [direction, result] : {std::pair{"t2i", &t2i}, std::pair{"i2t", &i2t}}) {
     for (const auto& [k, value] : result->recall) {
@@ -48,7 +51,8 @@ void RunStore::write_transfer_eval(int64_t run, int epoch, const std::string& be
           .bind_double(7, value)
           .bind_int64(8, images)
           .bind_int64(9, captions)
-          .bind_int64(10, now);
+          .bind_int64(10, now)
+          .bind_optional_int64(11, training_images);
       ins.run();
       ins.reset();
     }
@@ -59,7 +63,7 @@ void RunStore::write_transfer_eval(int64_t run, int epoch, const std::string& be
 std::vector<TransferEvalRow> RunStore::transfer_evals(int64_t run) const {
   Statement st(db_, path_,
                "SELECT epoch, benchmark, split, direction, k, recall, images, captions, "
-               "evaluated_at_ms FROM transfer_evals WHERE run_id = ?1 "
+               "evaluated_at_ms, training_images FROM transfer_evals WHERE run_id = ?1 "
                "ORDER BY benchmark, split, epoch, direction, k",
                "read transfer evaluations of run " + std::to_string(run));
   st.bind_int64(1, run);
@@ -75,6 +79,7 @@ std::vector<TransferEvalRow> RunStore::transfer_evals(int64_t run) const {
     r.images = st.column_int64(6);
     r.captions = st.column_int64(7);
     r.evaluated_at_ms = st.column_int64(8);
+    r.training_images = st.column_optional_int64(9);
     rows.push_back(std::move(r));
   }
   return rows;

@@ -984,6 +984,22 @@ TEST_F(Cli, ATransferTargetHoldingTheRunsTrainingImagesIsCounted) {
   EXPECT_EQ(held_out.err.find("training images of run"), std::string::npos) << held_out.err;
   // The run's own test split is no transfer: no count.
   EXPECT_TRUE(json::parse(hnclip("eval 1 --json" + common()).out)["training_images"].is_null());
+
+  // Kept with the transfer evaluation: `show` says it long after the eval (it said nothing).
+  const auto shown = json::parse(hnclip("show 1 --json" + common()).out);
+  std::map<std::string, json> counted;
+  for (const auto& t : shown["transfer_evaluations"])
+    counted[t["split"].get<std::string>() + "@" + t["benchmark"].get<std::string>()] =
+        t["training_images"];
+  ASSERT_EQ(counted.size(), 2u) << shown.dump();
+  for (const auto& [what, count] : counted) {
+    const bool other_data = what.find("other.jsonl") != std::string::npos;
+    EXPECT_EQ(count, other_data ? 5 : 0) << what;
+  }
+  const auto listed = hnclip("show 1" + common());
+  EXPECT_NE(listed.out.find("(10 images, 10 captions; 5 of them trained on)"), std::string::npos)
+      << listed.out;
+  EXPECT_EQ(listed.out.find("; 0 of them"), std::string::npos) << listed.out;
 }
 
 // A transfer target whose images lie outside its folder was refused "unless

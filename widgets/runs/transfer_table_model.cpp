@@ -42,8 +42,15 @@ void TransferTableModel::fill(QStandardItemModel* model, const std::vector<RunSu
         split->setToolTip(
             QObject::tr("The run trained on these images: their recall is not transfer."));
       }
-      items << split << number(QString::number(e.epoch))
-            << number(QObject::tr("%1 (%2 captions)").arg(e.images).arg(e.captions));
+      auto* images = number(QObject::tr("%1 (%2 captions)").arg(e.images).arg(e.captions));
+      if (e.training_images && *e.training_images > 0) {
+        images->setText(
+            QObject::tr("%1, %2 trained on").arg(images->text()).arg(*e.training_images));
+        images->setToolTip(QObject::tr("%1 of these images are the run's own training images "
+                                       "(the same files): their recall is not transfer.")
+                               .arg(*e.training_images));
+      }
+      items << split << number(QString::number(e.epoch)) << images;
       for (int c = 0; c < RecallTable::kValueColumns; ++c) {
         double value = std::nan("");
         const auto dir = e.recall.find(RecallTable::direction(c));
