@@ -159,6 +159,15 @@ std::string transfer_note() {
 
 std::string transfer_name(const TransferColumn& t) { return t.split + " (" + t.benchmark + ")"; }
 
+// "140 images", and how many of them its runs trained on where any: their recall is not transfer.
+std::string transfer_images(const TransferColumn& t) {
+  std::string text = std::to_string(t.images) + " images";
+  if (t.training_images && *t.training_images > 0)
+    text += " (" + std::to_string(*t.training_images) +
+            " of them training images of its runs: not transfer)";
+  return text;
+}
+
 }  // namespace
 
 std::string experiment_controls_text(const ExperimentResults& r) {
@@ -245,7 +254,7 @@ std::string experiment_report_text(const ExperimentResults& r) {
     out << "\n" << transfer_note() << "\n";
     for (size_t t = 0; t < r.transfers.size(); ++t)
       out << "  [" << t + 1 << "] " << transfer_name(r.transfers[t]) << ", "
-          << r.transfers[t].images << " images\n";
+          << transfer_images(r.transfers[t]) << "\n";
     out << "\n"
         << pad_column("cell", kLabelWidth) << pad_column("role", 16)
         << pad_column("test t2i R@1", kValueWidth) << pad_column("test i2t R@1", kValueWidth);
@@ -309,14 +318,15 @@ std::string experiment_report_csv(const ExperimentResults& r) {
   }
   if (!r.transfers.empty()) {
     out << "\ncell,label,role,benchmark,split,images,seeds_evaluated,t2i_R@1_mean,t2i_R@1_std,"
-           "i2t_R@1_mean,i2t_R@1_std\n";
+           "i2t_R@1_mean,i2t_R@1_std,training_images\n";
     for (const auto& t : r.transfers) {
       for (size_t i = 0; i < r.cells.size(); ++i) {
         const auto& c = r.cells[i];
         out << c.cell.cell << "," << csv_field(c.cell.label) << "," << c.cell.role << ","
             << csv_field(t.benchmark) << "," << csv_field(t.split) << "," << t.images << ","
             << t.evaluated[i] << "," << fixed(t.r1[i][0].mean, 4) << "," << fixed(t.r1[i][0].std, 4)
-            << "," << fixed(t.r1[i][1].mean, 4) << "," << fixed(t.r1[i][1].std, 4) << "\n";
+            << "," << fixed(t.r1[i][1].mean, 4) << "," << fixed(t.r1[i][1].std, 4) << ","
+            << (t.training_images ? std::to_string(*t.training_images) : std::string()) << "\n";
       }
     }
   }
@@ -411,7 +421,7 @@ std::string experiment_report_latex(const ExperimentResults& r) {
            "checkpoint (" << latex_escape(r.selection_rule) << ") on";
     for (size_t t = 0; t < r.transfers.size(); ++t)
       out << (t ? ";" : "") << " " << latex_escape(transfer_name(r.transfers[t])) << ", "
-          << r.transfers[t].images << " images";
+          << latex_escape(transfer_images(r.transfers[t]));
     out << ".}\n\\end{table}\n";
   }
   return out.str();
@@ -492,6 +502,8 @@ nlohmann::json experiment_report_json(const ExperimentResults& r) {
     transfers.push_back({{"benchmark", t.benchmark},
                          {"split", t.split},
                          {"images", t.images},
+                         {"training_images", t.training_images ? nlohmann::json(*t.training_images)
+                                                               : nlohmann::json(nullptr)},
                          {"cells", per_cell}});
   }
   return {{"experiment_id", r.experiment.id},

@@ -222,6 +222,8 @@ ExperimentResults experiment_results(const RunStore& store, int64_t experiment_i
         col.benchmark = row.benchmark;
         col.split = row.split;
         col.images = row.images;
+        if (row.training_images)
+          col.training_images = std::max(col.training_images.value_or(0), *row.training_images);
         auto& values = r1s[key];
         values.resize(out.cells.size());
         values[c][row.direction == kExperimentDirections[0] ? 0 : 1].push_back(row.recall);

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,9 @@ struct TransferColumn {
   std::string benchmark;  // canonical data key (job/run_benchmark_spec.h)
   std::string split;
   int64_t images = 0;
+  // How many of `images` are training images of its runs (the same files under another split or
+  // manifest: their recall is not transfer); the largest count stored, none where none was.
+  std::optional<int64_t> training_images;
   // Per cell (index as `cells`): R@1 [direction] over the seeds evaluated there, and how many.
   std::vector<std::array<SeedSummary, 2>> r1;
   std::vector<int> evaluated;

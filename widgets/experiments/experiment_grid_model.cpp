@@ -146,11 +146,18 @@ QVariant ExperimentGridModel::headerData(int section, Qt::Orientation orientatio
     if (role == Qt::DisplayRole)
       return QStringLiteral("%1 %2").arg(QString::fromStdString(t->split),
                                          direction == 0 ? tr("t→i") : tr("i→t"));
-    if (role == Qt::ToolTipRole)
-      return tr("Transfer: R@1 (%) of each run's selected checkpoint on %1 / %2 (%3 images), "
-                "mean ± sample std over the seeds evaluated there (hnclip experiment eval)")
-          .arg(QString::fromStdString(t->benchmark), QString::fromStdString(t->split))
-          .arg(t->images);
+    if (role == Qt::ToolTipRole) {
+      QString tip =
+          tr("Transfer: R@1 (%) of each run's selected checkpoint on %1 / %2 (%3 images), "
+             "mean ± sample std over the seeds evaluated there (hnclip experiment eval)")
+              .arg(QString::fromStdString(t->benchmark), QString::fromStdString(t->split))
+              .arg(t->images);
+      if (t->training_images && *t->training_images > 0)
+        tip += tr(". %1 of these images are training images of its runs: their recall is not "
+                  "transfer")
+                   .arg(*t->training_images);
+      return tip;
+    }
     return {};
   }
   if (role == Qt::DisplayRole) {

@@ -446,6 +446,24 @@ TEST_F(ExperimentResultsTest, TransferColumnsUseTheSelectedEpoch) {
       << experiment_report_csv(r);
   EXPECT_NE(experiment_report_latex(r).find("62.00$\\pm$2.83"), std::string::npos);
   EXPECT_EQ(experiment_report_json(r)["transfers"][0]["cells"][0]["t2i"]["R@1"]["mean"], 62.0);
+  EXPECT_FALSE(t.training_images.has_value()) << "none counted: none said";
+  EXPECT_TRUE(experiment_report_json(r)["transfers"][0]["training_images"].is_null());
+
+  // A target naming some of the runs' training images (counted by eval): every report says so.
+  for (const auto& s : r.cells[0].seeds)
+    store.write_transfer_eval(s.run_id, 1, bench, "shifted", 1000, 1000, result("t2i", 60, 0),
+                              result("i2t", 58, 0), 40);
+  const auto counted = experiment_results(store, r.experiment.id);
+  ASSERT_EQ(counted.transfers.size(), 1u);
+  EXPECT_EQ(counted.transfers[0].training_images, std::optional<int64_t>(40));
+  const std::string said = "1000 images (40 of them training images of its runs: not transfer)";
+  EXPECT_NE(experiment_report_text(counted).find(said), std::string::npos)
+      << experiment_report_text(counted);
+  EXPECT_NE(experiment_report_latex(counted).find(said), std::string::npos);
+  EXPECT_NE(experiment_report_csv(counted).find(",60.0000,0.0000,58.0000,0.0000,40\n"),
+            std::string::npos)
+      << experiment_report_csv(counted);
+  EXPECT_EQ(experiment_report_json(counted)["transfers"][0]["training_images"], 40);
 }
 
 }  // namespace

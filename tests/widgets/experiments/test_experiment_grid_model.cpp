@@ -136,6 +136,15 @@ void TestExperimentGridModel::transferTargetsAddTwoColumnsEach() {
   QCOMPARE(model.headerData(first, Qt::Horizontal).toString(), QStringLiteral("shifted t→i"));
   QCOMPARE(model.headerData(first + 1, Qt::Horizontal).toString(), QStringLiteral("shifted i→t"));
   QVERIFY(model.headerData(first, Qt::Horizontal, Qt::ToolTipRole).toString().contains("1064"));
+  QVERIFY(!model.headerData(first, Qt::Horizontal, Qt::ToolTipRole)
+               .toString()
+               .contains("training images"));
+  // A target naming some of the runs' training images says how many.
+  r.transfers[0].training_images = 12;
+  model.setResults(r);
+  QVERIFY(model.headerData(first, Qt::Horizontal, Qt::ToolTipRole)
+              .toString()
+              .contains("12 of these images are training images of its runs"));
   QCOMPARE(text(model, 1, first), QStringLiteral("62.00 ± 1.41"));
   QCOMPARE(text(model, 1, first + 1), QStringLiteral("50.50 ± 0.71"));
   QCOMPARE(model.index(1, first).data(ExperimentGridModel::kValueRole).toDouble(), 62.0);
