@@ -55,6 +55,11 @@ ModelSource open_model_source(const std::string& path, const std::string& vocab,
     throw ConfigError("--long-clip stretches an OpenAI CLIP state dict, but " + flag + " " + path +
                       " is a workbench checkpoint");
   }
+  if (s.workbench && !vocab.empty()) {
+    throw ConfigError("--vocab " + vocab + ": " + flag + " " + path +
+                      " is a workbench checkpoint, which carries its own tokenizer (--vocab is for "
+                      "a CLIP model file)");
+  }
   if (s.workbench) {
     const auto meta = read_checkpoint_meta(path);
     s.kind = "workbench";

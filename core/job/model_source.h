@@ -37,7 +37,8 @@ struct ModelSource {
 // With long_clip a 77-position CLIP file becomes a Long-CLIP one (long_clip_from_clip_state_dict);
 // a workbench checkpoint is then refused with ConfigError naming --long-clip. `activation` ("" or
 // quick_gelu / gelu) is --activation (see read_pretrained_file); a workbench checkpoint records its
-// own, and one that differs is refused.
+// own, and one that differs is refused; so is a --vocab beside it, which its own tokenizer would
+// leave unread (`encode --vocab missing.gz` of a workbench checkpoint said nothing).
 ModelSource open_model_source(const std::string& path, const std::string& vocab,
                               const std::string& flag, bool need_tokenizer = true,
                               bool long_clip = false, const std::string& activation = "");

@@ -128,6 +128,12 @@ TEST(CliEncode, UsageErrorsNameTheFlag) {
   // Nothing to encode printed the model's header alone and exited 0.
   hnclip::test::expect_one_line_error(run_hnclip("encode --checkpoint pretrained"), 2,
                                       "--text or --image: nothing to encode");
+  // A workbench checkpoint carries its tokenizer: a --vocab beside it (even a missing one) was
+  // left unread without a word.
+  hnclip::test::expect_one_line_error(
+      run_hnclip("encode --checkpoint pretrained --vocab " + (dir / "missing.txt.gz").string() +
+                 " --text cat"),
+      2, "is a workbench checkpoint, which carries its own tokenizer (--vocab is for a CLIP model");
 }
 
 // The committed tiny model has a word vocabulary: a word it lacks becomes the one unknown token,
