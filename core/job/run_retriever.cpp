@@ -14,8 +14,10 @@
 #include "job/run_checkpoint.h"
 #include "job/stored_run_config.h"
 #include "job/unchanged_run_data.h"
+#include "job/workbench_paths.h"
 #include "store/run_store.h"
 #include "text/word_tokenizer.h"
+#include "train/best_epoch.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
 #include "train/train_config.h"
@@ -102,24 +104,47 @@ std::unique_ptr<RunRetriever> RunRetriever::open(const RunRetrieverOptions& o, c
   };
   TrainConfig config;
   RunRecord run;
+  // Epoch 0 has no checkpoint of its own: it is the run's starting model, its --init or the random
+  // weights of its seed, rebuilt as the run built it (the tab offered epoch 0 and then had no
+  // scores or typed queries for it).
+  bool start_model = false;
   {
     RunStore store(o.database);
-    const auto chosen = choose_run_checkpoint(store, o.database, o.run_id, o.epoch < 0 ? "best" : std::to_string(o.epoch));
-    run = chosen.run;
-    config = stored_run_config(chosen.run);
-    if (!chosen.note.empty()) log(chosen.note);
-    impl->epoch = chosen.checkpoint.epoch;
-    impl->checkpoint = chosen.checkpoint.path;
+    const auto found = store.find_run(o.run_id);
+    if (o.epoch == kStartEpoch && found) {
+      const auto rows = store.checkpoints(o.run_id);
+      start_model = std::none_of(rows.begin(), rows.end(),
+                                 [](const CheckpointRow& c) { return c.epoch == kStartEpoch; });
+    }
+    if (start_model) {
+      run = *found;
+      config = stored_run_config(run);
+      impl->epoch = kStartEpoch;
+      impl->checkpoint = resolve_init_checkpoint(config.init);  // "" for random weights
+    } else {
+      const auto chosen = choose_run_checkpoint(store, o.database, o.run_id,
+                                                o.epoch < 0 ? "best" : std::to_string(o.epoch));
+      run = chosen.run;
+      config = stored_run_config(chosen.run);
+      if (!chosen.note.empty()) log(chosen.note);
+      impl->epoch = chosen.checkpoint.epoch;
+      impl->checkpoint = chosen.checkpoint.path;
+    }
   }
   if (cancel && cancel->load()) throw RetrievalCancelled("run " + std::to_string(o.run_id) + ": cancelled");
-  log("run " + std::to_string(o.run_id) + ": loading checkpoint " + impl->checkpoint);
-  auto assets = build_run_assets(config, o.cache_dir, impl->checkpoint, log);
+  log("run " + std::to_string(o.run_id) + ": " +
+      (!start_model ? "loading checkpoint " + impl->checkpoint
+       : impl->checkpoint.empty()
+           ? "rebuilding its starting model (random weights of seed " +
+                 std::to_string(config.seed) + ")"
+           : "rebuilding its starting model from --init " + impl->checkpoint));
+  auto assets = build_run_assets(config, o.cache_dir, start_model ? "" : impl->checkpoint, log);
   // The tab shows the run's stored ranks beside the split's captions and images: of one data set.
   refuse_changed_run_data(run, benchmark_data_label(run_benchmark_spec(config, o.cache_dir)),
                           benchmark_summary(*assets.benchmark), {config.test_split},
                           "Its stored ranks are of the earlier data, so it is not shown beside "
                           "the data as it is now; put the data back as it was to browse it.");
-  load_checkpoint_weights(impl->checkpoint, assets.model);
+  if (!start_model) load_checkpoint_weights(impl->checkpoint, assets.model);
   impl->device = resolve_device(o.device);
   impl->model = assets.model;
   impl->model->to(impl->device);
@@ -128,6 +153,12 @@ std::unique_ptr<RunRetriever> RunRetriever::open(const RunRetrieverOptions& o, c
   const SplitData& test = *assets.test;
 
   const std::string dataset_key = caption_dataset_key(run_benchmark_spec(config, o.cache_dir), config.test_split);
+  // Random starting weights have no file to key a cache by (nor a folder-shaped --init a stamp):
+  // encoded every time.
+  if (!fs::is_regular_file(impl->checkpoint)) {
+    impl->encode_split(test, o, progress, cancel);
+    return std::unique_ptr<RunRetriever>(new RunRetriever(std::move(impl)));
+  }
   const CheckpointStamp stamp = CheckpointStamp::of(impl->checkpoint);
   impl->cache_file = split_embeddings_path(o.cache_dir, impl->checkpoint, dataset_key);
   // The key names the data set by its path: a manifest written again after the cache (other

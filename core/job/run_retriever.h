@@ -30,7 +30,9 @@ struct RunRetrieverOptions {
   std::string database;
   std::string cache_dir;       // benchmark cache and the split-embeddings folder
   int64_t run_id = 0;
-  int epoch = -1;              // -1: the run's best epoch (else its last checkpoint)
+  // -1: the run's best epoch (else its last checkpoint); 0: its starting model (its --init, or
+  // its seed's random weights), which has no checkpoint of its own.
+  int epoch = -1;
   std::string device = "cpu";  // auto | cpu | cuda[:N]
   int64_t batch_size = 128;    // images/captions encoded at once when the cache is cold
   int loader_workers = 1;

@@ -269,6 +269,12 @@ QString RetrievalPanel::runName(int64_t run, const QString& fallback) const {
   return s ? run_label(run, s->record.name) : fallback;
 }
 
+QString RetrievalPanel::sideName(int64_t run, int epoch, const QString& fallback) const {
+  const QString name = runName(run, fallback);
+  // A run beside itself ("run 1 fixes 12 that run 1 misses") is told apart by its epochs.
+  return run != 0 && runA() == runB() ? tr("%1 at epoch %2").arg(name).arg(epoch) : name;
+}
+
 void RetrievalPanel::setK(int k) { k_spin_->setValue(k); }
 int RetrievalPanel::k() const { return k_spin_->value(); }
 QString RetrievalPanel::warning() const { return picker_->warning(); }
@@ -328,8 +334,8 @@ QString RetrievalPanel::statusText() const { return status_->text(); }
 
 void RetrievalPanel::onQueriesLoaded(const RetrievalQueries& queries) {
   content_ = RetrievalContent(queries);
-  model_->setRows(content_.queryRows(), runName(runA(), QStringLiteral("A")),
-                  runName(runB(), QStringLiteral("B")));
+  model_->setRows(content_.queryRows(), sideName(runA(), epochA(), QStringLiteral("A")),
+                  sideName(runB(), epochB(), QStringLiteral("B")));
   updateCounts();
   setStatus(tr("%1 queries").arg(model_->rowCount()));
   emit queriesLoaded();
@@ -346,7 +352,8 @@ void RetrievalPanel::updateCounts() {
     counts_label_->clear();
     return;
   }
-  const QString a = runName(runA(), QStringLiteral("A")), b = runName(runB(), QStringLiteral("B"));
+  const QString a = sideName(runA(), epochA(), QStringLiteral("A")),
+                b = sideName(runB(), epochB(), QStringLiteral("B"));
   counts_label_->setText(
       tr("%1 queries: <b>%2</b> fixes %3 that %4 misses, <b>%4</b> fixes %5 that %2 misses; "
          "both correct %6, both wrong %7.")
@@ -471,16 +478,17 @@ void RetrievalPanel::showSelected() {
 }
 
 // "A: gamma-0": the i-th compared run's row name.
-QString RetrievalPanel::rowName(size_t i, int64_t run) const {
+QString RetrievalPanel::rowName(size_t i, int64_t run, int epoch) const {
   return QStringLiteral("%1: %2").arg(i == 0 ? QStringLiteral("A") : QStringLiteral("B"),
-                                      runName(run, QString::number(run)));
+                                      sideName(run, epoch, QString::number(run)));
 }
 
 void RetrievalPanel::showQuery(int64_t query) {
   if (content_.empty()) return;
   std::vector<RetrievalShownRun> runs;
   for (const auto& [run, epoch] : {std::pair{runA(), epochA()}, std::pair{runB(), epochB()}}) {
-    RetrievalShownRun shown{rowName(runs.size(), run), run, epoch, retriever(run, epoch), {}};
+    RetrievalShownRun shown{
+        rowName(runs.size(), run, epoch), run, epoch, retriever(run, epoch), {}};
     shown.error = loader_->retrieverError({run, epoch});
     runs.push_back(std::move(shown));
   }
@@ -519,7 +527,8 @@ void RetrievalPanel::runAdhocQuery(const QString& text) {
 void RetrievalPanel::onAdhocFinished(std::shared_ptr<const RetrievalAdhocResult> result) {
   adhoc_ = std::move(result);
   std::vector<QString> names;
-  for (const auto& r : adhoc_->results) names.push_back(rowName(names.size(), r.first.first));
+  for (const auto& r : adhoc_->results)
+    names.push_back(rowName(names.size(), r.first.first, r.first.second));
   const QString unknown = RetrievalContent::unknownWordsNote(*adhoc_, names);
   setStatus(!adhoc_->error.isEmpty() ? adhoc_->error
             : unknown.isEmpty()      ? tr("ad-hoc query done")
@@ -531,7 +540,8 @@ void RetrievalPanel::onAdhocFinished(std::shared_ptr<const RetrievalAdhocResult>
 void RetrievalPanel::showAdhoc() {
   if (!adhoc_ || content_.empty()) return;
   std::vector<QString> names;
-  for (const auto& r : adhoc_->results) names.push_back(rowName(names.size(), r.first.first));
+  for (const auto& r : adhoc_->results)
+    names.push_back(rowName(names.size(), r.first.first, r.first.second));
   showContent(content_.adhoc(*adhoc_, names));
 }
 

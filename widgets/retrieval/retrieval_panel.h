@@ -142,7 +142,7 @@ class RetrievalPanel : public QWidget, public WorkbenchTab {
   void showQuery(int64_t query);
   void showAdhoc();
   void showContent(const RetrievalViewContent& content);
-  QString rowName(size_t i, int64_t run) const;
+  QString rowName(size_t i, int64_t run, int epoch) const;
 
   // Status.
   // The status line elides a long message (an error naming files): its tooltip holds all of it.
@@ -151,6 +151,8 @@ class RetrievalPanel : public QWidget, public WorkbenchTab {
   void updateBusy();
   const RunSummary* summary(int64_t run) const;
   QString runName(int64_t run, const QString& fallback) const;
+  // runName, with the epoch when run A is compared with itself at another epoch.
+  QString sideName(int64_t run, int epoch, const QString& fallback) const;
   std::shared_ptr<const RunRetriever> retriever(int64_t run, int epoch) const;
 
   QString db_path_, cache_dir_;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "train/best_epoch.h"
 #include "widgets/common/narrow_combo.h"
 #include "widgets/common/run_label.h"
 #include "widgets/retrieval/retrieval_run_order.h"
@@ -173,13 +174,24 @@ void RetrievalRunPicker::fillPartnerCombo() {
     run_b_->addItem(run_choice_label(s.record.id, s.record.name),
                     QVariant::fromValue<qlonglong>(s.record.id));
   }
+  // Run A itself, at another of its evaluated epochs (its start by default): what fine-tuning
+  // changed query by query, and the only comparison a database with one run has (the tab showed
+  // nothing but "no other evaluated run" there).
+  if (const RunSummary* self = summary(a)) {
+    std::set<int> epochs;
+    for (const auto& e : self->evals) epochs.insert(e.epoch);
+    if (epochs.size() > 1)
+      run_b_->addItem(tr("%1 (itself, another epoch)")
+                          .arg(run_choice_label(self->record.id, self->record.name)),
+                      QVariant::fromValue<qlonglong>(a));
+  }
   int ib = run_b_->findData(QVariant::fromValue<qlonglong>(keep));
   warning_text_ = ib < 0 ? splitMismatch(a, keep) : QString();
   if (ib < 0 && run_b_->count() > 0) ib = 0;
   if (ib >= 0) run_b_->setCurrentIndex(ib);
   if (run_b_->count() == 0 && a != 0 && warning_text_.isEmpty()) {
     warning_text_ =
-        tr("No other evaluated run was evaluated on %1.")
+        tr("No other evaluated run was evaluated on %1, and this run has one evaluated epoch.")
             .arg(sa != splits_.end() ? qs(sa->second.label) : tr("run %1's split").arg(a));
   }
   pending_b_ = 0;
@@ -189,7 +201,7 @@ void RetrievalRunPicker::fillPartnerCombo() {
 // Why `run_b`, asked for as B, is not offered beside `run_a` ("" when nothing is to be said).
 QString RetrievalRunPicker::splitMismatch(int64_t run_a, int64_t run_b) const {
   const auto sa = splits_.find(run_a), sb = splits_.find(run_b);
-  if (run_b == 0 || sb == splits_.end() || sa == splits_.end()) return {};
+  if (run_b == 0 || run_b == run_a || sb == splits_.end() || sa == splits_.end()) return {};
   return tr("Run %1 was evaluated on %2, run %3 on %4: their ranks cannot be compared.")
       .arg(run_b)
       .arg(qs(sb->second.label))
@@ -204,8 +216,19 @@ void RetrievalRunPicker::fillEpochCombo(QComboBox* combo, int64_t run) {
   std::set<int> epochs;
   for (const auto& e : s->evals) epochs.insert(e.epoch);
   for (int e : epochs)
-    combo->addItem(e == s->report_epoch ? tr("%1 (best)").arg(e) : QString::number(e), e);
+    combo->addItem(e == s->report_epoch ? tr("%1 (best)").arg(e)
+                   : e == kStartEpoch   ? tr("%1 (start)").arg(e)
+                                        : QString::number(e),
+                   e);
   combo->setCurrentIndex(std::max(0, combo->findData(s->report_epoch)));
+  // B as run A itself: another epoch than A's, its start where it was evaluated.
+  if (combo == epoch_b_ && run != 0 && run == runA() && epochB() == epochA()) {
+    int other = combo->findData(kStartEpoch);
+    if (other >= 0 && combo->itemData(other).toInt() == epochA()) other = -1;
+    for (int i = 0; i < combo->count() && other < 0; ++i)
+      if (combo->itemData(i).toInt() != epochA()) other = i;
+    if (other >= 0) combo->setCurrentIndex(other);
+  }
 }
 
 void RetrievalRunPicker::setEpochs(int epoch_a, int epoch_b) {

@@ -101,15 +101,17 @@ class RunRetrieverTest : public ::testing::Test {
     hnclip::save_checkpoint(checkpoint, assets.model, meta);
   }
 
-  // Brute force: the run's assets rebuilt, checkpoint loaded, all test images in one batch.
+  // Brute force: the run's assets rebuilt, checkpoint loaded (none: its starting model), all test
+  // images in one batch.
   struct Reference {
     torch::Tensor images, captions;
     hnclip::RunAssets assets;
   };
-  Reference reference() {
+  Reference reference(bool start_model = false) {
     Reference ref;
-    ref.assets = hnclip::build_run_assets(config, options.cache_dir, checkpoint, {});
-    hnclip::load_checkpoint_weights(checkpoint, ref.assets.model);
+    ref.assets =
+        hnclip::build_run_assets(config, options.cache_dir, start_model ? "" : checkpoint, {});
+    if (!start_model) hnclip::load_checkpoint_weights(checkpoint, ref.assets.model);
     ref.assets.model->eval();
     torch::NoGradGuard no_grad;
     std::vector<int64_t> all_images(ref.assets.test->num_images()),
@@ -198,6 +200,54 @@ TEST_F(RunRetrieverTest, AdhocQueryMatchesBruteForce) {
   auto row = torch::mv(ref.captions, ref.captions[4]);
   row[4] = -10;
   expect_matches(n, row, 3);
+}
+
+// Epoch 0 has no checkpoint: the Retrieval tab offered it, then said "no checkpoint for it". It is
+// the run's starting model — the random weights of its seed here, its --init file below.
+TEST_F(RunRetrieverTest, EpochZeroIsTheRunsStartingModel) {
+  options.epoch = 0;
+  auto start = RunRetriever::open(options);
+  EXPECT_EQ(start->epoch(), 0);
+  const auto ref = reference(/*start_model=*/true);
+  const auto& e = start->embeddings();
+  ASSERT_EQ(e.num_images, kTestImages);
+  const auto got =
+      torch::from_blob(const_cast<float*>(e.images.data()), {e.num_images, e.dim}).clone();
+  EXPECT_TRUE(torch::allclose(got, ref.images, 1e-5, 1e-5));
+  EXPECT_FALSE(torch::allclose(got, reference().images, 1e-3, 1e-3)) << "that is epoch 1's model";
+  for (int64_t c : {0, 7}) {
+    SCOPED_TRACE("t2i caption " + std::to_string(c));
+    expect_matches(start->query_topk("t2i", c, 5), torch::mv(ref.images, ref.captions[c]), 5);
+  }
+  EXPECT_TRUE(start->cache_file().empty()) << "random weights have no file to key a cache by";
+
+  // Started from a checkpoint file: that file's weights, cached under it.
+  auto init_config = config;
+  init_config.seed = 5;
+  const std::string init = (dir / "start.pt").string();
+  {
+    auto assets = hnclip::build_run_assets(init_config, options.cache_dir, "", {});
+    hnclip::CheckpointMeta meta;
+    meta.model = assets.model->config();
+    meta.tokenizer = assets.tokenizer->to_json();
+    hnclip::save_checkpoint(init, assets.model, meta);
+  }
+  config.init = init;
+  {
+    hnclip::RunStore store(options.database);
+    hnclip::RunRecord r;
+    r.status = hnclip::RunStatus::Finished;
+    r.config_json = nlohmann::json(config).dump();
+    options.run_id = store.create_run(r);
+  }
+  const auto from_file = RunRetriever::open(options);
+  const auto file_ref = reference(/*start_model=*/true);
+  const auto& f = from_file->embeddings();
+  EXPECT_TRUE(torch::allclose(
+      torch::from_blob(const_cast<float*>(f.images.data()), {f.num_images, f.dim}).clone(),
+      file_ref.images, 1e-5, 1e-5));
+  EXPECT_FALSE(from_file->cache_file().empty());
+  EXPECT_TRUE(RunRetriever::open(options)->embeddings_from_cache());
 }
 
 TEST_F(RunRetrieverTest, CacheIsReusedAndInvalidatedWhenTheCheckpointChanges) {

@@ -121,6 +121,44 @@ class TestRetrievalRunPicker : public QObject {
     QCOMPARE(ab(picker), Pair(5, 9));
   }
 
+  // One evaluated run: B was empty and the tab said only "no other evaluated run". Run A itself is
+  // offered at another epoch (its start where evaluated), last in the list beside other runs.
+  void a_run_is_compared_with_itself_at_another_epoch() {
+    RunSummary only = summary(4, 0.5);
+    hnclip::EpochEvalRow start = only.evals.front();
+    start.epoch = 0;
+    only.evals.push_back(start);
+    RetrievalRunList list;
+    list.runs = {only};
+    list.splits[4] = {"one-split", "synthetic / test", "test"};
+    RetrievalRunPicker picker;
+    picker.setRunList(list);
+    QCOMPARE(ab(picker), Pair(4, 4));
+    QCOMPARE(picker.epochA(), 2);  // its best
+    QCOMPARE(picker.epochB(), 0);  // its start
+    QVERIFY2(picker.warning().isEmpty(), qPrintable(picker.warning()));
+    auto* box_b = picker.findChild<QComboBox*>(QStringLiteral("retrievalRunB"));
+    QVERIFY(box_b->currentText().contains(QStringLiteral("itself")));
+    // Without a start evaluation: another fine-tuned epoch.
+    only.evals.pop_back();
+    list.runs = {only};
+    picker.setRunList(list);
+    QCOMPARE(ab(picker), Pair(4, 4));
+    QCOMPARE(picker.epochB(), 1);
+    // A run with one evaluated epoch has nothing to be compared with: said so.
+    only.evals.pop_back();
+    list.runs = {only};
+    picker.setRunList(list);
+    QCOMPARE(picker.runB(), int64_t{0});
+    QVERIFY(picker.warning().contains(QStringLiteral("one evaluated epoch")));
+    // Beside other runs, those come first.
+    auto runs = run_list();
+    runs.runs[0].evals.push_back(start);
+    picker.setRunList(runs);
+    QCOMPARE(ab(picker), Pair(7, 9));
+    QCOMPARE(box_b->itemData(box_b->count() - 1).toLongLong(), qlonglong{7});
+  }
+
   void the_rule_is_stated() {
     RetrievalRunPicker picker;
     auto* label = picker.findChild<QLabel*>(QStringLiteral("retrievalOrderRule"));
