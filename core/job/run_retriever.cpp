@@ -152,7 +152,12 @@ std::unique_ptr<RunRetriever> RunRetriever::open(const RunRetrieverOptions& o, c
   impl->tokenizer = assets.tokenizer;
   const SplitData& test = *assets.test;
 
-  const std::string dataset_key = caption_dataset_key(run_benchmark_spec(config, o.cache_dir), config.test_split);
+  std::string dataset_key = caption_dataset_key(run_benchmark_spec(config, o.cache_dir), config.test_split);
+  // One CLIP file starts runs as different models (stretched to Long-CLIP or not, another
+  // --activation): a start model's cache is keyed by how the run read its --init too.
+  if (start_model)
+    dataset_key += "\nstarting model: long_clip " + std::to_string(config.long_clip) +
+                   ", activation '" + config.init_activation + "'";
   // Random starting weights have no file to key a cache by (nor a folder-shaped --init a stamp):
   // encoded every time.
   if (!fs::is_regular_file(impl->checkpoint)) {
