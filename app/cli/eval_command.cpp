@@ -62,8 +62,9 @@ CommandAction add_eval_command(CLI::App& app) {
       }
       std::cout << j.dump() << std::endl;
     } else {
-      std::cout << "run " << r.run_id << ", epoch " << r.eval.epoch << " (" << r.checkpoint << "), "
-                << r.test_images << " images of " << r.test_set
+      std::cout << "run " << r.run_id << ", epoch " << r.eval.epoch << " ("
+                << (r.checkpoint.empty() ? "its starting model's random weights" : r.checkpoint)
+                << "), " << r.test_images << " images of " << r.test_set
                 << (r.transfer ? " (transfer evaluation)" : "") << ":\n";
       for (const auto* d : {&r.eval.t2i, &r.eval.i2t}) {
         std::cout << "  " << d->direction << ":";

@@ -182,6 +182,14 @@ CommandAction add_export_command(CLI::App& app) {
       const auto paths = o->common.stored_paths();
       RunStore store(paths.database);
       const auto chosen = choose_run_checkpoint(store, paths.database, o->run, o->epoch);
+      if (chosen.start_model) {
+        throw UsageError("--epoch 0: run " + std::to_string(o->run) +
+                         " saved no checkpoint of its start, " +
+                         (chosen.checkpoint.path.empty()
+                              ? std::string("which was random weights: there is nothing to export")
+                              : "which is its --init file: export that (--checkpoint " +
+                                    chosen.checkpoint.path + ")"));
+      }
       if (!chosen.note.empty()) std::cerr << "hnclip: " << chosen.note << "\n";
       path = chosen.checkpoint.path;
       run_id = o->run;

@@ -1,11 +1,15 @@
 #include "job/run_checkpoint.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 
 #include "job/located_checkpoints.h"
 #include "job/stored_best_epoch.h"
+#include "job/stored_run_config.h"
+#include "job/workbench_paths.h"
 #include "text/decimal_digits.h"
+#include "train/best_epoch.h"
 #include "train/train_config.h"
 
 namespace hnclip {
@@ -15,6 +19,21 @@ RunCheckpoint choose_run_checkpoint(const RunStore& store, const std::string& da
   const auto run = store.find_run(run_id);
   if (!run) throw ConfigError("run " + std::to_string(run_id) + ": no such run in " + database);
   const auto checkpoints = located_checkpoints(store, run_id);
+  // Epoch 0 is where the run started: evaluated (its "start" row) but never saved, since its
+  // weights are the --init file's or its seed's. Asked for, it is that starting model.
+  if (is_decimal_digits(which, kIntDigits) && std::stoi(which) == kStartEpoch &&
+      std::none_of(checkpoints.begin(), checkpoints.end(),
+                   [](const CheckpointRow& c) { return c.epoch == kStartEpoch; })) {
+    RunCheckpoint start{*run, {}, "", true};
+    start.checkpoint.epoch = kStartEpoch;
+    const TrainConfig config = stored_run_config(*run);
+    start.checkpoint.path = resolve_init_checkpoint(config.init);
+    start.note = "--epoch 0: run " + std::to_string(run_id) + "'s starting model, " +
+                 (start.checkpoint.path.empty()
+                      ? "the random weights of its seed " + std::to_string(config.seed)
+                      : "its --init " + start.checkpoint.path);
+    return start;
+  }
   if (checkpoints.empty()) {
     throw ConfigError("run " + std::to_string(run_id) + ": the run has no checkpoint yet");
   }

@@ -77,16 +77,29 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
     throw ConfigError(std::string("--consensus-alpha: ") + e.what());
   }
   RunStore store(paths.database);
-  const auto [run, chosen, note] = choose_run_checkpoint(store, paths.database, run_id, which);
+  const auto [run, chosen, note, start_model] =
+      choose_run_checkpoint(store, paths.database, run_id, which);
   if (!note.empty() && log) log(note);
   const TrainConfig own = stored_run_config(run);
+  // Random starting weights come with a word tokenizer built from the run's training captions,
+  // which an evaluation (reading the target split alone) cannot rebuild: it would be another
+  // model, and on the run's own split it would overwrite the stored start row with its recall.
+  if (start_model && chosen.path.empty()) {
+    throw ConfigError("--epoch 0: run " + std::to_string(run_id) +
+                      " started from random weights (seed " + std::to_string(own.seed) +
+                      ") with a word tokenizer built from its training captions, which eval does "
+                      "not rebuild; its start on its own test split is stored (hnclip show " +
+                      std::to_string(run_id) + ")");
+  }
   const TrainConfig config = target_config(own, target);
   const auto own_key = benchmark_data_key(run_benchmark_spec(own, paths.cache_dir));
   const auto key = benchmark_data_key(run_benchmark_spec(config, paths.cache_dir));
   const bool transfer = key != own_key || config.test_split != own.test_split;
 
   configure_threads(config.threads);
-  auto assets = build_run_assets(config, paths.cache_dir, chosen.path, log, "--split");
+  // A start model (epoch 0: the run's --init or its seed's weights) is built as the run built it.
+  auto assets =
+      build_run_assets(config, paths.cache_dir, start_model ? "" : chosen.path, log, "--split");
   std::optional<int64_t> out_training_images;
   if (!transfer) {
     const std::string id = std::to_string(run_id);
@@ -135,7 +148,7 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
     out_training_images = shared;
   }
   configure_threads(config.threads, &assets.model->config());  // the BLAS pool for this model
-  load_checkpoint_weights(chosen.path, assets.model);
+  if (!start_model) load_checkpoint_weights(chosen.path, assets.model);
   const auto device = resolve_device(to_string(config.device));
   assets.model->to(device);
   const int workers = config.loader_workers;

@@ -14,10 +14,8 @@
 #include "job/run_checkpoint.h"
 #include "job/stored_run_config.h"
 #include "job/unchanged_run_data.h"
-#include "job/workbench_paths.h"
 #include "store/run_store.h"
 #include "text/word_tokenizer.h"
-#include "train/best_epoch.h"
 #include "train/checkpoint.h"
 #include "train/compute_setup.h"
 #include "train/train_config.h"
@@ -110,26 +108,14 @@ std::unique_ptr<RunRetriever> RunRetriever::open(const RunRetrieverOptions& o, c
   bool start_model = false;
   {
     RunStore store(o.database);
-    const auto found = store.find_run(o.run_id);
-    if (o.epoch == kStartEpoch && found) {
-      const auto rows = store.checkpoints(o.run_id);
-      start_model = std::none_of(rows.begin(), rows.end(),
-                                 [](const CheckpointRow& c) { return c.epoch == kStartEpoch; });
-    }
-    if (start_model) {
-      run = *found;
-      config = stored_run_config(run);
-      impl->epoch = kStartEpoch;
-      impl->checkpoint = resolve_init_checkpoint(config.init);  // "" for random weights
-    } else {
-      const auto chosen = choose_run_checkpoint(store, o.database, o.run_id,
-                                                o.epoch < 0 ? "best" : std::to_string(o.epoch));
-      run = chosen.run;
-      config = stored_run_config(chosen.run);
-      if (!chosen.note.empty()) log(chosen.note);
-      impl->epoch = chosen.checkpoint.epoch;
-      impl->checkpoint = chosen.checkpoint.path;
-    }
+    const auto chosen = choose_run_checkpoint(store, o.database, o.run_id,
+                                              o.epoch < 0 ? "best" : std::to_string(o.epoch));
+    run = chosen.run;
+    config = stored_run_config(chosen.run);
+    if (!chosen.note.empty() && !chosen.start_model) log(chosen.note);
+    start_model = chosen.start_model;
+    impl->epoch = chosen.checkpoint.epoch;
+    impl->checkpoint = chosen.checkpoint.path;  // a start model's: its --init file, or ""
   }
   if (cancel && cancel->load()) throw RetrievalCancelled("run " + std::to_string(o.run_id) + ": cancelled");
   log("run " + std::to_string(o.run_id) + ": " +

@@ -714,6 +714,45 @@ TEST_F(Cli, ADatabaseMovedWithItsCheckpointsFolderFindsItsCheckpoints) {
   EXPECT_FALSE(fs::exists(db() + ".checkpoints"));
 }
 
+// Epoch 0 is evaluated ("start") but never saved: `eval --epoch 0` said "run 1 has no checkpoint
+// for it", so the start's transfer — the zero-shot row of a transfer table — could not be
+// measured. It is the run's starting --init file: its own test split gives the stored start row
+// again, exactly. Random weights (their word tokenizer built from the training captions) are
+// refused, and the stored start row is left as it was.
+TEST_F(Cli, EpochZeroIsTheRunsStartingModel) {
+  ASSERT_EQ(hnclip(small_train() + " --epochs 1 --init random" + common()).code, 0);
+  const auto before = json::parse(hnclip("show 1 --json" + common()).out)["evaluations"][0];
+  expect_one_line_error(hnclip("eval 1 --epoch 0" + common()), 2,
+                        "--epoch 0: run 1 started from random weights (seed 0) with a word "
+                        "tokenizer built from its training captions, which eval does not rebuild");
+  EXPECT_EQ(json::parse(hnclip("show 1 --json" + common()).out)["evaluations"][0], before);
+  expect_one_line_error(hnclip("export 1 " + (dir / "start.pt").string() + " --epoch 0" + common()),
+                        2, "which was random weights: there is nothing to export");
+  {
+    std::filesystem::remove(db());
+    std::filesystem::remove_all(db() + ".checkpoints");
+    ASSERT_EQ(hnclip(small_train() + " --epochs 1" + common()).code, 0);
+    const auto shown = json::parse(hnclip("show 1 --json" + common()).out);
+    ASSERT_EQ(shown["evaluations"][0]["epoch"], 0);
+    const auto own = hnclip("eval 1 --epoch 0 --json" + common());
+    ASSERT_EQ(own.code, 0) << own.err;
+    EXPECT_NE(own.err.find("--epoch 0: run 1's starting model, "), std::string::npos) << own.err;
+    const auto e = json::parse(own.out);
+    EXPECT_EQ(e["epoch"], 0);
+    EXPECT_EQ(e["t2i"]["R@1"], shown["evaluations"][0]["t2i"]["R@1"]);
+    EXPECT_EQ(e["i2t"]["R@5"], shown["evaluations"][0]["i2t"]["R@5"]);
+    const auto moved = hnclip("eval 1 --epoch 0 --split shifted --json" + common());
+    ASSERT_EQ(moved.code, 0) << moved.err;
+    EXPECT_TRUE(json::parse(moved.out)["transfer"].get<bool>());
+    const auto kept = json::parse(hnclip("show 1 --json" + common()).out)["transfer_evaluations"];
+    ASSERT_EQ(kept.size(), 1u);
+    EXPECT_EQ(kept[0]["epoch"], 0);
+    expect_one_line_error(
+        hnclip("export 1 " + (dir / "start.pt").string() + " --epoch 0" + common()), 2,
+        "which is its --init file: export that (--checkpoint ");
+  }
+}
+
 TEST_F(Cli, KilledRunIsInterruptedAndResumesIntoTheSameRun) {
   const auto log = (dir / "train").string();
   // 12 epochs: long enough that the kill lands mid-run however fast the machine is.
