@@ -50,7 +50,9 @@ void TransferTableModel::fill(QStandardItemModel* model, const std::vector<RunSu
                                        "(the same files): their recall is not transfer.")
                                .arg(*e.training_images));
       }
-      items << split << number(QString::number(e.epoch)) << images;
+      // Epoch 0 is the run's starting model (eval --epoch 0: the zero-shot row).
+      items << split << number(e.epoch == 0 ? QObject::tr("0 (start)") : QString::number(e.epoch))
+            << images;
       for (int c = 0; c < RecallTable::kValueColumns; ++c) {
         double value = std::nan("");
         const auto dir = e.recall.find(RecallTable::direction(c));

@@ -176,6 +176,9 @@ class TestRunsPanel : public QObject {
       // Another manifest naming 5 of its training files: counted when evaluated, shown since.
       store.write_transfer_eval(base_, 1, "manifest /data/other.jsonl", "test", 10, 10,
                                 result("t2i", {{1, 60.0}}), result("i2t", {{1, 50.0}}), 5);
+      // The starting model's (eval --epoch 0): the zero-shot row.
+      store.write_transfer_eval(base_, 0, "synthetic:size=default:seed=1", "shifted", 1067, 1067,
+                                result("t2i", {{1, 30.0}}), result("i2t", {{1, 25.0}}));
     }
     RunsPanel panel(QString::fromStdString(db_));
     panel.selectRuns({base_});
@@ -185,27 +188,29 @@ class TestRunsPanel : public QObject {
     QCOMPARE(tabs->tabText(tabs->currentIndex()), QString("Transfer"));
     QVERIFY(!tabs->isTabEnabled(0) && !tabs->isTabEnabled(1));  // Recall, Config diff: one run
     QStandardItemModel* m = panel.transferModel();
-    QCOMPARE(m->rowCount(), 3);
+    QCOMPARE(m->rowCount(), 4);
     QCOMPARE(m->item(0, 1)->text(), QString("manifest /data/other.jsonl"));
     QCOMPARE(m->item(0, 4)->text(), QString("10 (10 captions), 5 trained on"));
     QVERIFY(m->item(0, 4)->toolTip().contains("not transfer"));
-    QCOMPARE(m->item(1, 0)->text(), QString("baseline-run"));
-    QCOMPARE(m->item(1, 1)->text(), QString("synthetic:size=default:seed=1"));
-    QCOMPARE(m->item(1, 2)->text(), QString("shifted"));
-    QCOMPARE(m->item(1, 3)->text(), QString("1"));
-    QCOMPARE(m->item(1, 4)->text(), QString("1067 (1067 captions)"));  // not counted: no mark
+    QCOMPARE(m->item(1, 3)->text(), QString("0 (start)"));  // eval --epoch 0: the zero-shot row
+    QCOMPARE(m->item(1, 5)->text(), QString("30.00"));
+    QCOMPARE(m->item(2, 0)->text(), QString("baseline-run"));
+    QCOMPARE(m->item(2, 1)->text(), QString("synthetic:size=default:seed=1"));
+    QCOMPARE(m->item(2, 2)->text(), QString("shifted"));
+    QCOMPARE(m->item(2, 3)->text(), QString("1"));
+    QCOMPARE(m->item(2, 4)->text(), QString("1067 (1067 captions)"));  // not counted: no mark
     QCOMPARE(m->horizontalHeaderItem(5)->text(), QString("t→i R@1"));
-    QCOMPARE(m->item(1, 5)->text(), QString("41.50"));
-    QCOMPARE(m->item(1, 6)->text(), QString("77.25"));
-    QCOMPARE(m->item(1, 7)->text(), QString());  // R@10 not stored: absent, not 0
+    QCOMPARE(m->item(2, 5)->text(), QString("41.50"));
+    QCOMPARE(m->item(2, 6)->text(), QString("77.25"));
+    QCOMPARE(m->item(2, 7)->text(), QString());  // R@10 not stored: absent, not 0
     QCOMPARE(m->horizontalHeaderItem(10)->text(), QString("i→t R@1"));
-    QCOMPARE(m->item(1, 10)->text(), QString("35.75"));
-    QCOMPARE(m->item(2, 2)->text(), QString("train (its training split)"));
+    QCOMPARE(m->item(2, 10)->text(), QString("35.75"));
+    QCOMPARE(m->item(3, 2)->text(), QString("train (its training split)"));
 
     // Two runs: every page, the other run adding no row.
     panel.selectRuns({base_, margin_});
     QVERIFY(tabs->isTabEnabled(0) && tabs->isTabEnabled(1));
-    QCOMPARE(m->rowCount(), 3);
+    QCOMPARE(m->rowCount(), 4);
     // One run without any: the hint, as before.
     panel.selectRuns({margin_});
     QVERIFY(!tabs->isVisibleTo(&panel));
