@@ -358,9 +358,9 @@ hnclip::TrainConfig TrainConfigForm::config() const {
     if (base_.init.empty() && base_.model.empty() && c.model == kDefaultPreset) c.model.clear();
   }
   const bool file = model == QLatin1String(kCheckpointItem);
-  c.vocab = vocab_->text().trimmed().toStdString();
-  // Greyed out for any other start, where it would refuse the launch over a box the user cannot
-  // untick (a workbench checkpoint has nothing to stretch).
+  // Greyed out for any other start, where they would refuse the launch over fields the user cannot
+  // edit (the built-in checkpoint has its own tokenizer and nothing to stretch).
+  c.vocab = file ? vocab_->text().trimmed().toStdString() : std::string();
   c.long_clip = file && long_clip_->isChecked();
   // Only a file start has an activation to state (the pretrained checkpoint records its own).
   c.init_activation = file ? activation_->currentData().toString().toStdString() : std::string();

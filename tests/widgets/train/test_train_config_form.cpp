@@ -263,9 +263,9 @@ class TestTrainConfigForm : public QObject {
 
   // A greyed-out field the launch would still have read: Ḡ "frozen" left checked when γ went back
   // to 0 was stored with a plain InfoNCE run (listed as frozen, a control it is not), and
-  // "stretch to Long-CLIP" left ticked for a file start refused the built-in start over a box the
-  // user could not untick. The context length, which only sizes a run from scratch, is greyed out
-  // for a checkpoint start.
+  // "stretch to Long-CLIP" or a --vocab left from a file start refused the built-in start over a
+  // field the user could not edit. The context length, which only sizes a run from scratch, is
+  // greyed out for a checkpoint start.
   void a_greyed_out_setting_is_not_launched_with() {
     hnclip::test::ScratchDir dir;
     TrainConfigForm form({"cpu"});
@@ -285,9 +285,12 @@ class TestTrainConfigForm : public QObject {
     form.setConfig(c);
     QVERIFY(form.config().long_clip);
     QVERIFY(!form.advancedFields()->contextLengthSpin()->isEnabled());
+    form.vocabEdit()->setText(QStringLiteral("/somewhere/vocab.txt.gz"));
+    QCOMPARE(form.config().vocab, std::string("/somewhere/vocab.txt.gz"));
     form.modelCombo()->setCurrentIndex(form.modelCombo()->findData(QStringLiteral("pretrained")));
     QVERIFY(!form.longClipCheck()->isEnabled());
     QVERIFY(!form.config().long_clip);
+    QVERIFY(form.config().vocab.empty());
     QVERIFY(!form.advancedFields()->contextLengthSpin()->isEnabled());
     form.modelCombo()->setCurrentIndex(form.modelCombo()->findData(QStringLiteral("random:tiny")));
     QVERIFY(form.advancedFields()->contextLengthSpin()->isEnabled());
