@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -108,13 +109,13 @@ std::string flag_without_effect(const CLI::App* cmd, const TrainConfig& config) 
 std::string flag_without_effect_in_every(const CLI::App* cmd,
                                          const std::vector<TrainConfig>& configs) {
   if (configs.empty()) return "";
+  std::vector<std::set<std::string>> inert_in(configs.size());
+  for (size_t i = 1; i < configs.size(); ++i)
+    for (const auto& [flag, sentence] : inert_flags(cmd, configs[i])) inert_in[i].insert(flag);
   for (const auto& [flag, sentence] : inert_flags(cmd, configs.front())) {
-    const bool everywhere = std::all_of(configs.begin() + 1, configs.end(), [&](const auto& c) {
-      const auto others = inert_flags(cmd, c);
-      return std::any_of(others.begin(), others.end(),
-                         [&](const auto& other) { return other.first == flag; });
-    });
-    if (everywhere) return sentence;
+    if (std::all_of(inert_in.begin() + 1, inert_in.end(),
+                    [&](const auto& inert) { return inert.count(flag) > 0; }))
+      return sentence;
   }
   return "";
 }

@@ -8,10 +8,6 @@
 namespace hnclip {
 namespace fs = std::filesystem;
 
-namespace {
-constexpr std::string_view kFolderSuffix = ".checkpoints";  // checkpoint_root's naming
-}  // namespace
-
 std::string located_checkpoint_file(const std::string& database, int64_t run_id,
                                     const std::string& recorded) {
   const fs::path name = fs::path(recorded).filename();
@@ -30,12 +26,11 @@ std::vector<CheckpointRow> located_checkpoints(const RunStore& store, int64_t ru
 std::string checkpoint_folder_database(const std::string& file) {
   const fs::path root = fs::path(file).parent_path().parent_path();
   const std::string folder = root.filename().string();
-  if (folder.size() <= kFolderSuffix.size() ||
-      folder.compare(folder.size() - kFolderSuffix.size(), kFolderSuffix.size(), kFolderSuffix) !=
-          0)
+  const std::string_view suffix = kCheckpointRootSuffix;
+  if (folder.size() <= suffix.size() ||
+      folder.compare(folder.size() - suffix.size(), suffix.size(), suffix) != 0)
     return "";
-  const fs::path database =
-      root.parent_path() / folder.substr(0, folder.size() - kFolderSuffix.size());
+  const fs::path database = root.parent_path() / folder.substr(0, folder.size() - suffix.size());
   std::error_code ec;
   return fs::is_regular_file(database, ec) ? database.string() : "";
 }

@@ -112,18 +112,14 @@ std::unique_ptr<RunRetriever> RunRetriever::open(const RunRetrieverOptions& o, c
                                               o.epoch < 0 ? "best" : std::to_string(o.epoch));
     run = chosen.run;
     config = stored_run_config(chosen.run);
-    if (!chosen.note.empty() && !chosen.start_model) log(chosen.note);
+    if (!chosen.note.empty()) log(chosen.note);  // a start model's says which weights
     start_model = chosen.start_model;
     impl->epoch = chosen.checkpoint.epoch;
     impl->checkpoint = chosen.checkpoint.path;  // a start model's: its --init file, or ""
   }
   if (cancel && cancel->load()) throw RetrievalCancelled("run " + std::to_string(o.run_id) + ": cancelled");
-  log("run " + std::to_string(o.run_id) + ": " +
-      (!start_model ? "loading checkpoint " + impl->checkpoint
-       : impl->checkpoint.empty()
-           ? "rebuilding its starting model (random weights of seed " +
-                 std::to_string(config.seed) + ")"
-           : "rebuilding its starting model from --init " + impl->checkpoint));
+  if (!start_model)
+    log("run " + std::to_string(o.run_id) + ": loading checkpoint " + impl->checkpoint);
   auto assets = build_run_assets(config, o.cache_dir, start_model ? "" : impl->checkpoint, log);
   // The tab shows the run's stored ranks beside the split's captions and images: of one data set.
   refuse_changed_run_data(run, benchmark_data_label(run_benchmark_spec(config, o.cache_dir)),

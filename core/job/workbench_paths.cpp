@@ -50,7 +50,7 @@ std::string shipped_structxlip_words() {
 // Absolute: the store records each checkpoint's path as given, and a relative one (`train --db
 // runs.db`) named a file only from the folder the run was started in.
 std::string checkpoint_root(const std::string& database_path) {
-  return std::filesystem::absolute(database_path).string() + ".checkpoints";
+  return std::filesystem::absolute(database_path).string() + kCheckpointRootSuffix;
 }
 
 std::string legacy_checkpoint_root(const std::string& database_path) {

@@ -24,6 +24,7 @@ std::string resource_dir();
 // in one folder used to share let one's run 1 overwrite the other's checkpoints (and deleting one's
 // run delete the other's).
 std::string checkpoint_root(const std::string& database_path);
+constexpr const char* kCheckpointRootSuffix = ".checkpoints";  // what checkpoint_root appends
 // checkpoints/ beside the database, where runs recorded before kept their files. They are still
 // read (the store records every checkpoint's path); nothing new is written there.
 std::string legacy_checkpoint_root(const std::string& database_path);

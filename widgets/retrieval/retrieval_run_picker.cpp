@@ -18,6 +18,13 @@ namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
+// The epochs a run has evaluation rows for, in order (0: its start).
+std::set<int> evaluated_epochs(const RunSummary& s) {
+  std::set<int> epochs;
+  for (const auto& e : s.evals) epochs.insert(e.epoch);
+  return epochs;
+}
+
 }  // namespace
 
 RetrievalRunPicker::RetrievalRunPicker(QWidget* parent) : QWidget(parent) {
@@ -178,9 +185,7 @@ void RetrievalRunPicker::fillPartnerCombo() {
   // changed query by query, and the only comparison a database with one run has (the tab showed
   // nothing but "no other evaluated run" there).
   if (const RunSummary* self = summary(a)) {
-    std::set<int> epochs;
-    for (const auto& e : self->evals) epochs.insert(e.epoch);
-    if (epochs.size() > 1)
+    if (evaluated_epochs(*self).size() > 1)
       run_b_->addItem(tr("%1 (itself, another epoch)")
                           .arg(run_choice_label(self->record.id, self->record.name)),
                       QVariant::fromValue<qlonglong>(a));
@@ -213,9 +218,7 @@ void RetrievalRunPicker::fillEpochCombo(QComboBox* combo, int64_t run) {
   combo->clear();
   const auto* s = summary(run);
   if (!s) return;
-  std::set<int> epochs;
-  for (const auto& e : s->evals) epochs.insert(e.epoch);
-  for (int e : epochs)
+  for (int e : evaluated_epochs(*s))
     combo->addItem(e == s->report_epoch ? tr("%1 (best)").arg(e)
                    : e == kStartEpoch   ? tr("%1 (start)").arg(e)
                                         : QString::number(e),
