@@ -43,6 +43,17 @@ void check_data_root_is_read(const std::string& benchmark, const std::string& ro
                   "docci, dci, long-dci or urban1k (a folder)"));
 }
 
+void check_generator_settings_are_read(const std::string& benchmark, const std::string& size,
+                                       uint64_t seed) {
+  const BenchmarkSpec defaults;
+  if (benchmark == "synthetic" || (size == defaults.size && seed == defaults.seed)) return;
+  const std::string flag =
+      size != defaults.size ? "--benchmark-size " + size : "--data-seed " + std::to_string(seed);
+  throw std::invalid_argument(flag + ": --benchmark " + benchmark +
+                              " reads its data set as it is; the size and --data-seed shape the "
+                              "built-in benchmark only (--benchmark synthetic): leave them out");
+}
+
 std::unique_ptr<Benchmark> open_benchmark(const BenchmarkSpec& spec,
                                           std::function<void(const std::string&)> progress) {
   if (spec.name == "synthetic") {
@@ -54,6 +65,7 @@ std::unique_ptr<Benchmark> open_benchmark(const BenchmarkSpec& spec,
     if (spec.root.empty()) {
       throw std::invalid_argument("--benchmark manifest needs --data-root PATH (a .jsonl or .csv manifest)");
     }
+    check_generator_settings_are_read(spec.name, spec.size, spec.seed);
     return open_manifest_benchmark(spec.root, "manifest", spec.images);
   }
   if (spec.name == "docci" || spec.name == "dci" || spec.name == "long-dci" || spec.name == "urban1k") {
@@ -61,6 +73,7 @@ std::unique_ptr<Benchmark> open_benchmark(const BenchmarkSpec& spec,
       throw std::invalid_argument("--benchmark " + spec.name + " needs --data-root PATH (" +
                                   root_folder_hint(spec.name) + ")");
     }
+    check_generator_settings_are_read(spec.name, spec.size, spec.seed);
     if (progress) progress("reading " + spec.name + " from " + spec.root);
     if (spec.name == "docci") return open_docci_benchmark(spec.root, spec.images);
     if (spec.name == "dci") return open_dci_benchmark(spec.root, spec.images);

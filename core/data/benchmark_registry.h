@@ -4,6 +4,7 @@
 // folder: `docci` (data/docci_benchmark.h), `dci` and `long-dci` (data/dci_benchmark.h),
 // `urban1k` (data/urban1k_benchmark.h).
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -36,6 +37,15 @@ std::string default_validation_split(const std::string& benchmark);
 // Checked for new work (open_benchmark, a new run, a sweep, an eval target); a run recorded so by
 // an earlier version still evaluates and resumes (job/run_benchmark_spec.h drops its root).
 void check_data_root_is_read(const std::string& benchmark, const std::string& root);
+
+// The built-in benchmark's generator settings given with a data set on disk, which is read as it
+// is: `train --benchmark manifest --benchmark-size large --data-seed 7` trained on the manifest
+// and recorded both. Throws std::invalid_argument naming the flag and its value when `size` is not
+// "default" or `seed` not 1 (the values a run without the flags keeps); nothing for the built-in
+// benchmark. Checked for new work (open_benchmark, a new run, a sweep's cells); a run recorded so
+// by an earlier version still evaluates and resumes (job/run_benchmark_spec.h drops them).
+void check_generator_settings_are_read(const std::string& benchmark, const std::string& size,
+                                       uint64_t seed);
 
 // Throws DataError (bad files, naming file and line) or std::invalid_argument (unknown name,
 // missing root or a root the built-in benchmark does not read, naming the flag).

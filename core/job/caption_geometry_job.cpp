@@ -144,6 +144,8 @@ CaptionGeometryOutcome caption_geometry_for(const CaptionGeometryRequest& reques
   if (request.neighbors < 1)
     throw ConfigError("-k must be >= 1 (got " + std::to_string(request.neighbors) + ")");
   check_data_root_is_read(request.benchmark.name, request.benchmark.root);
+  check_generator_settings_are_read(request.benchmark.name, request.benchmark.size,
+                                    request.benchmark.seed);
   CaptionGeometryOutcome out;
   out.encoder = resolve_caption_encoder(request.encoder, paths.database);
   out.dataset_key = caption_dataset_key(request.benchmark, request.split);

@@ -161,6 +161,7 @@ ExperimentCreation create_experiment(const ExperimentSpec& spec, bool confirmed,
         " (cell '" + plan.cells[s.cell].label + "'; no experiment was recorded)";
     try {
       check_data_root_is_read(c.benchmark, c.benchmark_root);
+      check_generator_settings_are_read(c.benchmark, to_string(c.benchmark_size), c.data_seed);
       check_run_inputs(c, benchmark_of(c), log);
     } catch (const std::invalid_argument& e) {  // a flag: ConfigError, or open_benchmark's
       throw ConfigError(e.what() + where);

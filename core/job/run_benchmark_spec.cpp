@@ -7,11 +7,16 @@ namespace hnclip {
 BenchmarkSpec run_benchmark_spec(const TrainConfig& config, const std::string& cache_dir) {
   BenchmarkSpec spec;
   spec.name = config.benchmark;
-  spec.size = to_string(config.benchmark_size);
-  spec.seed = config.data_seed;
   // A root recorded with the built-in benchmark was never read (earlier versions accepted
-  // `train --data x` without --benchmark): the run's data is the built-in benchmark.
-  if (config.benchmark != "synthetic") spec.root = config.benchmark_root;
+  // `train --data x` without --benchmark): the run's data is the built-in benchmark. The
+  // generator's size and seed recorded with a data set on disk were never read either (earlier
+  // versions, and the Train tab's greyed-out fields, stored them).
+  if (config.benchmark == "synthetic") {
+    spec.size = to_string(config.benchmark_size);
+    spec.seed = config.data_seed;
+  } else {
+    spec.root = config.benchmark_root;
+  }
   spec.cache_dir = cache_dir;
   if (config.max_image_pixels > 0) spec.images.max_pixels = config.max_image_pixels;
   spec.images.allow_outside_root = config.allow_outside_root;

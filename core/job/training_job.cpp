@@ -352,9 +352,12 @@ void TrainingJob::construct(const TrainConfig& config, const JobPaths& paths, Jo
   // validate(): a run stored with such a name by an earlier version still evaluates and resumes.
   if (const std::string c = control_character_in(config.name); !c.empty())
     throw ConfigError("--name must be one line without control characters (it has " + c + ")");
-  // Not in validate() either: a run recorded with such a root by an earlier version still
-  // evaluates and resumes on the built-in benchmark it trained on.
+  // Not in validate() either: a run recorded with such a root (or a data set on disk recorded with
+  // the generator's size and seed) by an earlier version still evaluates and resumes on the data
+  // it trained on.
   check_data_root_is_read(config.benchmark, config.benchmark_root);
+  check_generator_settings_are_read(config.benchmark, to_string(config.benchmark_size),
+                                    config.data_seed);
   check_followers(group, &s.config, 0);
   // A framework's own starting logit scale is recorded as the run's, and said.
   if (s.config.logit_scale != config.logit_scale && s.log) {

@@ -75,9 +75,9 @@ class Cli : public ::testing::Test {
     return " --db " + db() + " --cache-dir " + (dir / "cache").string();
   }
   Result hnclip(const std::string& args) const { return hnclip::test::run_hnclip(args); }
-  static std::string small_train() {
-    return "train --benchmark-size small --epochs 2 --batch 32 --lr 1e-3 --threads 1";
-  }
+  static std::string small_train() { return "train --benchmark-size small" + quick_train(); }
+  // The same without the built-in benchmark's size, for a data set on disk (which refuses it).
+  static std::string quick_train() { return " --epochs 2 --batch 32 --lr 1e-3 --threads 1"; }
   // A PNG of the generated built-in benchmark (any one).
   std::string any_image() const {
     for (const auto& e : fs::recursive_directory_iterator(dir / "cache")) {
@@ -461,7 +461,7 @@ TEST_F(Cli, BadInputGivesOneLineAndTheRightExitCode) {
 TEST_F(Cli, ARefusedRunCreatesNoDatabase) {
   const auto missing = (dir / "missing.jsonl").string();
   expect_one_line_error(
-      hnclip(small_train() + " --benchmark manifest --data " + missing + common()), 1,
+      hnclip("train" + quick_train() + " --benchmark manifest --data " + missing + common()), 1,
       missing + ": cannot read manifest: no such file");
   EXPECT_FALSE(std::filesystem::exists(db())) << "a refused manifest created the database";
   expect_one_line_error(hnclip("train --resume 3" + common()), 2,
@@ -501,6 +501,46 @@ TEST_F(Cli, ADataRootTheBuiltInBenchmarkWouldNotReadIsRefused) {
   ASSERT_EQ(hnclip(small_train() + " --json" + common()).code, 0);
   expect_one_line_error(hnclip("eval 1 --data " + manifest + common()), 2, said);
   EXPECT_TRUE(json::parse(hnclip("show 1 --json" + common()).out)["transfer_evaluations"].empty());
+}
+
+// The built-in benchmark's generator settings beside a data set on disk: `train --benchmark
+// manifest --benchmark-size large --data-seed 7` trained on the manifest and recorded both, and
+// `benchmark`, `stats`, `neighbors` and `sweep` took them silently too. Refused before anything
+// is recorded; at their default values they are accepted, and a run recorded with them by an
+// earlier version still evaluates.
+TEST_F(Cli, TheBuiltInBenchmarksGeneratorSettingsBesideADataSetOnDiskAreRefused) {
+  const auto manifest = hnclip::test::generated_small_manifest(dir / "cache");
+  ASSERT_FALSE(manifest.file.empty());
+  const std::string data = " --benchmark manifest --data " + manifest.file.string();
+  const std::string train = "train" + quick_train() + " --epochs 1";
+  const std::string said =
+      ": --benchmark manifest reads its data set as it is; the size and --data-seed shape the "
+      "built-in benchmark only (--benchmark synthetic): leave them out";
+  expect_one_line_error(hnclip(train + data + " --benchmark-size large" + common()), 2,
+                        "--benchmark-size large" + said);
+  expect_one_line_error(hnclip(train + data + " --data-seed 7" + common()), 2,
+                        "--data-seed 7" + said);
+  expect_one_line_error(
+      hnclip("sweep --epochs 1 --batch 64 --seeds 1 --data-seed 7" + data + common()), 2,
+      "--data-seed 7" + said);
+  EXPECT_FALSE(std::filesystem::exists(db())) << "a refused run or sweep created the database";
+  expect_one_line_error(hnclip("benchmark --benchmark-size small" + data + common()), 2,
+                        "--benchmark-size small" + said);
+  expect_one_line_error(hnclip("stats --data-seed 2" + data + common()), 2, "--data-seed 2" + said);
+  expect_one_line_error(hnclip("neighbors --index 0 --data-seed 2" + data + common()), 2,
+                        "--data-seed 2" + said);
+  // At their defaults they change nothing.
+  const auto r =
+      hnclip(train + " --data-seed 1 --benchmark-size default" + data + " --json" + common());
+  ASSERT_EQ(r.code, 0) << r.err;
+  // As an earlier version recorded such a run: it still evaluates on its manifest.
+  sql(db(),
+      "UPDATE runs SET config_json = json_set(config_json, '$.benchmark_size', 'large', "
+      "'$.data_seed', 7) WHERE id = 1");
+  const auto evaluated = hnclip("eval 1 --json" + common());
+  ASSERT_EQ(evaluated.code, 0) << evaluated.err;
+  EXPECT_EQ(json::parse(evaluated.out)["benchmark"],
+            "manifest:" + std::filesystem::weakly_canonical(manifest.file).string());
 }
 
 // A flag the rest of the command line makes inert was stored in the run's config and never read:
@@ -947,7 +987,7 @@ TEST_F(Cli, TestImagesThatAreAlsoTrainingImagesAreNamed) {
   EXPECT_EQ(j["shared_images"][0]["splits"], json({"train", "test"}));
   EXPECT_EQ(j["shared_images"][1]["splits"], json({"val", "test"}));
 
-  const auto trained = hnclip(small_train() + " --val-split val" + data + common());
+  const auto trained = hnclip("train" + quick_train() + " --val-split val" + data + common());
   ASSERT_EQ(trained.code, 0) << trained.err;
   EXPECT_NE(trained.err.find("--test-split test: 3 of its 145 images are also training images "
                              "(split train, the same files, e.g. "),
@@ -990,7 +1030,7 @@ TEST_F(Cli, TestImagesThatAreAlsoTrainingImagesAreNamed) {
 TEST_F(Cli, ATransferTargetHoldingTheRunsTrainingImagesIsCounted) {
   const auto manifest = hnclip::test::generated_small_manifest(dir / "cache");
   ASSERT_FALSE(manifest.file.empty());
-  const auto trained = hnclip(small_train() + " --epochs 1 --benchmark manifest --data " +
+  const auto trained = hnclip("train" + quick_train() + " --epochs 1 --benchmark manifest --data " +
                               manifest.file.string() + " --json" + common());
   ASSERT_EQ(trained.code, 0) << trained.err;
   const auto other = hnclip::test::generated_small_manifest(dir / "cache", "other.jsonl");
@@ -1085,7 +1125,7 @@ TEST_F(Cli, ATransferTargetOutsideItsFolderTakesTheImageCheckFlags) {
   // A run allowed outside its own data's folder: its own data still opens without the flag,
   // another data set does not inherit it.
   const std::string own = elsewhere("own.jsonl", 40);
-  ASSERT_EQ(hnclip(small_train() + " --epochs 1 --benchmark manifest --data " + own +
+  ASSERT_EQ(hnclip("train" + quick_train() + " --epochs 1 --benchmark manifest --data " + own +
                    " --allow-outside-root --json" + common())
                 .code,
             0);

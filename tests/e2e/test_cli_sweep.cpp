@@ -235,8 +235,9 @@ TEST_F(CliSweep, BadInputIsRefusedBeforeAnythingIsStored) {
   // recorded an experiment whose every run then failed to start ("could not start …").
   const auto recorded_nothing = " (cell 'InfoNCE · s learnt'; no experiment was recorded)";
   const auto missing = (dir / "missing.jsonl").string();
-  expect_one_line_error(hnclip(base + " --benchmark manifest --data " + missing), 1,
-                        missing + ": cannot read manifest: no such file" + recorded_nothing);
+  expect_one_line_error(
+      hnclip(base + " --benchmark-size default --benchmark manifest --data " + missing), 1,
+      missing + ": cannot read manifest: no such file" + recorded_nothing);
   const auto no_init = (dir / "missing.pt").string();
   expect_one_line_error(hnclip(base + " --init " + no_init), 1,
                         "--init " + no_init + ": no such file or folder" + recorded_nothing);

@@ -8,6 +8,7 @@
 #include "data/shared_image_files.h"
 #include "data/split_statistics.h"
 #include "data/synthetic_benchmark.h"
+#include "job/run_benchmark_spec.h"
 
 namespace hnclip::gui {
 
@@ -34,12 +35,7 @@ QString shared_with_training(const hnclip::Benchmark& benchmark,
 }  // namespace
 
 QString benchmark_row_text(const hnclip::TrainConfig& config, const std::string& cache_dir) {
-  hnclip::BenchmarkSpec spec;
-  spec.name = config.benchmark;
-  spec.size = hnclip::to_string(config.benchmark_size);
-  spec.seed = config.data_seed;
-  spec.root = config.benchmark_root;
-  spec.cache_dir = cache_dir;
+  const hnclip::BenchmarkSpec spec = hnclip::run_benchmark_spec(config, cache_dir);
   if (spec.name == "synthetic") {
     const hnclip::SyntheticOptions options{cache_dir, spec.size, spec.seed};
     if (!hnclip::synthetic_benchmark_generated(options)) {

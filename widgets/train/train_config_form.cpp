@@ -339,10 +339,18 @@ void TrainConfigForm::updateAdvancedTitle() {
 hnclip::TrainConfig TrainConfigForm::config() const {
   hnclip::TrainConfig c = base_;
   c.benchmark = benchmark_->currentText().toStdString();
-  hnclip::from_string(benchmark_size_->currentText().toStdString(), c.benchmark_size);
-  c.data_seed = data_seed_->seed().value_or(0);  // none is refused by revalidate()
-  c.benchmark_root =
-      c.benchmark == "synthetic" ? std::string() : data_root_->text().trimmed().toStdString();
+  const bool synthetic = c.benchmark == "synthetic";
+  // The generator's size and seed are greyed out for a data set on disk, which reads neither: a
+  // run would record them though unread, and a new run refuses them (the built-in benchmark's
+  // values are kept in the fields for when it comes back).
+  const hnclip::TrainConfig defaults;
+  c.benchmark_size = defaults.benchmark_size;
+  c.data_seed = defaults.data_seed;
+  if (synthetic) {
+    hnclip::from_string(benchmark_size_->currentText().toStdString(), c.benchmark_size);
+    c.data_seed = data_seed_->seed().value_or(0);  // none is refused by revalidate()
+  }
+  c.benchmark_root = synthetic ? std::string() : data_root_->text().trimmed().toStdString();
   c.data_fraction = given_.value(data_fraction_, data_fraction_->value());
   const QString model = model_->currentData().toString();
   if (model == QLatin1String(kPretrainedItem) || model == QLatin1String(kCheckpointItem)) {

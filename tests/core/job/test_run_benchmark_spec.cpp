@@ -1,5 +1,6 @@
 // The data a run reads (run_benchmark_spec) and the refusal of a data root the built-in benchmark
-// would not read (check_data_root_is_read, open_benchmark).
+// would not read (check_data_root_is_read, open_benchmark), or of the built-in benchmark's
+// generator settings beside a data set on disk (check_generator_settings_are_read).
 
 #include "job/run_benchmark_spec.h"
 
@@ -25,6 +26,56 @@ TEST(RunBenchmarkSpec, ARootRecordedWithTheBuiltInBenchmarkIsNotItsData) {
   EXPECT_EQ(benchmark_data_key(run_benchmark_spec(c, "/cache")), "synthetic:size=default:seed=1");
   c.benchmark = "manifest";
   EXPECT_EQ(run_benchmark_spec(c, "/cache").root, "/data/mine.jsonl");
+}
+
+// The Train tab (its greyed-out fields) and earlier versions recorded the generator's size and
+// seed with a data set on disk, which reads neither: such a run's data is its data set alone, the
+// same as a run without them, and it opens without the refusal new work gets.
+TEST(RunBenchmarkSpec, TheGeneratorsSettingsRecordedWithADataSetOnDiskAreNotItsData) {
+  TrainConfig c;
+  c.benchmark = "manifest";
+  c.benchmark_root = "/data/mine.jsonl";
+  const BenchmarkSpec plain = run_benchmark_spec(c, "/cache");
+  c.benchmark_size = BenchmarkSize::kLarge;
+  c.data_seed = 7;
+  const BenchmarkSpec recorded = run_benchmark_spec(c, "/cache");
+  EXPECT_EQ(recorded.size, plain.size);
+  EXPECT_EQ(recorded.seed, plain.seed);
+  EXPECT_EQ(benchmark_data_key(recorded), benchmark_data_key(plain));
+  EXPECT_NO_THROW(check_generator_settings_are_read(recorded.name, recorded.size, recorded.seed));
+  // The built-in benchmark keeps them: they are its data.
+  c.benchmark = "synthetic";
+  EXPECT_EQ(run_benchmark_spec(c, "/cache").size, "large");
+  EXPECT_EQ(run_benchmark_spec(c, "/cache").seed, 7u);
+}
+
+TEST(RunBenchmarkSpec, NewWorkWithTheGeneratorsSettingsBesideADataSetOnDiskIsRefused) {
+  EXPECT_NO_THROW(check_generator_settings_are_read("synthetic", "large", 7));
+  EXPECT_NO_THROW(check_generator_settings_are_read("manifest", "default", 1));
+  const auto refusal = [](const std::string& benchmark, const std::string& size, uint64_t seed) {
+    try {
+      check_generator_settings_are_read(benchmark, size, seed);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(
+      refusal("urban1k", "small", 1),
+      "--benchmark-size small: --benchmark urban1k reads its data set as it is; the size and "
+      "--data-seed shape the built-in benchmark only (--benchmark synthetic): leave them out");
+  EXPECT_EQ(refusal("manifest", "default", 7).rfind("--data-seed 7: --benchmark manifest", 0), 0u);
+  // open_benchmark refuses before the data set is read: this root does not exist.
+  BenchmarkSpec spec;
+  spec.name = "docci";
+  spec.root = "/no/such/docci";
+  spec.seed = 3;
+  try {
+    open_benchmark(spec);
+    FAIL() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--data-seed 3: --benchmark docci", 0), 0u) << e.what();
+  }
 }
 
 // A stored config of a data set on disk without its root (edited by hand, another version's)

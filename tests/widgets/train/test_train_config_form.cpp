@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include <fstream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -144,9 +145,17 @@ class TestTrainConfigForm : public QObject {
     TrainConfigForm form({"cpu"});
     form.setConfig(c);
     const nlohmann::json back = form.config();
+    // The built-in benchmark's size and seed, greyed out for this manifest, are launched at their
+    // defaults (a data set on disk reads neither; a new run refuses them) and come back as given
+    // once the built-in benchmark is chosen again.
+    const std::set<std::string> generator = {"benchmark_size", "data_seed"};
     for (const auto& [key, value] : given.items())
-      QVERIFY2(back.at(key) == value,
+      QVERIFY2(back.at(key) == (generator.count(key) > 0 ? defaults.at(key) : value),
                (key + ": " + value.dump() + " came back as " + back.at(key).dump()).c_str());
+    form.benchmarkCombo()->setCurrentText(QStringLiteral("synthetic"));
+    for (const auto& key : generator)
+      QCOMPARE(nlohmann::json(form.config()).at(key), given.at(key));
+    form.benchmarkCombo()->setCurrentText(QStringLiteral("manifest"));
     // Folded, the Advanced section's title still names what differs from the defaults.
     QVERIFY(!form.advancedVisible());
     QVERIFY2(form.advancedTitle().contains("threads 1") && form.advancedTitle().contains("fp32"),
@@ -157,6 +166,7 @@ class TestTrainConfigForm : public QObject {
     nlohmann::json edited = form.config();
     QCOMPARE(edited.at("threads").get<int>(), 2);
     edited["threads"] = 1;
+    for (const auto& key : generator) edited[key] = given.at(key);
     QCOMPARE(edited, given);
     // The image-file checks are in the form too, so a GUI run can take someone else's data set.
     QVERIFY2(form.advancedTitle().contains("skip bad images") &&
@@ -265,7 +275,8 @@ class TestTrainConfigForm : public QObject {
   // to 0 was stored with a plain InfoNCE run (listed as frozen, a control it is not), and
   // "stretch to Long-CLIP" or a --vocab left from a file start refused the built-in start over a
   // field the user could not edit. The context length, which only sizes a run from scratch, is
-  // greyed out for a checkpoint start.
+  // greyed out for a checkpoint start. The built-in benchmark's size and data seed, greyed out for
+  // a data set on disk, were recorded with it though never read (and a new run refuses them).
   void a_greyed_out_setting_is_not_launched_with() {
     hnclip::test::ScratchDir dir;
     TrainConfigForm form({"cpu"});
@@ -294,6 +305,19 @@ class TestTrainConfigForm : public QObject {
     QVERIFY(!form.advancedFields()->contextLengthSpin()->isEnabled());
     form.modelCombo()->setCurrentIndex(form.modelCombo()->findData(QStringLiteral("random:tiny")));
     QVERIFY(form.advancedFields()->contextLengthSpin()->isEnabled());
+
+    hnclip::TrainConfig large;
+    large.benchmark_size = hnclip::BenchmarkSize::kLarge;
+    large.data_seed = 7;
+    form.setConfig(large);
+    form.benchmarkCombo()->setCurrentText(QStringLiteral("manifest"));
+    QVERIFY(!form.dataSeedEdit()->isEnabled());
+    const hnclip::TrainConfig defaults;
+    QCOMPARE(form.config().benchmark_size, defaults.benchmark_size);
+    QCOMPARE(form.config().data_seed, defaults.data_seed);
+    form.benchmarkCombo()->setCurrentText(QStringLiteral("synthetic"));  // kept for its return
+    QCOMPARE(form.config().benchmark_size, hnclip::BenchmarkSize::kLarge);
+    QCOMPARE(form.config().data_seed, uint64_t{7});
   }
 
   void gamma_spin_and_slider_agree() {
