@@ -28,6 +28,8 @@ std::string init_file(const TrainConfig& c) {
 }
 
 // Every flag given to `cmd` that `config` leaves inert, with its sentence, in the rules' order.
+// The Train tab launches the same settings at their defaults (widgets/train: TrainConfigForm and
+// TrainAdvancedFields), so a rule changed here changes there too.
 std::vector<std::pair<std::string, std::string>> inert_flags(const CLI::App* cmd,
                                                              const TrainConfig& config) {
   static const std::vector<FlagRule> rules = {

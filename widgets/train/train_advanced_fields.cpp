@@ -371,6 +371,7 @@ void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
   c.structxlip_local_weight =
       given_.value(structxlip_local_weight_, structxlip_local_weight_->value());
   c.structxlip_chunk_words = structxlip_chunk_words_->value();
+  launch_other_frameworks_settings_at_defaults(c);
   const int megapixels = max_image_megapixels_->value();
   c.max_image_pixels =
       megapixels == shown_megapixels_ ? given_max_pixels_ : int64_t{megapixels} * 1000000;
@@ -388,6 +389,37 @@ void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
   c.dist_backend = c.world_size > 1 ? given_backend_ : std::string();
   c.dist_eval = dist_eval_->currentData().toString().toStdString();
   c.eval_at_start = eval_at_start_->isChecked();
+}
+
+void TrainAdvancedFields::launch_other_frameworks_settings_at_defaults(hnclip::TrainConfig& c) {
+  // The rules of `hnclip train`'s flags without effect (app/cli/flags_without_effect.cpp): a
+  // setting greyed out here would be recorded with a run that never reads it (and set two runs
+  // apart in a config diff that trained alike). The fields keep their values for their framework.
+  using hnclip::Framework;
+  const hnclip::TrainConfig d;
+  const Framework f = c.framework;
+  if (f != Framework::kLongClip) c.longclip_pca_components = d.longclip_pca_components;
+  if (f != Framework::kLongClip && f != Framework::kDebias)
+    c.longclip_label_smoothing = d.longclip_label_smoothing;
+  if (f != Framework::kDebias) {
+    c.debias_keep_ratio = d.debias_keep_ratio;
+    c.debias_pad_tokens = d.debias_pad_tokens;
+  }
+  if (f != Framework::kFinelip) {
+    c.finelip_margin = d.finelip_margin;
+    c.finelip_hardest_negative = d.finelip_hardest_negative;
+    c.finelip_aggregation_lr = d.finelip_aggregation_lr;
+  }
+  if (f != Framework::kGoal) c.goal_crop_weight = d.goal_crop_weight;
+  if (f != Framework::kGoal && !(f == Framework::kStructxlip && c.structxlip_local_weight > 0))
+    c.goal_segments = d.goal_segments;
+  if (f != Framework::kStructxlip) {
+    c.structxlip_words = d.structxlip_words;
+    c.structxlip_structure_weight = d.structxlip_structure_weight;
+    c.structxlip_consistency_weight = d.structxlip_consistency_weight;
+    c.structxlip_local_weight = d.structxlip_local_weight;
+    c.structxlip_chunk_words = d.structxlip_chunk_words;
+  }
 }
 
 void TrainAdvancedFields::setWordTokenizerBuilt(bool built) {

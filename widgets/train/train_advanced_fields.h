@@ -39,6 +39,7 @@ class TrainAdvancedFields : public QGroupBox {
   // its own tokenizer, so the field is greyed out there (its value kept, like every greyed field).
   void setWordTokenizerBuilt(bool built);
 
+  QComboBox* frameworkCombo() const { return framework_; }
   QSpinBox* threadsSpin() const { return threads_; }
   QSpinBox* contextLengthSpin() const { return context_length_; }
   QSpinBox* processesSpin() const { return processes_; }
@@ -49,6 +50,9 @@ class TrainAdvancedFields : public QGroupBox {
   void edited();
 
  private:
+  // Another framework's settings (greyed out) at their defaults in `c`, whose framework is read.
+  static void launch_other_frameworks_settings_at_defaults(hnclip::TrainConfig& c);
+
   QLineEdit* train_split_ = nullptr;
   QLineEdit* test_split_ = nullptr;
   QLineEdit* val_split_ = nullptr;

@@ -376,6 +376,14 @@ hnclip::TrainConfig TrainConfigForm::config() const {
   c.peft_rank = peft_rank_->value();
   c.peft_alpha = given_.value(peft_alpha_, peft_alpha_->value());
   c.peft_towers = peft_towers_->currentText().toStdString();
+  // Greyed out without adapters: a run would record a rank and α it never reads (`hnclip train`
+  // refuses them as flags without effect). The fields keep their values for when adapters return.
+  if (c.peft == hnclip::PeftMethod::kNone) {
+    const hnclip::TrainConfig defaults;
+    c.peft_rank = defaults.peft_rank;
+    c.peft_alpha = defaults.peft_alpha;
+    c.peft_towers = defaults.peft_towers;
+  }
   c.loss_gamma = given_.value(gamma_, gamma_->value());
   // Greyed out at γ = 0, where plain InfoNCE uses no Ḡ: a run kept as "frozen" there would read
   // as a control it is not (a sweep's γ = 0 cells are recomputed for the same reason).
@@ -394,6 +402,10 @@ hnclip::TrainConfig TrainConfigForm::config() const {
   hnclip::from_string(device_->currentData().toString().toStdString(), c.device);
   c.name = name_->text().trimmed().toStdString();
   advanced_->read(c);
+  // Greyed out for a checkpoint start, whose tokenizer has its own context: it sizes the word
+  // tokenizer of a run from scratch only.
+  if (!model.startsWith(QLatin1String(kRandomPrefix)))
+    c.context_length = hnclip::TrainConfig{}.context_length;
   return c;
 }
 

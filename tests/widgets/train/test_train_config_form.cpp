@@ -11,7 +11,10 @@
 #include <QtTest>
 
 #include <fstream>
+#include <functional>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -69,8 +72,9 @@ class TestTrainConfigForm : public QObject {
   }
 
   // Every TrainConfig key, each at a value other than its default (and rounded editors given more
-  // digits than they show), reads back unchanged: the form never resets what it was given. A key
-  // added to TrainConfig fails the first check until this test gives it a non-default value.
+  // digits than they show), reads back unchanged: the form never resets what it was given, except
+  // a greyed-out field, launched at its default and kept for when it is used. A key added to
+  // TrainConfig fails the first check until this test gives it a non-default value.
   void every_key_round_trips_unchanged() {
     hnclip::test::ScratchDir dir;
     const std::string manifest = (dir.path() / "m.jsonl").string();
@@ -145,17 +149,43 @@ class TestTrainConfigForm : public QObject {
     TrainConfigForm form({"cpu"});
     form.setConfig(c);
     const nlohmann::json back = form.config();
-    // The built-in benchmark's size and seed, greyed out for this manifest, are launched at their
-    // defaults (a data set on disk reads neither; a new run refuses them) and come back as given
-    // once the built-in benchmark is chosen again.
-    const std::set<std::string> generator = {"benchmark_size", "data_seed"};
+    // A field greyed out for this configuration (Long-CLIP, a file start, a manifest) is launched
+    // at its default: a run would record a setting it never reads, which `hnclip train` refuses.
+    // Each comes back as given once what reads it is chosen again.
+    auto* framework = form.advancedFields()->frameworkCombo();
+    const std::vector<std::pair<std::function<void()>, std::set<std::string>>> greyed = {
+        {[&] { form.benchmarkCombo()->setCurrentText(QStringLiteral("synthetic")); },
+         {"benchmark_size", "data_seed"}},
+        {[&] {
+           form.modelCombo()->setCurrentIndex(
+               form.modelCombo()->findData(QStringLiteral("random:ViT-B/16")));
+         },
+         {"context_length"}},
+        {[&] { framework->setCurrentText(QStringLiteral("debias")); },
+         {"debias_keep_ratio", "debias_pad_tokens"}},
+        {[&] { framework->setCurrentText(QStringLiteral("finelip")); },
+         {"finelip_margin", "finelip_hardest_negative", "finelip_aggregation_lr"}},
+        {[&] { framework->setCurrentText(QStringLiteral("goal")); },
+         {"goal_crop_weight", "goal_segments"}},
+        {[&] { framework->setCurrentText(QStringLiteral("structxlip")); },
+         {"structxlip_words", "structxlip_structure_weight", "structxlip_consistency_weight",
+          "structxlip_local_weight", "structxlip_chunk_words", "goal_segments"}},
+    };
+    std::set<std::string> greyed_keys;
+    for (const auto& [choose, keys] : greyed) greyed_keys.insert(keys.begin(), keys.end());
     for (const auto& [key, value] : given.items())
-      QVERIFY2(back.at(key) == (generator.count(key) > 0 ? defaults.at(key) : value),
+      QVERIFY2(back.at(key) == (greyed_keys.count(key) > 0 ? defaults.at(key) : value),
                (key + ": " + value.dump() + " came back as " + back.at(key).dump()).c_str());
-    form.benchmarkCombo()->setCurrentText(QStringLiteral("synthetic"));
-    for (const auto& key : generator)
-      QCOMPARE(nlohmann::json(form.config()).at(key), given.at(key));
-    form.benchmarkCombo()->setCurrentText(QStringLiteral("manifest"));
+    for (const auto& [choose, keys] : greyed) {
+      form.setConfig(c);
+      choose();
+      const nlohmann::json chosen = form.config();
+      for (const auto& key : keys)
+        QVERIFY2(
+            chosen.at(key) == given.at(key),
+            (key + ": " + given.at(key).dump() + " came back as " + chosen.at(key).dump()).c_str());
+    }
+    form.setConfig(c);
     // Folded, the Advanced section's title still names what differs from the defaults.
     QVERIFY(!form.advancedVisible());
     QVERIFY2(form.advancedTitle().contains("threads 1") && form.advancedTitle().contains("fp32"),
@@ -166,7 +196,7 @@ class TestTrainConfigForm : public QObject {
     nlohmann::json edited = form.config();
     QCOMPARE(edited.at("threads").get<int>(), 2);
     edited["threads"] = 1;
-    for (const auto& key : generator) edited[key] = given.at(key);
+    for (const auto& key : greyed_keys) edited[key] = given.at(key);
     QCOMPARE(edited, given);
     // The image-file checks are in the form too, so a GUI run can take someone else's data set.
     QVERIFY2(form.advancedTitle().contains("skip bad images") &&
@@ -254,6 +284,16 @@ class TestTrainConfigForm : public QObject {
     QCOMPARE(back.peft_alpha, 8.0);
     QCOMPARE(back.peft_towers, std::string("text"));
     QVERIFY(form.isValid());
+    // Greyed out without adapters, they are launched at their defaults (`hnclip train` refuses
+    // them) and kept for when adapters come back.
+    form.peftCombo()->setCurrentIndex(form.peftCombo()->findData(QStringLiteral("none")));
+    const hnclip::TrainConfig defaults;
+    QCOMPARE(form.config().peft_rank, defaults.peft_rank);
+    QCOMPARE(form.config().peft_alpha, defaults.peft_alpha);
+    QCOMPARE(form.config().peft_towers, defaults.peft_towers);
+    form.peftCombo()->setCurrentIndex(form.peftCombo()->findData(QStringLiteral("lora")));
+    QCOMPARE(form.config().peft_rank, int64_t{4});
+    QCOMPARE(form.config().peft_towers, std::string("text"));
 
     hnclip::test::write_text_file(dir / "clip.pt", "x");
     c.init = (dir / "clip.pt").string();
