@@ -116,7 +116,7 @@ nlohmann::json run_json(const RunStore& store, const RunRecord& r, bool full) {
     j["framework"] = to_string(config->framework);
     j["hn"] = config->hn;
     j["gamma"] = config->loss_gamma;
-    j["gbar"] = to_string(config->loss_gbar);
+    j["gbar"] = to_string(gbar_in_effect(*config));
     j["epochs"] = config->epochs;
   } else {
     j["config_error"] = config_error;

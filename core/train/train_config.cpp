@@ -240,6 +240,10 @@ void TrainConfig::validate() const {
           "gathered across ranks)");
 }
 
+GbarMode gbar_in_effect(const TrainConfig& c) {
+  return c.loss_gamma > 0 ? c.loss_gbar : GbarMode::kRecomputed;
+}
+
 void to_json(nlohmann::json& j, const TrainConfig& c) {
   j = nlohmann::json{{"benchmark", c.benchmark},
                      {"benchmark_size", to_string(c.benchmark_size)},

@@ -177,6 +177,12 @@ struct TrainConfig {
   void validate() const;
 };
 
+// The Ḡ a run trained with, as a table shows it: recomputed at γ = 0, where the trainer keeps no
+// frozen text encoder (earlier versions recorded `--gamma 0 --gbar frozen` as frozen; such a run
+// trained, and stored its Ḡ snapshots, exactly as a recomputed one, and reads as a control it is
+// not when listed so).
+GbarMode gbar_in_effect(const TrainConfig& c);
+
 void to_json(nlohmann::json& j, const TrainConfig& c);
 // Missing keys keep their defaults (older runs stay readable); mistyped keys throw ConfigError.
 void from_json(const nlohmann::json& j, TrainConfig& c);

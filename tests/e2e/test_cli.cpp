@@ -543,6 +543,20 @@ TEST_F(Cli, TheBuiltInBenchmarksGeneratorSettingsBesideADataSetOnDiskAreRefused)
             "manifest:" + std::filesystem::weakly_canonical(manifest.file).string());
 }
 
+// Earlier versions recorded `--gamma 0 --gbar frozen` as frozen (now refused); such a run trained
+// as plain InfoNCE, and `runs` listed it as a frozen-Ḡ control it is not.
+TEST_F(Cli, APlainInfoNceRunStoredAsFrozenIsListedRecomputed) {
+  ASSERT_EQ(hnclip(small_train() + " --epochs 1 --json" + common()).code, 0);
+  sql(db(), "UPDATE runs SET config_json = json_set(config_json, '$.loss_gbar', 'frozen')");
+  const auto listed = hnclip("runs --json" + common());
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  EXPECT_EQ(json::parse(listed.out)[0]["gbar"], "recomputed");
+  EXPECT_NE(hnclip("runs" + common()).out.find(" 0.00 recomputed "), std::string::npos);
+  // With margins the stored mode is listed.
+  sql(db(), "UPDATE runs SET config_json = json_set(config_json, '$.loss_gamma', 0.5)");
+  EXPECT_EQ(json::parse(hnclip("runs --json" + common()).out)[0]["gbar"], "frozen");
+}
+
 // A flag the rest of the command line makes inert was stored in the run's config and never read:
 // `--peft-rank 4` without --peft, `--finelip-margin` with another framework. Refused, naming the
 // flag and what it needs, before anything is recorded.

@@ -59,7 +59,7 @@ GbarSnapshotSet load_gbar_snapshot_set(const std::string& database, const std::s
     set.snapshots = store.gbar_snapshots(run_id);
   }
   set.gamma = config.loss_gamma;
-  set.gbar = to_string(config.loss_gbar);
+  set.gbar = to_string(gbar_in_effect(config));
   try {
     set.captions = std::make_shared<const SplitCatalog>(
         SplitCatalog::open(run_benchmark_spec(config, cache_dir), config.train_split));

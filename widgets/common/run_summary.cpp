@@ -76,7 +76,7 @@ RunSummary make_run_summary(const RunRecord& record, std::vector<EpochEvalRow> e
   s.benchmark = config.benchmark;
   s.framework = to_string(config.framework) + (config.hn ? "" : " (HN off)");
   s.gamma = config.loss_gamma;
-  s.gbar = to_string(config.loss_gbar);
+  s.gbar = to_string(gbar_in_effect(config));
   s.epochs = config.epochs;
   s.test_set = stored_run_test_set(record);
   s.transfers = group_transfer_evaluations(transfer_rows, s.config_readable ? &config : nullptr);

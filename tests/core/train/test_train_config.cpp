@@ -1,6 +1,7 @@
 // Tests core/train/train_config: the validation split key (--val-split) is stored with the run,
 // read back (absent in an older run's config: none) and refused where it would be the test or
-// training split itself; the framework keys likewise, and the combinations they refuse.
+// training split itself; the framework keys likewise, and the combinations they refuse; the Ḡ
+// mode a run trained with (gbar_in_effect).
 
 #include "train/train_config.h"
 
@@ -13,6 +14,18 @@
 
 namespace hnclip {
 namespace {
+
+// A γ = 0 run stored as "frozen" by an earlier version trained with no frozen text encoder: it is
+// shown as the recomputed run it was, while margins keep the mode they were given.
+TEST(TrainConfig, TheGbarInEffectIsRecomputedWithoutMargins) {
+  TrainConfig c;
+  c.loss_gbar = GbarMode::kFrozen;
+  EXPECT_EQ(gbar_in_effect(c), GbarMode::kRecomputed);
+  c.loss_gamma = 0.5;
+  EXPECT_EQ(gbar_in_effect(c), GbarMode::kFrozen);
+  c.loss_gbar = GbarMode::kRecomputed;
+  EXPECT_EQ(gbar_in_effect(c), GbarMode::kRecomputed);
+}
 
 TEST(TrainConfig, ValSplitRoundTripsThroughJson) {
   TrainConfig c;

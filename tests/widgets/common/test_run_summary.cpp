@@ -1,13 +1,17 @@
 // load_run_summaries: a run left `running` by a process that no longer exists is reported as
 // `interrupted` (and stored so), which the run list offers to resume; a live process's run is not.
+// make_run_summary: the Ḡ mode a run trained with.
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include "store/host_process.h"
 #include "store/run_store.h"
 #include "support/test_dirs.h"
+#include "train/train_config.h"
 #include "widgets/common/run_summary.h"
 
 class TestRunSummary : public QObject {
@@ -39,6 +43,21 @@ class TestRunSummary : public QObject {
     }
     hnclip::RunStore again(db);
     QCOMPARE(again.find_run(dead)->status, hnclip::RunStatus::Interrupted);
+  }
+
+  // Earlier versions recorded `--gamma 0 --gbar frozen` as frozen; such a run trained as plain
+  // InfoNCE with the live encoder's Ḡ snapshots, and listed as "frozen" it read as a control it
+  // is not. Shown as recomputed; with margins the stored mode is shown.
+  void a_plain_infonce_run_stored_as_frozen_is_shown_recomputed() {
+    hnclip::RunRecord r;
+    r.id = 1;
+    hnclip::TrainConfig c;
+    c.loss_gbar = hnclip::GbarMode::kFrozen;
+    r.config_json = nlohmann::json(c).dump();
+    QCOMPARE(hnclip::gui::make_run_summary(r, {}, "runs.db").gbar, std::string("recomputed"));
+    c.loss_gamma = 0.5;
+    r.config_json = nlohmann::json(c).dump();
+    QCOMPARE(hnclip::gui::make_run_summary(r, {}, "runs.db").gbar, std::string("frozen"));
   }
 };
 
