@@ -3,9 +3,9 @@
 // `--finelip-margin` with another framework, `--gbar frozen` at γ = 0, `--context-length` or
 // `--vocab` beside a checkpoint that brings its own tokenizer. Each was accepted, stored in the
 // run's config and never read, so the run looked as if it had been trained with a setting it never
-// had. Refused instead, naming the flag and what it needs. (--benchmark-size and --data-seed with
-// a data set read from disk stay accepted: scripts pass them for every benchmark, and neither is
-// part of such a run's test set.)
+// had. Refused instead, naming the flag and what it needs. (--benchmark-size and --data-seed
+// beside a data set on disk are refused by the core for every command, data/benchmark_registry.h:
+// check_generator_settings_are_read; given at their defaults they are accepted, as here.)
 
 #include <string>
 #include <vector>
@@ -24,5 +24,11 @@ std::string flag_without_effect(const CLI::App* cmd, const TrainConfig& config);
 // A flag one cell uses is kept (`--gbar frozen` beside `--set loss_gamma=0,0.5`).
 std::string flag_without_effect_in_every(const CLI::App* cmd,
                                          const std::vector<TrainConfig>& configs);
+
+// The same for config keys an experiment file gives (its base's keys at a value other than the
+// default, its axes' keys): the first of `keys` that every one of `configs` leaves inert, as
+// "config key 'peft_rank' (--peft-rank) has no effect without --peft lora or dora"; "" otherwise.
+std::string config_key_without_effect_in_every(const std::vector<std::string>& keys,
+                                               const std::vector<TrainConfig>& configs);
 
 }  // namespace hnclip::cli

@@ -182,8 +182,15 @@ CommandAction add_sweep_command(CLI::App& app) {
     }
     ExperimentSpec spec;
     bool val_split_given = cmd->count("--val-split") > 0;
+    // The keys the file sets (at a value other than the default) or varies, and the keys --set
+    // varies: each is refused below if no configuration of the experiment reads it.
+    std::vector<std::string> file_keys, set_keys;
     if (!o->config_file.empty()) {
       spec = read_spec_file(o->config_file);
+      const nlohmann::json defaults = TrainConfig{};
+      for (const auto& [k, v] : spec.base.items())
+        if (!defaults.contains(k) || defaults[k] != v) file_keys.push_back(k);
+      for (const auto& axis : spec.axes) file_keys.push_back(axis.key);
       val_split_given = val_split_given || spec.base.contains("val_split");
       if (!spec.preset.empty() && o->preset.empty()) o->preset = spec.preset;
     }
@@ -241,6 +248,7 @@ CommandAction add_sweep_command(CLI::App& app) {
     spec.base = base;
     for (const auto& text : o->sets) {
       ExperimentAxis axis = parse_axis(text);
+      set_keys.push_back(axis.key);
       auto same = std::find_if(spec.axes.begin(), spec.axes.end(),
                                [&](const ExperimentAxis& a) { return a.key == axis.key; });
       if (same != spec.axes.end() && !o->preset.empty()) {
@@ -266,6 +274,16 @@ CommandAction add_sweep_command(CLI::App& app) {
       throw UsageError(
           inert + " in any of the experiment's " + std::to_string(cell_configs.size()) +
           " configurations: leave it out, or add what it needs (nothing was recorded)");
+    }
+    for (const auto& [where, keys] : {std::pair{o->config_file + ": ", &file_keys},
+                                      std::pair{std::string("--set: "), &set_keys}}) {
+      if (const std::string inert = config_key_without_effect_in_every(*keys, cell_configs);
+          !inert.empty()) {
+        throw UsageError(where + inert + " in any of the experiment's " +
+                         std::to_string(cell_configs.size()) +
+                         " configurations: leave it out, or add what it needs (nothing was "
+                         "recorded)");
+      }
     }
     if (o->dry_run) {
       std::cout << plan.cells.size() << " configurations × "

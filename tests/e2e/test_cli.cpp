@@ -627,6 +627,28 @@ TEST_F(Cli, AFlagThatWouldHaveNoEffectIsRefused) {
   const auto some_start =
       hnclip(sweep + " --context-length 40 --set init=random,pretrained" + common());
   EXPECT_EQ(some_start.code, 0) << some_start.err;
+
+  // The same keys in an experiment file, or varied by --set, were stored in every run unread.
+  const auto file = dir / "inert.json";
+  hnclip::test::write_text_file(file, "{\"base\": {\"peft_rank\": 4, \"peft_alpha\": 16}}");
+  expect_one_line_error(hnclip(sweep + " --config " + file.string() + common()), 2,
+                        file.string() +
+                            ": config key 'peft_rank' (--peft-rank) has no effect without --peft "
+                            "lora or dora in any of the experiment's 1 configurations");
+  hnclip::test::write_text_file(
+      file, "{\"axes\": [{\"key\": \"finelip_margin\", \"values\": [0.1, 0.3]}]}");
+  expect_one_line_error(hnclip(sweep + " --config " + file.string() + common()), 2,
+                        "config key 'finelip_margin' (--finelip-margin) has no effect without "
+                        "--framework finelip");
+  expect_one_line_error(hnclip(sweep + " --set debias_keep_ratio=0.3,0.6" + common()), 2,
+                        "--set: config key 'debias_keep_ratio' (--debias-keep) has no effect");
+  // Used by some cell, or given at the default (peft_alpha above): accepted.
+  hnclip::test::write_text_file(
+      file,
+      "{\"base\": {\"peft_rank\": 4, \"peft_alpha\": 16}, \"axes\": [{\"key\": "
+      "\"peft\", \"values\": [\"none\", \"lora\"]}]}");
+  const auto used_by_one = hnclip(sweep + " --config " + file.string() + common());
+  EXPECT_EQ(used_by_one.code, 0) << used_by_one.err;
 }
 
 // A database whose runs were all deleted (the Runs tab's Delete…) listed a header over nothing,
