@@ -25,10 +25,4 @@ std::string flag_without_effect(const CLI::App* cmd, const TrainConfig& config);
 std::string flag_without_effect_in_every(const CLI::App* cmd,
                                          const std::vector<TrainConfig>& configs);
 
-// The same for config keys an experiment file gives (its base's keys at a value other than the
-// default, its axes' keys): the first of `keys` that every one of `configs` leaves inert, as
-// "config key 'peft_rank' (--peft-rank) has no effect without --peft lora or dora"; "" otherwise.
-std::string config_key_without_effect_in_every(const std::vector<std::string>& keys,
-                                               const std::vector<TrainConfig>& configs);
-
 }  // namespace hnclip::cli

@@ -17,6 +17,7 @@
 #include "experiment_output.h"
 #include "flags_without_effect.h"
 #include "job/experiment_runner.h"
+#include "job/settings_without_effect.h"
 #include "text/terminal_column.h"
 #include "train/builtin_recipe.h"
 

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "job/settings_without_effect.h"
 #include "store/run_store.h"
 
 namespace hnclip::gui {
@@ -73,6 +75,22 @@ ExperimentPreview preview_experiment(const ExperimentSpec& spec, bool confirmed,
     } else {
       return out;
     }
+  }
+  // A key the experiment sets or varies that none of its runs reads (an axis over FineLIP's
+  // margin with the plain framework): stored unread in every run, an axis of identical runs.
+  // `hnclip sweep` refuses the same.
+  std::vector<std::string> keys;
+  const nlohmann::json defaults = TrainConfig{};
+  for (const auto& [k, v] : spec.base.items())
+    if (!defaults.contains(k) || defaults[k] != v) keys.push_back(k);
+  for (const auto& axis : spec.axes) keys.push_back(axis.key);
+  std::vector<TrainConfig> configs;
+  for (const auto& cell : plan.cells) configs.push_back(cell.config);
+  if (const std::string inert = config_key_without_effect_in_every(keys, configs); !inert.empty()) {
+    out = ExperimentPreview{};
+    out.error = inert + " in any of the experiment's " + std::to_string(configs.size()) +
+                " configurations: leave it out, or add what it needs";
+    return out;
   }
   out.cells = static_cast<int>(plan.cells.size());
   out.runs = static_cast<int>(plan.slots.size());

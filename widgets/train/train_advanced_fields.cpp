@@ -392,7 +392,7 @@ void TrainAdvancedFields::read(hnclip::TrainConfig& c) const {
 }
 
 void TrainAdvancedFields::launch_other_frameworks_settings_at_defaults(hnclip::TrainConfig& c) {
-  // The rules of `hnclip train`'s flags without effect (app/cli/flags_without_effect.cpp): a
+  // The rules of job/settings_without_effect.h, which `hnclip train` refuses flags by: a
   // setting greyed out here would be recorded with a run that never reads it (and set two runs
   // apart in a config diff that trained alike). The fields keep their values for their framework.
   using hnclip::Framework;

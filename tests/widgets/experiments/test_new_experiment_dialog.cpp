@@ -1,6 +1,7 @@
 // NewExperimentDialog before anything starts: the run count of the core's expansion, "no
 // estimate" without a finished run to measure, the core's refusals (a value it refuses, a seed
-// list that does not parse) disabling Start, more than 200 runs needing the confirmation box,
+// list that does not parse, a key no run would read) disabling Start, more than 200 runs needing
+// the confirmation box,
 // and the --no-controls caveat shown when the controls are switched off.
 #include <QCheckBox>
 #include <QLabel>
@@ -62,6 +63,27 @@ void TestNewExperimentDialog::previewsRefusesAndConfirms() {
   QVERIFY(settle(dialog));
   QVERIFY2(dialog.problem().contains(QStringLiteral("'x'")), qPrintable(dialog.problem()));
   QVERIFY(!start->isEnabled());
+
+  // An axis no configuration reads (FineLIP's margin with the plain framework) would make
+  // identical runs that each record a margin they never used; a base change likewise.
+  dialog.setSeeds(QStringLiteral("1"));
+  dialog.setAxis(0, QStringLiteral("finelip_margin"), QStringLiteral("0.1, 0.3"));
+  QVERIFY(settle(dialog));
+  QVERIFY2(dialog.problem().contains(
+               QStringLiteral("config key 'finelip_margin' (--finelip-margin) has no effect "
+                              "without --framework finelip")),
+           qPrintable(dialog.problem()));
+  QVERIFY(!start->isEnabled());
+  dialog.setBaseChanges(QStringLiteral("{\"framework\": \"finelip\"}"));
+  QVERIFY(settle(dialog));
+  QVERIFY2(dialog.problem().isEmpty(), qPrintable(dialog.problem()));
+  dialog.setBaseChanges(QStringLiteral("{\"peft_rank\": 4}"));
+  dialog.setAxis(0, QStringLiteral("loss_gamma"), QStringLiteral("0, 0.5"));
+  QVERIFY(settle(dialog));
+  QVERIFY2(dialog.problem().contains(QStringLiteral("config key 'peft_rank'")),
+           qPrintable(dialog.problem()));
+  QVERIFY(!start->isEnabled());
+  dialog.setBaseChanges(QString());
 
   // 6 configurations × 40 seeds = 240 runs: refused until confirmed.
   QStringList seeds;

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "job/settings_without_effect.h"
 #include "support/test_dirs.h"
 #include "widgets/train/train_advanced_fields.h"
 #include "widgets/train/train_config_form.h"
@@ -184,6 +185,25 @@ class TestTrainConfigForm : public QObject {
         QVERIFY2(
             chosen.at(key) == given.at(key),
             (key + ": " + given.at(key).dump() + " came back as " + chosen.at(key).dump()).c_str());
+    }
+    // Whatever the framework and adapters, nothing is launched that the rules `hnclip train`
+    // refuses flags by leave unread.
+    for (const char* f : {"plain", "longclip", "debias", "finelip", "goal", "structxlip"}) {
+      for (const char* peft : {"lora", "none"}) {
+        form.setConfig(c);
+        framework->setCurrentText(QString::fromLatin1(f));
+        form.peftCombo()->setCurrentIndex(form.peftCombo()->findData(QString::fromLatin1(peft)));
+        const hnclip::TrainConfig launched = form.config();
+        const nlohmann::json launched_json = launched;
+        for (const auto& rule : hnclip::setting_rules()) {
+          if (rule.used(launched)) continue;
+          for (const auto& setting : rule.settings)
+            QVERIFY2(launched_json.at(setting.key) == defaults.at(setting.key),
+                     (std::string(f) + ", peft " + peft + ": " + setting.key + " " +
+                      launched_json.at(setting.key).dump() + " is launched though unread")
+                         .c_str());
+        }
+      }
     }
     form.setConfig(c);
     // Folded, the Advanced section's title still names what differs from the defaults.
