@@ -79,7 +79,6 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
   RunStore store(paths.database);
   const auto [run, chosen, note, start_model] =
       choose_run_checkpoint(store, paths.database, run_id, which);
-  if (!note.empty() && log) log(note);
   const TrainConfig own = stored_run_config(run);
   // Random starting weights come with a word tokenizer built from the run's training captions,
   // which an evaluation (reading the target split alone) cannot rebuild: it would be another
@@ -91,6 +90,7 @@ StoredEvaluation evaluate_stored_run(int64_t run_id, const std::string& which,
                       "not rebuild; its start on its own test split is stored (hnclip show " +
                       std::to_string(run_id) + ")");
   }
+  if (!note.empty() && log) log(note);  // after the refusal, which says it all
   const TrainConfig config = target_config(own, target);
   const auto own_key = benchmark_data_key(run_benchmark_spec(own, paths.cache_dir));
   const auto key = benchmark_data_key(run_benchmark_spec(config, paths.cache_dir));

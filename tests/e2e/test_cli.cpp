@@ -798,9 +798,12 @@ TEST_F(Cli, ADatabaseMovedWithItsCheckpointsFolderFindsItsCheckpoints) {
 TEST_F(Cli, EpochZeroIsTheRunsStartingModel) {
   ASSERT_EQ(hnclip(small_train() + " --epochs 1 --init random" + common()).code, 0);
   const auto before = json::parse(hnclip("show 1 --json" + common()).out)["evaluations"][0];
-  expect_one_line_error(hnclip("eval 1 --epoch 0" + common()), 2,
+  const auto refused = hnclip("eval 1 --epoch 0" + common());
+  expect_one_line_error(refused, 2,
                         "--epoch 0: run 1 started from random weights (seed 0) with a word "
                         "tokenizer built from its training captions, which eval does not rebuild");
+  EXPECT_EQ(refused.err.find("starting model"), std::string::npos)
+      << "a note on what would be evaluated before the refusal: " << refused.err;
   EXPECT_EQ(json::parse(hnclip("show 1 --json" + common()).out)["evaluations"][0], before);
   expect_one_line_error(hnclip("export 1 " + (dir / "start.pt").string() + " --epoch 0" + common()),
                         2, "which was random weights: there is nothing to export");
