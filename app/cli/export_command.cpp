@@ -8,7 +8,9 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <string>
 
 #include "cli_support.h"
 #include "commands.h"
@@ -18,6 +20,7 @@
 #include "model/hf_clip_folder.h"
 #include "model/make_clip_model.h"
 #include "model/model_state_dict.h"
+#include "model/pretrained_file.h"
 #include "model/safetensors_file.h"
 #include "model/state_dict_file.h"
 #include "store/run_metrics_export.h"
@@ -34,7 +37,6 @@ constexpr const char* kFormatSafetensors = "safetensors";
 // __metadata__ keys: "format" as Hugging Face's torch writer sets it (readers use it to pick the
 // framework), the workbench's own under an "hnclip." prefix.
 constexpr const char* kMetaFormat = "format";
-constexpr const char* kMetaModel = "hnclip.model";
 constexpr const char* kMetaRun = "hnclip.run";
 constexpr const char* kMetaEpoch = "hnclip.epoch";
 constexpr uint64_t kInitSeed = 0;  // overwritten by the checkpoint's weights; any seed does
@@ -205,16 +207,28 @@ CommandAction add_export_command(CLI::App& app) {
     load_checkpoint_weights(path, model);
     const auto tensors = model_state_dict(model);
     const int exported_epoch = run_id != 0 ? epoch : meta.epoch;
+    const bool word_tokenizer =
+        meta.tokenizer.is_object() && meta.tokenizer.value("kind", std::string()) != "clip-bpe";
     if (o->format == kFormatHf) {
       write_hf_clip_folder(o->out, meta.model, tensors, meta.tokenizer);
     } else if (o->format == kFormatSafetensors) {
-      write_safetensors_file(o->out, tensors,
-                             {{kMetaFormat, "pt"},
-                              {kMetaModel, nlohmann::json(meta.model).dump()},
-                              {kMetaRun, std::to_string(run_id != 0 ? run_id : meta.run_id)},
-                              {kMetaEpoch, std::to_string(exported_epoch)}});
+      std::map<std::string, std::string> metadata = {
+          {kMetaFormat, "pt"},
+          {kWorkbenchModelKey, nlohmann::json(meta.model).dump()},
+          {kMetaRun, std::to_string(run_id != 0 ? run_id : meta.run_id)},
+          {kMetaEpoch, std::to_string(exported_epoch)}};
+      // A word tokenizer goes with the weights, as in an hf folder: without it the file could not
+      // start a run or encode a caption (a CLIP BPE model takes the shipped vocabulary or --vocab).
+      if (word_tokenizer) metadata[kWorkbenchTokenizerKey] = meta.tokenizer.dump();
+      write_safetensors_file(o->out, tensors, metadata);
     } else {
       write_state_dict_file(o->out, tensors);
+      if (word_tokenizer)
+        std::cerr << "hnclip: " << o->out << " holds the weights only: a .pt state dict has no "
+                  << "place for the run's word tokenizer (its "
+                  << meta.tokenizer.value("vocab", nlohmann::json::array()).size()
+                  << "-word vocabulary), so it cannot start a run (--init) or encode captions; "
+                     "--format safetensors or hf keeps it\n";
     }
 
     double checksum = 0;

@@ -54,7 +54,10 @@ ModelFileReport inspect_model_file(const std::string& path, const std::string& a
   r.notes = file.notes;
   count(r, file.weights);
   if (!file.workbench_tokenizer.is_null()) {
-    r.tokenizer = describe_tokenizer(file.workbench_tokenizer) + " (hnclip_tokenizer.json)";
+    r.tokenizer = describe_tokenizer(file.workbench_tokenizer) +
+                  (file.format == PretrainedFormat::Safetensors
+                       ? std::string(" (__metadata__ ") + kWorkbenchTokenizerKey + ")"
+                       : std::string(" (") + kWorkbenchTokenizerFile + ")");
   } else if (!file.hf_vocab_json.empty()) {
     r.tokenizer = "vocab.json + merges.txt (checked against CLIP's BPE when loaded)";
   } else {

@@ -92,7 +92,8 @@ ModelSource open_model_source(const std::string& path, const std::string& vocab,
     s.shape = stretched;
   }
   if (!file.workbench_tokenizer.is_null()) {
-    // The workbench's own HF export of a run with a word tokenizer: that tokenizer, exactly.
+    // The workbench's own hf or safetensors export of a run with a word tokenizer: that
+    // tokenizer, exactly.
     s.tokenizer = file.workbench_tokenizer;
     if (long_clip) throw ConfigError("--long-clip: " + path + " carries a word tokenizer, not CLIP's");
     check_vocab_size(s.tokenizer, s.shape, flag, path, "its hnclip_tokenizer.json");

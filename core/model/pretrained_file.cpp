@@ -24,7 +24,6 @@ constexpr const char* kOpenClipWeightFiles[] = {"open_clip_model.safetensors",
 constexpr const char* kShardIndexFiles[] = {"model.safetensors.index.json",
                                             "pytorch_model.bin.index.json"};
 constexpr const char* kActivationFlag = "--activation";
-constexpr const char* kWorkbenchModelKey = "hnclip.model";  // safetensors __metadata__ of our exports
 constexpr const char* kHfPreprocessorFile = "preprocessor_config.json";
 // A model trained with another image normalisation than the pipeline's would get wrong features
 // with no error, so a config that names another is refused.
@@ -241,6 +240,12 @@ PretrainedFile read_any(const std::string& path, const std::string& activation,
     }
     check_config_fits_weights(declared, f.weights, path, std::string("__metadata__ ") + kWorkbenchModelKey);
     f.shape = declared;
+    if (const auto t = read.metadata.find(kWorkbenchTokenizerKey); t != read.metadata.end()) {
+      f.workbench_tokenizer = nlohmann::json::parse(t->second, nullptr, false);
+      if (!f.workbench_tokenizer.is_object())
+        throw StateDictError(path + ": __metadata__ key " + kWorkbenchTokenizerKey +
+                             ": not a JSON object");
+    }
     f.activation_from = std::string("__metadata__ ") + kWorkbenchModelKey;
     check_declared_activation(f, activation);
     return f;

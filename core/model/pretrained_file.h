@@ -70,5 +70,10 @@ PretrainedFile inspect_pretrained_file(const std::string& path, const std::strin
 constexpr const char* kHfConfigFile = "config.json";
 constexpr const char* kOpenClipConfigFile = "open_clip_config.json";
 constexpr const char* kWorkbenchTokenizerFile = "hnclip_tokenizer.json";
+// The safetensors __metadata__ keys of the workbench's own exports: its model config (heads and
+// activation included, which the tensors do not say), and a word tokenizer (a run from scratch's,
+// which no CLIP vocabulary could stand in for) as the JSON its checkpoint records.
+constexpr const char* kWorkbenchModelKey = "hnclip.model";
+constexpr const char* kWorkbenchTokenizerKey = "hnclip.tokenizer";
 
 }  // namespace hnclip

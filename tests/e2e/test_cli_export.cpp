@@ -201,6 +201,40 @@ TEST_F(CliExport, SafetensorsHoldsTheStateDictExportsTensorsAndTheModelConfig) {
   EXPECT_NEAR(total, checksum, 1e-9 * std::max(1.0, std::abs(checksum)));
 }
 
+// The tiny model's word tokenizer (built from its captions) was not in a safetensors export:
+// the file could neither start a run nor encode a caption ("give the vocabulary it was trained
+// with (--vocab)", a vocabulary no one has). It travels in __metadata__ now, and the file encodes
+// exactly as the run's checkpoint; a .pt state dict, which has no place for it, says so.
+TEST_F(CliExport, AWordTokenizerTravelsInSafetensorsAndItsAbsenceFromAStateDictIsSaid) {
+  const auto st = (out_dir / "word.safetensors").string();
+  const auto pt = (out_dir / "word.pt").string();
+  ASSERT_EQ(hnclip::test::run_hnclip("export" + run_flag() + common() + " " + st).code, 0);
+  const auto show = json::parse(
+      hnclip::test::run_hnclip("show " + std::to_string(run_id_) + " --json" + common()).out);
+  const auto ckpt = show["checkpoints"][0]["path"].get<std::string>();
+  std::map<std::string, std::string> meta;
+  hnclip::read_safetensors_file(st, &meta);
+  ASSERT_EQ(meta.count("hnclip.tokenizer"), 1u);
+  EXPECT_EQ(json::parse(meta["hnclip.tokenizer"]), hnclip::read_checkpoint_meta(ckpt).tokenizer);
+  const std::string text = " --text \"three objects on a grey cloth\" --json";
+  const auto from_file = hnclip::test::run_hnclip("encode --checkpoint " + st + text);
+  ASSERT_EQ(from_file.code, 0) << from_file.err;
+  const auto from_run = hnclip::test::run_hnclip("encode --checkpoint " + ckpt + text);
+  ASSERT_EQ(from_run.code, 0) << from_run.err;
+  EXPECT_EQ(json::parse(from_file.out)["text"], json::parse(from_run.out)["text"]);
+  const auto inspected = hnclip::test::run_hnclip("inspect " + st);
+  EXPECT_NE(inspected.out.find("tokenizer:   word (96 positions) (__metadata__ hnclip.tokenizer)"),
+            std::string::npos)
+      << inspected.out;
+
+  const auto state_dict = hnclip::test::run_hnclip("export" + run_flag() + common() + " " + pt);
+  ASSERT_EQ(state_dict.code, 0) << state_dict.err;
+  EXPECT_NE(state_dict.err.find(pt + " holds the weights only: a .pt state dict has no place for "
+                                     "the run's word tokenizer"),
+            std::string::npos)
+      << state_dict.err;
+}
+
 TEST_F(CliExport, EpochAndCheckpointFlagsExportTheSameWeights) {
   const auto by_run = (out_dir / "best.pt").string();
   const auto by_epoch = (out_dir / "epoch1.pt").string();
