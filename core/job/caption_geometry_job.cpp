@@ -130,8 +130,10 @@ ResolvedEncoder resolve_caption_encoder(const std::string& encoder, const std::s
     for (const auto& c : checkpoints)
       if (c.epoch == best) chosen = c;
     const auto path = checked_file(chosen.path, "--encoder " + value);
+    // An unnamed run is "run 2, epoch 2", not "run 2 (), epoch 2".
+    const std::string name = one_line(run->name);
     return {"run:" + std::to_string(id) + "@" + std::to_string(chosen.epoch), path,
-            "run " + std::to_string(id) + " (" + one_line(run->name) + "), epoch " +
+            "run " + std::to_string(id) + (name.empty() ? "" : " (" + name + ")") + ", epoch " +
                 std::to_string(chosen.epoch)};
   }
   throw ConfigError("--encoder must be run:ID, ckpt:PATH or init:PATH (got '" + value + "')");

@@ -149,4 +149,23 @@ TEST(CaptionGeometryJob, ARefusedRequestCreatesNoDatabase) {
   EXPECT_TRUE(std::filesystem::exists(paths.database)) << "the computed result was not stored";
 }
 
+// A run encoder is labelled with its name when it has one: an unnamed run read "run 1 (), epoch 1"
+// in `stats`, `neighbors` and the Captions tab.
+TEST(CaptionGeometryJob, ARunEncodersLabelNamesTheRunOnlyWhenItHasAName) {
+  hnclip::test::ScratchDir dir;
+  const auto db = (dir / "runs.db").string();
+  const auto file = (dir / "epoch-1.pt").string();
+  hnclip::test::write_text_file(file, "weights");
+  {
+    hnclip::RunStore store(db);
+    hnclip::RunRecord r;
+    const int64_t unnamed = store.create_run(r);
+    r.name = "gamma 0.5";
+    const int64_t named = store.create_run(r);
+    for (const int64_t id : {unnamed, named}) store.add_checkpoint(id, {1, 10, file, 0.0, 0});
+  }
+  EXPECT_EQ(hnclip::resolve_caption_encoder("run:1", db).label, "run 1, epoch 1");
+  EXPECT_EQ(hnclip::resolve_caption_encoder("run:2", db).label, "run 2 (gamma 0.5), epoch 1");
+}
+
 }  // namespace
