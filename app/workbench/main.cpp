@@ -9,7 +9,11 @@
 #include <QStyleFactory>
 
 #include <csignal>
+#include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "job/settings_without_effect.h"
 #include "job/workbench_paths.h"
 #include "main_window.h"
 #include "scripted_session.h"
@@ -178,8 +182,13 @@ int main(int argc, char** argv) {
     // Refused here, before the window: a key that is none (a misspelt "epoch") would otherwise
     // leave the form at its remembered value, and --autostart would train that without a word.
     try {
-      (void)hnclip::typed_train_config(options.initial_config_json.toStdString(),
-                                       hnclip::builtin_finetune_recipe());
+      const std::string text = options.initial_config_json.toStdString();
+      const auto config = hnclip::typed_train_config(text, hnclip::builtin_finetune_recipe());
+      // A key the configuration leaves unread (FineLIP's margin with the plain framework) would
+      // be launched at its default in a greyed-out field: said instead, as `hnclip train` does.
+      const std::string inert =
+          hnclip::typed_key_without_effect(nlohmann::json::parse(text, nullptr, false), config);
+      if (!inert.empty()) throw hnclip::ConfigError(inert);
     } catch (const std::exception& e) {
       qCritical("--config: %s", e.what());
       return 2;

@@ -93,4 +93,13 @@ std::string config_key_without_effect_in_every(const std::vector<std::string>& k
   return "";
 }
 
+std::string typed_key_without_effect(const nlohmann::json& typed, const TrainConfig& config) {
+  if (!typed.is_object()) return "";
+  const nlohmann::json defaults = TrainConfig{};
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : typed.items())
+    if (!defaults.contains(k) || defaults[k] != v) keys.push_back(k);
+  return config_key_without_effect_in_every(keys, {config});
+}
+
 }  // namespace hnclip

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "train/train_config.h"
 
 namespace hnclip {
@@ -34,5 +36,10 @@ const std::vector<SettingRule>& setting_rules();
 // without --peft lora or dora"; "" when each is read by some configuration.
 std::string config_key_without_effect_in_every(const std::vector<std::string>& keys,
                                                const std::vector<TrainConfig>& configs);
+
+// The same for a typed configuration (the workbench's --config: a JSON object of TrainConfig
+// keys) and `config`, the configuration it makes: the first key given at a value other than the
+// default that `config` leaves unread; "" otherwise.
+std::string typed_key_without_effect(const nlohmann::json& typed, const TrainConfig& config);
 
 }  // namespace hnclip

@@ -67,7 +67,8 @@ TEST(WorkbenchGui, StartsARunFromTheWindowAndShowsTheFirstEpoch) {
 }
 
 // A --config the window cannot take whole is refused at launch, naming the key, before a database
-// is opened: a misspelt key left the form at its remembered value, and --autostart trained that.
+// is opened: a misspelt key left the form at its remembered value, and --autostart trained that;
+// a key the configuration leaves unread was launched at its default.
 TEST(WorkbenchGui, ABadConfigIsRefusedBeforeTheWindowOpens) {
   hnclip::test::ScratchDir dir;
   const auto db = dir / "runs.db";
@@ -91,6 +92,15 @@ TEST(WorkbenchGui, ABadConfigIsRefusedBeforeTheWindowOpens) {
   const auto [type_code, type_err] = launch(R"({"epochs":"two"})");
   EXPECT_EQ(type_code, 2) << type_err;
   EXPECT_NE(type_err.find("'epochs'"), std::string::npos) << type_err;
+  // A key the configuration leaves unread, which the form would grey out and launch at its
+  // default: refused as `hnclip train` refuses the flag (given at its default it is accepted).
+  const auto [inert_code, inert_err] =
+      launch(R"({"framework":"plain","finelip_margin":0.3,"benchmark_size":"small"})");
+  EXPECT_EQ(inert_code, 2) << inert_err;
+  EXPECT_NE(inert_err.find("--config: config key 'finelip_margin' (--finelip-margin) has no "
+                           "effect without --framework finelip"),
+            std::string::npos)
+      << inert_err;
   EXPECT_FALSE(fs::exists(db)) << "a database was created for a refused launch";
 }
 
