@@ -96,7 +96,7 @@ ModelSource open_model_source(const std::string& path, const std::string& vocab,
     // tokenizer, exactly.
     s.tokenizer = file.workbench_tokenizer;
     if (long_clip) throw ConfigError("--long-clip: " + path + " carries a word tokenizer, not CLIP's");
-    check_vocab_size(s.tokenizer, s.shape, flag, path, "its hnclip_tokenizer.json");
+    check_vocab_size(s.tokenizer, s.shape, flag, path, "its recorded word tokenizer");
     return s;
   }
   if (!have_vocab && (need_tokenizer || !file.hf_vocab_json.empty())) {

@@ -4,7 +4,8 @@
 // a checkpoint that brings its own tokenizer. Stored with a run, each reads as a setting it was
 // trained with; in an experiment's axis, it makes identical runs. One table of rules for every
 // place that takes settings: `train`'s and `sweep`'s flags (app/cli/flags_without_effect), an
-// experiment file's keys and the New Experiment dialog's axes (config_key_without_effect_in_every).
+// experiment file's keys and the New Experiment dialog's axes and base changes
+// (config_key_without_effect_in_every), the workbench's --config (typed_key_without_effect).
 // The Train tab greys the same fields out and launches them at their defaults
 // (widgets/train: TrainConfigForm, TrainAdvancedFields), so a rule changed here changes there too.
 

@@ -192,7 +192,8 @@ TrainAdvancedFields::TrainAdvancedFields(
     finelip_lr_->setEnabled(finelip);
     const bool goal = f == QStringLiteral("goal");
     const bool structxlip = f == QStringLiteral("structxlip");
-    goal_segments_->setEnabled(goal || structxlip);  // StructXLIP's edge segments are GOAL's
+    // StructXLIP's edge segments are GOAL's, read by its local term only.
+    goal_segments_->setEnabled(goal || (structxlip && structxlip_local_weight_->value() > 0));
     goal_crop_weight_->setEnabled(goal);
     for (QWidget* w : std::initializer_list<QWidget*>{
              structxlip_words_, structxlip_structure_weight_, structxlip_consistency_weight_,
@@ -201,6 +202,7 @@ TrainAdvancedFields::TrainAdvancedFields(
     }
   };
   connect(framework_, &QComboBox::currentIndexChanged, this, follow_framework);
+  connect(structxlip_local_weight_, &QDoubleSpinBox::valueChanged, this, follow_framework);
   follow_framework();
   max_image_megapixels_ = new QSpinBox(this);
   max_image_megapixels_->setRange(0, std::numeric_limits<int>::max() / 1000000);

@@ -378,6 +378,17 @@ class TestTrainConfigForm : public QObject {
     form.benchmarkCombo()->setCurrentText(QStringLiteral("synthetic"));  // kept for its return
     QCOMPARE(form.config().benchmark_size, hnclip::BenchmarkSize::kLarge);
     QCOMPARE(form.config().data_seed, uint64_t{7});
+
+    // StructXLIP reads GOAL's segment file for its local term only.
+    hnclip::TrainConfig structxlip;
+    structxlip.framework = hnclip::Framework::kStructxlip;
+    structxlip.goal_segments = "/data/segments.json";
+    structxlip.structxlip_local_weight = 0;
+    form.setConfig(structxlip);
+    QVERIFY(form.config().goal_segments.empty());
+    structxlip.structxlip_local_weight = 0.1;
+    form.setConfig(structxlip);
+    QCOMPARE(form.config().goal_segments, structxlip.goal_segments);
   }
 
   void gamma_spin_and_slider_agree() {
