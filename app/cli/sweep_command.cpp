@@ -188,9 +188,7 @@ CommandAction add_sweep_command(CLI::App& app) {
     std::vector<std::string> file_keys, set_keys;
     if (!o->config_file.empty()) {
       spec = read_spec_file(o->config_file);
-      const nlohmann::json defaults = TrainConfig{};
-      for (const auto& [k, v] : spec.base.items())
-        if (!defaults.contains(k) || defaults[k] != v) file_keys.push_back(k);
+      file_keys = keys_off_their_defaults(spec.base);
       for (const auto& axis : spec.axes) file_keys.push_back(axis.key);
       val_split_given = val_split_given || spec.base.contains("val_split");
       if (!spec.preset.empty() && o->preset.empty()) o->preset = spec.preset;

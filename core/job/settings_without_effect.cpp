@@ -93,13 +93,17 @@ std::string config_key_without_effect_in_every(const std::vector<std::string>& k
   return "";
 }
 
-std::string typed_key_without_effect(const nlohmann::json& typed, const TrainConfig& config) {
-  if (!typed.is_object()) return "";
-  const nlohmann::json defaults = TrainConfig{};
+std::vector<std::string> keys_off_their_defaults(const nlohmann::json& typed) {
   std::vector<std::string> keys;
+  if (!typed.is_object()) return keys;
+  const nlohmann::json defaults = TrainConfig{};
   for (const auto& [k, v] : typed.items())
     if (!defaults.contains(k) || defaults[k] != v) keys.push_back(k);
-  return config_key_without_effect_in_every(keys, {config});
+  return keys;
+}
+
+std::string typed_key_without_effect(const nlohmann::json& typed, const TrainConfig& config) {
+  return config_key_without_effect_in_every(keys_off_their_defaults(typed), {config});
 }
 
 }  // namespace hnclip

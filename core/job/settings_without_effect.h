@@ -38,6 +38,11 @@ const std::vector<SettingRule>& setting_rules();
 std::string config_key_without_effect_in_every(const std::vector<std::string>& keys,
                                                const std::vector<TrainConfig>& configs);
 
+// The keys of a typed configuration (a JSON object of TrainConfig keys: an experiment's base, the
+// workbench's --config) given at a value other than the default: the ones a run would store as
+// chosen. Empty for anything but an object.
+std::vector<std::string> keys_off_their_defaults(const nlohmann::json& typed);
+
 // The same for a typed configuration (the workbench's --config: a JSON object of TrainConfig
 // keys) and `config`, the configuration it makes: the first key given at a value other than the
 // default that `config` leaves unread; "" otherwise.

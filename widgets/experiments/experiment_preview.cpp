@@ -79,10 +79,7 @@ ExperimentPreview preview_experiment(const ExperimentSpec& spec, bool confirmed,
   // A key the experiment sets or varies that none of its runs reads (an axis over FineLIP's
   // margin with the plain framework): stored unread in every run, an axis of identical runs.
   // `hnclip sweep` refuses the same.
-  std::vector<std::string> keys;
-  const nlohmann::json defaults = TrainConfig{};
-  for (const auto& [k, v] : spec.base.items())
-    if (!defaults.contains(k) || defaults[k] != v) keys.push_back(k);
+  std::vector<std::string> keys = keys_off_their_defaults(spec.base);
   for (const auto& axis : spec.axes) keys.push_back(axis.key);
   std::vector<TrainConfig> configs;
   for (const auto& cell : plan.cells) configs.push_back(cell.config);
